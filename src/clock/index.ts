@@ -1,0 +1,3 @@
+export * from './clock';
+export * from './virtual-clock';
+export * from './duration';

@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { fixedWallClock } from './clock';
+import { parseDuration } from './duration';
+import { VirtualClock, type HostTimers } from './virtual-clock';
+
+const START = Date.UTC(2026, 0, 1);
+
+function manualClock() {
+  return new VirtualClock({ start: START, mode: 'manual' });
+}
+
+/** Host timers a test runs by hand. */
+function fakeHost() {
+  const pending: Array<{ fn: () => void; ms: number }> = [];
+  const host: HostTimers = {
+    set: (fn, ms) => {
+      const t = { fn, ms };
+      pending.push(t);
+      return t;
+    },
+    clear: (h) => {
+      const i = pending.indexOf(h as (typeof pending)[number]);
+      if (i >= 0) pending.splice(i, 1);
+    },
+  };
+  return { host, pending };
+}
+
+describe('VirtualClock (manual)', () => {
+  it('stays still until advanced', () => {
+    const clock = manualClock();
+    expect(clock.now()).toBe(START);
+    expect(clock.now()).toBe(START);
+    clock.advance(1500);
+    expect(clock.now()).toBe(START + 1500);
+  });
+
+  it('fires due timers in time order, each seeing its own due time', () => {
+    const clock = manualClock();
+    const seen: Array<[string, number]> = [];
+    clock.setTimer(START + 300, () => seen.push(['c', clock.now()]), 'c');
+    clock.setTimer(START + 100, () => seen.push(['a', clock.now()]), 'a');
+    clock.setTimer(START + 200, () => seen.push(['b', clock.now()]), 'b');
+    clock.setTimer(START + 900, () => seen.push(['late', clock.now()]), 'late');
+    const fired = clock.advance(500);
+    expect(seen).toEqual([
+      ['a', START + 100],
+      ['b', START + 200],
+      ['c', START + 300],
+    ]);
+    expect(fired.map((f) => f.label)).toEqual(['a', 'b', 'c']);
+    expect(clock.now()).toBe(START + 500);
+    expect(clock.pending).toBe(1);
+  });
+
+  it('keeps insertion order for timers due at the same time', () => {
+    const clock = manualClock();
+    const seen: string[] = [];
+    for (const name of ['x', 'y', 'z']) clock.setTimer(START + 10, () => seen.push(name));
+    clock.advance(10);
+    expect(seen).toEqual(['x', 'y', 'z']);
+  });
+
+  it('fires timers scheduled by firing timers inside the advanced span', () => {
+    const clock = manualClock();
+    const seen: number[] = [];
+    const chain = () => {
+      seen.push(clock.now() - START);
+      if (seen.length < 5) clock.setTimer(clock.now() + 100, chain);
+    };
+    clock.setTimer(START + 100, chain);
+    clock.advance(350);
+    expect(seen).toEqual([100, 200, 300]);
+    clock.advance(1000);
+    expect(seen).toEqual([100, 200, 300, 400, 500]);
+  });
+
+  it('fires a timer set in the past on the next advance, at the current time', () => {
+    const clock = manualClock();
+    clock.advance(1000);
+    let at = 0;
+    clock.setTimer(START, () => {
+      at = clock.now();
+    });
+    clock.advance(0);
+    expect(at).toBe(START + 1000);
+  });
+
+  it('does not fire cancelled timers', () => {
+    const clock = manualClock();
+    const seen: string[] = [];
+    const a = clock.setTimer(START + 10, () => seen.push('a'));
+    clock.setTimer(START + 20, () => seen.push('b'));
+    clock.clearTimer(a);
+    expect(clock.pending).toBe(1);
+    clock.advance(100);
+    expect(seen).toEqual(['b']);
+  });
+
+  it('never goes back', () => {
+    const clock = manualClock();
+    clock.advance(100);
+    expect(() => clock.advanceTo(START)).toThrow(/never goes back/);
+    expect(() => clock.advance(-1)).toThrow(RangeError);
+    expect(clock.now()).toBe(START + 100);
+  });
+
+  it('keeps firing after a timer throws, and reports the error', () => {
+    const errors: string[] = [];
+    const clock = new VirtualClock({ start: START, onError: (_e, label) => errors.push(label) });
+    const seen: string[] = [];
+    clock.setTimer(START + 1, () => {
+      throw new Error('boom');
+    }, 'bad');
+    clock.setTimer(START + 2, () => seen.push('good'));
+    clock.advance(5);
+    expect(errors).toEqual(['bad']);
+    expect(seen).toEqual(['good']);
+  });
+
+  it('reset drops timers and returns to the start', () => {
+    const clock = manualClock();
+    clock.setTimer(START + 10, () => {});
+    clock.advance(5);
+    clock.reset();
+    expect(clock.now()).toBe(START);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('fires any random set of timers in (due, insertion) order, with cancels', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ due: fc.integer({ min: 0, max: 1000 }), cancel: fc.boolean() }), { maxLength: 200 }),
+        fc.integer({ min: 0, max: 1200 }),
+        (specs, span) => {
+          const clock = manualClock();
+          const seen: Array<{ due: number; i: number; at: number }> = [];
+          const ids = specs.map((s, i) =>
+            clock.setTimer(START + s.due, () => seen.push({ due: s.due, i, at: clock.now() - START })),
+          );
+          specs.forEach((s, i) => s.cancel && clock.clearTimer(ids[i]!));
+          clock.advance(span);
+          const expected = specs
+            .map((s, i) => ({ ...s, i }))
+            .filter((s) => !s.cancel && s.due <= span)
+            .sort((a, b) => a.due - b.due || a.i - b.i)
+            .map((s) => ({ due: s.due, i: s.i, at: s.due }));
+          expect(seen).toEqual(expected);
+          expect(clock.pending).toBe(specs.filter((s) => !s.cancel && s.due > span).length);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('VirtualClock (realtime)', () => {
+  it('follows the wall clock times speed', () => {
+    const wall = fixedWallClock(1_000_000);
+    const { host } = fakeHost();
+    const clock = new VirtualClock({ start: START, mode: 'realtime', speed: 60, wall, host });
+    wall.advance(1000);
+    expect(clock.now()).toBe(START + 60_000);
+    clock.configure({ speed: 1 });
+    wall.advance(1000);
+    expect(clock.now()).toBe(START + 61_000);
+  });
+
+  it('arms a host timer for the next due timer, scaled by speed, and fires on tick', () => {
+    const wall = fixedWallClock(0);
+    const { host, pending } = fakeHost();
+    const clock = new VirtualClock({ start: START, mode: 'realtime', speed: 10, wall, host });
+    let fired = 0;
+    clock.setTimer(START + 5000, () => fired++);
+    expect(pending.at(-1)?.ms).toBe(500);
+    wall.advance(500);
+    pending.at(-1)!.fn();
+    expect(fired).toBe(1);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('can still be advanced by hand, and switching to manual freezes it', () => {
+    const wall = fixedWallClock(0);
+    const { host } = fakeHost();
+    const clock = new VirtualClock({ start: START, mode: 'realtime', wall, host });
+    clock.advance(60_000);
+    expect(clock.now()).toBe(START + 60_000);
+    clock.configure({ mode: 'manual' });
+    wall.advance(10_000);
+    expect(clock.now()).toBe(START + 60_000);
+  });
+
+  it('rejects a non-positive speed', () => {
+    expect(() => new VirtualClock({ speed: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads the control API forms', () => {
+    expect(parseDuration('90s')).toBe(90_000);
+    expect(parseDuration('5m')).toBe(300_000);
+    expect(parseDuration('2h')).toBe(7_200_000);
+    expect(parseDuration('1d')).toBe(86_400_000);
+    expect(parseDuration('1h30m')).toBe(5_400_000);
+    expect(parseDuration('250ms')).toBe(250);
+  });
+
+  it('rejects anything else', () => {
+    for (const bad of ['', '5', 'm', '5 minutes', '-5m', '5x', '1h 30m']) expect(parseDuration(bad)).toBeUndefined();
+  });
+});

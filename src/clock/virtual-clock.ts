@@ -1,0 +1,210 @@
+import { systemWallClock, type Scheduler, type WallClock } from './clock';
+import { TimerQueue } from './timer-queue';
+
+export type ClockMode = 'realtime' | 'manual';
+
+export interface FiredTimer {
+  at: number;
+  label: string;
+}
+
+/** Host timers, injectable so tests never wait on real time. */
+export interface HostTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const nodeTimers: HostTimers = {
+  set: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface VirtualClockOptions {
+  /** Virtual start, Unix ms (default: the wall clock at creation). */
+  start?: number;
+  mode?: ClockMode;
+  /** Virtual seconds per wall second in realtime mode (default 1). */
+  speed?: number;
+  wall?: WallClock;
+  host?: HostTimers;
+  /** Called when a timer callback throws; the queue keeps going. */
+  onError?: (error: unknown, label: string) => void;
+}
+
+const MAX_HOST_DELAY = 2 ** 31 - 1;
+
+/**
+ * The virtual clock of CONTRACT §2. `manual` moves only on `advance`/`advanceTo`;
+ * `realtime` follows the wall clock × speed and fires due timers on its own.
+ * Advancing fires every due timer in time order, each seeing `now()` equal to its own due time,
+ * including timers that firing timers schedule inside the advanced span. It never goes back.
+ */
+export class VirtualClock implements Scheduler {
+  private readonly queue = new TimerQueue();
+  private readonly wall: WallClock;
+  private readonly host: HostTimers;
+  private readonly onError: (error: unknown, label: string) => void;
+  private readonly startMs: number;
+  private modeValue: ClockMode;
+  private speedValue: number;
+  /** Virtual time at the anchor, and the wall time of the anchor (realtime mode). */
+  private anchorVirtual: number;
+  private anchorWall: number;
+  /** While firing, now() is pinned to the firing timer's due time. */
+  private pinned: number | null = null;
+  private lastNow: number;
+  private hostHandle: unknown = null;
+  private firing = false;
+
+  constructor(options: VirtualClockOptions = {}) {
+    this.wall = options.wall ?? systemWallClock;
+    this.host = options.host ?? nodeTimers;
+    this.onError = options.onError ?? (() => {});
+    this.startMs = options.start ?? this.wall.now();
+    this.modeValue = options.mode ?? 'manual';
+    this.speedValue = checkSpeed(options.speed ?? 1);
+    this.anchorVirtual = this.startMs;
+    this.anchorWall = this.wall.now();
+    this.lastNow = this.startMs;
+  }
+
+  get mode(): ClockMode {
+    return this.modeValue;
+  }
+
+  get speed(): number {
+    return this.speedValue;
+  }
+
+  get start(): number {
+    return this.startMs;
+  }
+
+  /** Number of timers not yet fired or cancelled. */
+  get pending(): number {
+    return this.queue.size;
+  }
+
+  /** Due time of the next timer, if any. */
+  get nextDue(): number | undefined {
+    return this.queue.peek()?.due;
+  }
+
+  now(): number {
+    if (this.pinned !== null) return this.pinned;
+    if (this.modeValue === 'manual') return this.lastNow;
+    const computed = this.anchorVirtual + (this.wall.now() - this.anchorWall) * this.speedValue;
+    // Monotonic even if the wall clock steps back.
+    if (computed > this.lastNow) this.lastNow = Math.floor(computed);
+    return this.lastNow;
+  }
+
+  setTimer(at: number, fire: () => void, label = 'timer'): number {
+    const id = this.queue.push(at, fire, label);
+    if (!this.firing) this.arm();
+    return id;
+  }
+
+  clearTimer(id: number): void {
+    if (this.queue.cancel(id) && !this.firing) this.arm();
+  }
+
+  /** Switches mode and/or speed; virtual time is continuous across the switch. */
+  configure(options: { mode?: ClockMode; speed?: number }): void {
+    const now = this.now();
+    if (options.speed !== undefined) this.speedValue = checkSpeed(options.speed);
+    if (options.mode !== undefined) this.modeValue = options.mode;
+    this.reanchor(now);
+    this.arm();
+  }
+
+  /** Moves virtual time forward by `ms`, firing due timers. */
+  advance(ms: number): FiredTimer[] {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advance needs a finite, non-negative number of ms');
+    return this.advanceTo(this.now() + ms);
+  }
+
+  /** Moves virtual time forward to `target` (Unix ms), firing due timers. Never goes back. */
+  advanceTo(target: number): FiredTimer[] {
+    if (this.firing) throw new Error('the clock cannot be advanced from inside a timer');
+    const now = this.now();
+    if (!Number.isFinite(target) || target < now) {
+      throw new RangeError(`the virtual clock never goes back (now ${new Date(now).toISOString()})`);
+    }
+    const fired = this.fireUntil(target);
+    this.reanchor(target);
+    this.arm();
+    return fired;
+  }
+
+  /** Fires every timer due by the current virtual time (realtime ticks use this). */
+  tick(): FiredTimer[] {
+    if (this.firing) return [];
+    const fired = this.fireUntil(this.now());
+    this.arm();
+    return fired;
+  }
+
+  /** Drops every timer and puts the clock back at its start. */
+  reset(): void {
+    this.queue.clear();
+    this.lastNow = this.startMs;
+    this.reanchor(this.startMs);
+    this.arm();
+  }
+
+  /** Stops the host timer (the process may exit); timers stay queued. */
+  stop(): void {
+    if (this.hostHandle !== null) this.host.clear(this.hostHandle);
+    this.hostHandle = null;
+  }
+
+  private fireUntil(target: number): FiredTimer[] {
+    const fired: FiredTimer[] = [];
+    this.firing = true;
+    try {
+      for (let entry = this.queue.popDue(target); entry; entry = this.queue.popDue(target)) {
+        const at = Math.max(entry.due, this.pinned ?? this.lastNow);
+        this.pinned = at;
+        this.lastNow = at;
+        fired.push({ at, label: entry.label });
+        try {
+          entry.fire();
+        } catch (error) {
+          this.onError(error, entry.label);
+        }
+      }
+    } finally {
+      this.pinned = null;
+      this.firing = false;
+    }
+    return fired;
+  }
+
+  private reanchor(virtual: number): void {
+    this.lastNow = Math.max(this.lastNow, virtual);
+    this.anchorVirtual = this.lastNow;
+    this.anchorWall = this.wall.now();
+  }
+
+  private arm(): void {
+    this.stop();
+    if (this.modeValue !== 'realtime') return;
+    const next = this.queue.peek();
+    if (!next) return;
+    const wait = Math.max(0, (next.due - this.now()) / this.speedValue);
+    this.hostHandle = this.host.set(() => {
+      this.hostHandle = null;
+      this.tick();
+    }, Math.min(Math.ceil(wait), MAX_HOST_DELAY));
+  }
+}
+
+function checkSpeed(speed: number): number {
+  if (!Number.isFinite(speed) || speed <= 0) throw new RangeError('speed must be a positive number');
+  return speed;
+}
