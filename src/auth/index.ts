@@ -1,0 +1,5 @@
+export * from './signature';
+export * from './partner.registry';
+export * from './rate-limit';
+export * from './authenticate';
+export * from './sign-request';

@@ -1,0 +1,228 @@
+import { BlockList, isIP } from 'node:net';
+import type { Clock } from '../clock';
+import type { Environment } from '../reference';
+import { conflict, notFound, validationError } from '../shared/errors';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
+import type { Ids } from '../shared/ids';
+
+export type KybStatus = 'approved' | 'pending' | 'rejected';
+export type KeyKind = 'public' | 'secret' | 'encryption';
+
+export interface KeySet {
+  public_key: string;
+  secret_key: string;
+  encryption_key: string;
+}
+
+export interface Partner {
+  client_id: string;
+  name: string;
+  kyb_status: KybStatus;
+  webhook_url: string | null;
+  events: WebhookEvent[];
+  ip_whitelist: string[];
+  keys: Record<Environment, KeySet>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CreatePartnerInput {
+  client_id?: string;
+  name?: string;
+  kyb_status?: KybStatus;
+  webhook_url?: string | null;
+  events?: WebhookEvent[];
+  ip_whitelist?: string[];
+  keys?: Partial<Record<Environment, KeySet>>;
+}
+
+export type UpdatePartnerInput = Pick<CreatePartnerInput, 'kyb_status' | 'webhook_url' | 'events' | 'ip_whitelist' | 'name'>;
+
+export interface ResolvedKey {
+  partner: Partner;
+  env: Environment;
+  kind: KeyKind;
+  revoked: boolean;
+}
+
+export const KEY_PREFIX: Record<KeyKind, string> = { public: 'pk', secret: 'sk', encryption: 'enc' };
+const FIELD_BY_KIND: Record<KeyKind, keyof KeySet> = {
+  public: 'public_key',
+  secret: 'secret_key',
+  encryption: 'encryption_key',
+};
+
+/** Partners and their keys; keys resolve to (partner, environment, kind) in O(1). */
+export interface PartnerRegistry {
+  create(input: CreatePartnerInput): Partner;
+  get(clientId: string): Partner | undefined;
+  require(clientId: string): Partner;
+  list(): Partner[];
+  update(clientId: string, patch: UpdatePartnerInput): Partner;
+  /** A new key set for `env`; the previous one is revoked at once. */
+  rotate(clientId: string, env: Environment): KeySet;
+  resolveKey(key: string): ResolvedKey | undefined;
+  /** Whether `ip` may call on behalf of the partner (an empty whitelist allows all). */
+  allowsIp(partner: Partner, ip: string): boolean;
+  /** Drops every partner but those listed. */
+  retainOnly(clientIds: readonly string[]): void;
+}
+
+/** Creates the registry; ids (keys, client ids) come from the seeded generator. */
+export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): PartnerRegistry {
+  const partners = new Map<string, Partner>();
+  const keyIndex = new Map<string, { clientId: string; env: Environment; kind: KeyKind; revoked: boolean }>();
+  const blockLists = new Map<string, BlockList>();
+  const now = () => new Date(deps.clock.now()).toISOString();
+
+  const newKeySet = (env: Environment): KeySet => ({
+    public_key: deps.ids.key(`pk_${env}_`),
+    secret_key: deps.ids.key(`sk_${env}_`),
+    encryption_key: deps.ids.key(`enc_${env}_`),
+  });
+
+  const index = (clientId: string, env: Environment, set: KeySet) => {
+    for (const kind of Object.keys(FIELD_BY_KIND) as KeyKind[]) {
+      keyIndex.set(set[FIELD_BY_KIND[kind]], { clientId, env, kind, revoked: false });
+    }
+  };
+
+  const require = (clientId: string) => {
+    const p = partners.get(clientId);
+    if (!p) throw notFound(`Partner ${clientId} not found`);
+    return p;
+  };
+
+  const setWhitelist = (clientId: string, list: string[]) => {
+    const bl = new BlockList();
+    list.forEach((entry, i) => addToBlockList(bl, entry, `ip_whitelist.${i}`));
+    blockLists.set(clientId, bl);
+  };
+
+  return {
+    create(input) {
+      const clientId = input.client_id ?? deps.ids.id('ptr_');
+      if (partners.has(clientId)) throw conflict(`Partner ${clientId} already exists`);
+      const keys = {
+        test: input.keys?.test ?? newKeySet('test'),
+        live: input.keys?.live ?? newKeySet('live'),
+      };
+      for (const env of ['test', 'live'] as const) {
+        for (const kind of Object.keys(FIELD_BY_KIND) as KeyKind[]) {
+          const key = keys[env][FIELD_BY_KIND[kind]];
+          checkKeyPrefix(key, kind, env, `keys.${env}.${FIELD_BY_KIND[kind]}`);
+          if (keyIndex.has(key)) throw conflict(`keys.${env}.${FIELD_BY_KIND[kind]} is already in use`);
+        }
+      }
+      const whitelist = input.ip_whitelist ?? [];
+      setWhitelist(clientId, whitelist);
+      const at = now();
+      const partner: Partner = {
+        client_id: clientId,
+        name: input.name ?? `Partner ${clientId}`,
+        kyb_status: input.kyb_status ?? 'approved',
+        webhook_url: input.webhook_url ?? null,
+        events: input.events ?? [...WEBHOOK_EVENTS],
+        ip_whitelist: whitelist,
+        keys,
+        created_at: at,
+        updated_at: at,
+      };
+      partners.set(clientId, partner);
+      index(clientId, 'test', keys.test);
+      index(clientId, 'live', keys.live);
+      return partner;
+    },
+    get: (clientId) => partners.get(clientId),
+    require,
+    list: () => [...partners.values()],
+    update(clientId, patch) {
+      const p = require(clientId);
+      if (patch.ip_whitelist !== undefined) {
+        setWhitelist(clientId, patch.ip_whitelist);
+        p.ip_whitelist = patch.ip_whitelist;
+      }
+      if (patch.kyb_status !== undefined) p.kyb_status = patch.kyb_status;
+      if (patch.webhook_url !== undefined) p.webhook_url = patch.webhook_url;
+      if (patch.events !== undefined) p.events = [...new Set(patch.events)];
+      if (patch.name !== undefined) p.name = patch.name;
+      p.updated_at = now();
+      return p;
+    },
+    rotate(clientId, env) {
+      const p = require(clientId);
+      for (const key of Object.values(p.keys[env])) {
+        const entry = keyIndex.get(key);
+        if (entry) entry.revoked = true;
+      }
+      const set = newKeySet(env);
+      p.keys[env] = set;
+      index(clientId, env, set);
+      p.updated_at = now();
+      return set;
+    },
+    resolveKey(key) {
+      const entry = keyIndex.get(key);
+      if (!entry) return undefined;
+      const partner = partners.get(entry.clientId);
+      return partner ? { partner, env: entry.env, kind: entry.kind, revoked: entry.revoked } : undefined;
+    },
+    allowsIp(partner, ip) {
+      if (partner.ip_whitelist.length === 0) return true;
+      const bl = blockLists.get(partner.client_id);
+      const addr = normaliseIp(ip);
+      const family = isIP(addr);
+      if (!bl || family === 0) return false;
+      return bl.check(addr, family === 4 ? 'ipv4' : 'ipv6');
+    },
+    retainOnly(clientIds) {
+      const keep = new Set(clientIds);
+      for (const id of [...partners.keys()]) if (!keep.has(id)) partners.delete(id);
+      for (const [key, entry] of [...keyIndex]) if (!keep.has(entry.clientId)) keyIndex.delete(key);
+      for (const id of [...blockLists.keys()]) if (!keep.has(id)) blockLists.delete(id);
+    },
+  };
+}
+
+/** `::ffff:127.0.0.1` is 127.0.0.1: IPv4 clients on a dual-stack socket. */
+export function normaliseIp(ip: string): string {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  return m ? m[1]! : ip;
+}
+
+const KEY_BODY = /^[A-Za-z0-9_]{16,128}$/;
+
+/** CONTRACT §8: the right prefix, then 16–128 characters of `[A-Za-z0-9_]`. */
+export function checkKeyPrefix(key: string, kind: KeyKind, env: Environment, field: string): void {
+  const prefix = `${KEY_PREFIX[kind]}_${env}_`;
+  if (!key.startsWith(prefix)) throw validationError(field, `must start with ${prefix}`);
+  if (!KEY_BODY.test(key.slice(prefix.length))) {
+    throw validationError(field, `must be ${prefix} followed by 16-128 characters of [A-Za-z0-9_]`);
+  }
+}
+
+/** Whether `entry` is an IP address or a CIDR block. */
+export function isIpOrCidr(entry: string): boolean {
+  try {
+    addToBlockList(new BlockList(), entry, 'ip');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function addToBlockList(bl: BlockList, entry: string, field: string): void {
+  const [addr = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(addr);
+  if (family === 0 || rest.length > 0) throw validationError(field, `${entry} is not an IP address or CIDR block`);
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (prefix === undefined) {
+    bl.addAddress(addr, type);
+    return;
+  }
+  const bits = Number(prefix);
+  if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128)) {
+    throw validationError(field, `${entry} has a bad prefix length`);
+  }
+  bl.addSubnet(addr, bits, type);
+}

@@ -1,0 +1,67 @@
+import { signedCurl } from '../auth';
+import { ConfigError, loadConfig, USAGE } from '../config';
+import { startSandbox, VERSION } from '../main';
+
+/** `npm start`: the sandbox on 127.0.0.1:4010 with the demo partner, and how to call it. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof TypeError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (config === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const running = await startSandbox(config);
+  const { sandbox, url } = running;
+  const demo = sandbox.demoPartner;
+  const curl = signedCurl(url, {
+    method: 'GET',
+    path: '/v1/networks',
+    clientId: demo.client_id,
+    secretKey: demo.keys.test.secret_key,
+    encryptionKey: demo.keys.test.encryption_key,
+  });
+  const clock = sandbox.clock;
+  process.stdout.write(
+    [
+      '',
+      `ramp-sandbox ${VERSION} listening on ${url}`,
+      `  clock ${clock.mode}${clock.mode === 'realtime' ? ` x${clock.speed}` : ''}, virtual now ${new Date(clock.now()).toISOString()}, seed ${sandbox.config.seed}`,
+      '',
+      'Demo partner (KYB approved)',
+      `  client id (svc-client-id)  ${demo.client_id}`,
+      ...(['test', 'live'] as const).flatMap((env) => [
+        `  ${env} public key            ${demo.keys[env].public_key}`,
+        `  ${env} secret key            ${demo.keys[env].secret_key}`,
+        `  ${env} encryption key        ${demo.keys[env].encryption_key}`,
+      ]),
+      '',
+      `Dashboard      ${url}/sandbox/dashboard`,
+      `Control API    ${url}/sandbox  (clock, partners, reset; see README)`,
+      `Health         ${url}/health`,
+      '',
+      'A signed request (test keys; the timestamp is valid for 5 minutes, `npm run sign` makes a fresh one):',
+      '',
+      curl,
+      '',
+      '',
+    ].join('\n'),
+  );
+  const stop = () => {
+    void running.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`ramp-sandbox failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

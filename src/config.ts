@@ -1,0 +1,109 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_FIXTURES_DIR } from './reference';
+import type { ClockMode } from './clock';
+
+/** Everything the sandbox can be told at start-up (CONTRACT §1). */
+export interface SandboxConfig {
+  port: number;
+  host: string;
+  clockMode: ClockMode;
+  /** Virtual seconds per wall second in realtime mode. */
+  speed: number;
+  seed: number;
+  fixturesDir: string;
+  adminToken: string | undefined;
+  /** Allowed request timestamp skew, ms (CONTRACT §3: 300 s). */
+  skewMs: number;
+  rateLimit: { capacity: number; refillPerSecond: number };
+  logLevel: string;
+  /** Virtual start time, Unix ms; undefined: the wall clock at start. */
+  clockStart: number | undefined;
+}
+
+export const DEFAULT_CONFIG: SandboxConfig = {
+  port: 4010,
+  host: '127.0.0.1',
+  clockMode: 'realtime',
+  speed: 1,
+  seed: 1,
+  fixturesDir: DEFAULT_FIXTURES_DIR,
+  adminToken: undefined,
+  skewMs: 300_000,
+  rateLimit: { capacity: 60, refillPerSecond: 30 },
+  logLevel: 'info',
+  clockStart: undefined,
+};
+
+export const USAGE = `Usage: npm start -- [options]
+
+  --port N            listen port (PORT; default 4010, 0 = any free port)
+  --host H            listen address (HOST; default 127.0.0.1)
+  --clock MODE        realtime | manual (SANDBOX_CLOCK; default realtime)
+  --speed N           virtual seconds per wall second in realtime mode (SANDBOX_SPEED; default 1)
+  --seed N            same seed: same demo keys, references and faker data (SANDBOX_SEED; default 1)
+  --fixtures DIR      reference data directory replacing ./fixtures (SANDBOX_FIXTURES)
+  --admin-token T     require Bearer T on /sandbox (SANDBOX_ADMIN_TOKEN)
+  --skew-seconds N    allowed svc-timestamp skew (SANDBOX_SKEW_SECONDS; default 300)
+  --rate-capacity N   token bucket size per key (SANDBOX_RATE_CAPACITY; default 60)
+  --rate-refill N     tokens per second per key (SANDBOX_RATE_REFILL; default 30)
+  --clock-start ISO   virtual start time (SANDBOX_CLOCK_START; default now)
+  --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
+  --help              this text
+`;
+
+/** Thrown for a bad flag or variable; the CLI prints it with the usage. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads flags, then env vars, then defaults. The only reader of process.env is its caller. */
+export function loadConfig(argv: string[], env: Record<string, string | undefined>): SandboxConfig | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      clock: { type: 'string' },
+      speed: { type: 'string' },
+      seed: { type: 'string' },
+      fixtures: { type: 'string' },
+      'admin-token': { type: 'string' },
+      'skew-seconds': { type: 'string' },
+      'rate-capacity': { type: 'string' },
+      'rate-refill': { type: 'string' },
+      'clock-start': { type: 'string' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) return 'help';
+  const pick = (flag: string | undefined, name: string) => flag ?? env[name];
+  const num = (raw: string | undefined, name: string, fallback: number, check: (n: number) => boolean) => {
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || !check(n)) throw new ConfigError(`${name}: ${raw} is not valid`);
+    return n;
+  };
+  const mode = pick(values.clock, 'SANDBOX_CLOCK') ?? DEFAULT_CONFIG.clockMode;
+  if (mode !== 'realtime' && mode !== 'manual') throw new ConfigError(`--clock: ${mode} is not realtime or manual`);
+  const startRaw = pick(values['clock-start'], 'SANDBOX_CLOCK_START');
+  const clockStart = startRaw ? Date.parse(startRaw) : undefined;
+  if (startRaw && !Number.isFinite(clockStart)) throw new ConfigError(`--clock-start: ${startRaw} is not an ISO date`);
+  return {
+    port: num(pick(values.port, 'PORT'), '--port', DEFAULT_CONFIG.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536),
+    host: pick(values.host, 'HOST') || DEFAULT_CONFIG.host,
+    clockMode: mode,
+    speed: num(pick(values.speed, 'SANDBOX_SPEED'), '--speed', 1, (n) => n > 0),
+    seed: num(pick(values.seed, 'SANDBOX_SEED'), '--seed', DEFAULT_CONFIG.seed, Number.isInteger),
+    fixturesDir: pick(values.fixtures, 'SANDBOX_FIXTURES') || DEFAULT_CONFIG.fixturesDir,
+    adminToken: pick(values['admin-token'], 'SANDBOX_ADMIN_TOKEN') || undefined,
+    skewMs: num(pick(values['skew-seconds'], 'SANDBOX_SKEW_SECONDS'), '--skew-seconds', 300, (n) => n > 0) * 1000,
+    rateLimit: {
+      capacity: num(pick(values['rate-capacity'], 'SANDBOX_RATE_CAPACITY'), '--rate-capacity', 60, (n) => n >= 2),
+      refillPerSecond: num(pick(values['rate-refill'], 'SANDBOX_RATE_REFILL'), '--rate-refill', 30, (n) => n > 0),
+    },
+    logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
+    clockStart,
+  };
+}

@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+import pino, { type Logger } from 'pino';
+import { createPartnerRegistry, createRateLimiter, type Partner, type PartnerRegistry, type RateLimiter } from './auth';
+import { systemWallClock, VirtualClock, type WallClock } from './clock';
+import { DEFAULT_CONFIG, type SandboxConfig } from './config';
+import { requireAdmin } from './control/admin';
+import { clockView, registerClockRoutes } from './control/clock.routes';
+import { registerPartnerRoutes } from './control/partners.routes';
+import { createApp } from './http/app';
+import { registerHealthRoutes } from './http/routes/health.routes';
+import { registerReferenceRoutes } from './http/routes/reference.routes';
+import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
+import { ok } from './shared/envelope';
+import { createIds, type Ids } from './shared/ids';
+
+export const VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+).version;
+
+/** Everything one running sandbox holds; tests build one with `createSandbox`. */
+export interface Sandbox {
+  config: SandboxConfig;
+  app: Koa;
+  clock: VirtualClock;
+  wall: WallClock;
+  ids: Ids;
+  reference: ReferenceStore;
+  partners: PartnerRegistry;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  demoPartner: Partner;
+  /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
+  reset(): void;
+  /** Stops the clock's host timer. */
+  close(): void;
+}
+
+export interface SandboxOverrides extends Partial<SandboxConfig> {
+  wall?: WallClock;
+  logger?: Logger;
+}
+
+/** Wires a sandbox from config: the composition root. */
+export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
+  const { wall = systemWallClock, logger: givenLogger, ...rest } = overrides;
+  const config: SandboxConfig = { ...DEFAULT_CONFIG, ...rest };
+  const logger = givenLogger ?? pino({ level: config.logLevel });
+  const clock = new VirtualClock({
+    start: config.clockStart ?? wall.now(),
+    mode: config.clockMode,
+    speed: config.speed,
+    wall,
+    onError: (err, label) => logger.error({ err, timer: label }, 'timer failed'),
+  });
+  const fixtures = loadFixtures(config.fixturesDir);
+  const reference = createReferenceStore(fixtures, { seed: config.seed, clock });
+
+  // The demo partner has its own id stream, so its keys depend on the seed alone.
+  const demoIds = createIds(config.seed);
+  const runSeed = (config.seed * 7919 + 104_729) >>> 0;
+  const ids = createIds(runSeed);
+  const partners = createPartnerRegistry({ ids, clock });
+  const demoKeys = (env: 'test' | 'live') => ({
+    public_key: demoIds.key(`pk_${env}_`),
+    secret_key: demoIds.key(`sk_${env}_`),
+    encryption_key: demoIds.key(`enc_${env}_`),
+  });
+  const demoPartner = partners.create({
+    client_id: demoIds.id('ptr_demo_'),
+    name: 'Demo Partner',
+    kyb_status: 'approved',
+    keys: { test: demoKeys('test'), live: demoKeys('live') },
+  });
+  const rateLimiter = createRateLimiter(config.rateLimit, wall);
+  const startedAt = wall.now();
+
+  const sandbox: Sandbox = {
+    config,
+    app: undefined as unknown as Koa,
+    clock,
+    wall,
+    ids,
+    reference,
+    partners,
+    rateLimiter,
+    logger,
+    demoPartner,
+    reset() {
+      partners.retainOnly([demoPartner.client_id]);
+      rateLimiter.clear();
+      clock.reset();
+      ids.reseed(runSeed);
+    },
+    close() {
+      clock.stop();
+    },
+  };
+
+  const authDeps = {
+    partners,
+    wall,
+    rateLimiter,
+    authOptions: { skewMs: config.skewMs },
+  };
+  sandbox.app = createApp({
+    logger,
+    register: (router) => {
+      registerHealthRoutes(router, {
+        clock,
+        version: VERSION,
+        startedAt,
+        uptimeMs: () => wall.now() - startedAt,
+      });
+      registerReferenceRoutes(router, { ...authDeps, reference });
+      router.use('/sandbox', requireAdmin(config.adminToken));
+      registerPartnerRoutes(router, { partners });
+      registerClockRoutes(router, { clock });
+      router.post('/sandbox/reset', (ctx) => {
+        sandbox.reset();
+        ctx.body = ok('Sandbox reset', { clock: clockView(clock), demo_client_id: demoPartner.client_id });
+      });
+    },
+  });
+  return sandbox;
+}
+
+export interface RunningSandbox {
+  sandbox: Sandbox;
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
+export async function startSandbox(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
+  const sandbox = createSandbox(overrides);
+  const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = sandbox.config.host.includes(':') ? `[${sandbox.config.host}]` : sandbox.config.host;
+  return {
+    sandbox,
+    server,
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        sandbox.close();
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}

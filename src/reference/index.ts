@@ -1,0 +1,4 @@
+export * from './fixtures.schema';
+export * from './fixtures.loader';
+export * from './reference.store';
+export * from './magic';
