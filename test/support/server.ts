@@ -1,0 +1,86 @@
+import { startSandbox, type RunningSandbox, type SandboxOverrides } from '../../src/main';
+import { signedHeaders, type TestKeys } from './sign';
+
+export const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface Caller {
+  clientId: string;
+  keys: Record<'test' | 'live', TestKeys>;
+}
+
+export interface TestServer extends RunningSandbox {
+  demo: Caller;
+  /** A raw request. */
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string }): Promise<Reply>;
+  /** A request signed with the secret key of `env` (default test). */
+  signed(method: string, path: string, body?: unknown, opts?: { as?: Caller; env?: 'test' | 'live'; headers?: Record<string, string> }): Promise<Reply>;
+  /** A request with the public key of `env` (no HMAC). */
+  pub(method: string, path: string, opts?: { as?: Caller; env?: 'test' | 'live' }): Promise<Reply>;
+  /** A control API call. */
+  control(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** Creates a partner through the control API. */
+  createPartner(body?: Record<string, unknown>): Promise<Caller & { raw: any }>;
+}
+
+/** The real app on an ephemeral 127.0.0.1 port, manual clock, quiet logs. */
+export async function startTestServer(overrides: SandboxOverrides = {}): Promise<TestServer> {
+  const running = await startSandbox({
+    port: 0,
+    host: '127.0.0.1',
+    clockMode: 'manual',
+    clockStart: T0,
+    logLevel: 'silent',
+    rateLimit: { capacity: 100_000, refillPerSecond: 100_000 },
+    ...overrides,
+  });
+  const demoPartner = running.sandbox.demoPartner;
+  const demo: Caller = { clientId: demoPartner.client_id, keys: { test: { ...demoPartner.keys.test }, live: { ...demoPartner.keys.live } } };
+
+  const request: TestServer['request'] = async (method, path, init = {}) => {
+    const res = await fetch(running.url + path, { method, headers: init.headers, body: init.body });
+    const text = await res.text();
+    let body: any = undefined;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, headers: res.headers, body, text };
+  };
+
+  const server: TestServer = {
+    ...running,
+    demo,
+    request,
+    signed: (method, path, body, opts = {}) => {
+      const who = opts.as ?? demo;
+      const raw = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const headers = signedHeaders({ clientId: who.clientId, keys: who.keys[opts.env ?? 'test'], method, path, body: raw });
+      return request(method, path, { headers: { ...headers, ...opts.headers }, body: raw });
+    },
+    pub: (method, path, opts = {}) => {
+      const who = opts.as ?? demo;
+      return request(method, path, {
+        headers: { 'svc-client-id': who.clientId, authorization: `Bearer ${who.keys[opts.env ?? 'test'].public_key}` },
+      });
+    },
+    control: (method, path, body, headers = {}) =>
+      request(method, path, {
+        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    createPartner: async (body = {}) => {
+      const res = await server.control('POST', '/sandbox/partners', body);
+      if (res.status !== 200) throw new Error(`createPartner: ${res.status} ${res.text}`);
+      return { clientId: res.body.data.client_id, keys: res.body.data.keys, raw: res.body.data };
+    },
+  };
+  return server;
+}
