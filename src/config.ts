@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_FIXTURES_DIR } from './reference';
-import type { ClockMode } from './clock';
+import { parseDuration, type ClockMode } from './clock';
 
 /** Everything the sandbox can be told at start-up (CONTRACT §1). */
 export interface SandboxConfig {
@@ -18,6 +18,10 @@ export interface SandboxConfig {
   logLevel: string;
   /** Virtual start time, Unix ms; undefined: the wall clock at start. */
   clockStart: number | undefined;
+  /** Quote lifetime, virtual ms (default 60 s). */
+  quoteTtlMs: number;
+  /** Pay-in window, virtual ms (CONTRACT §8: 30 min). */
+  payinWindowMs: number;
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = {
@@ -32,6 +36,8 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   rateLimit: { capacity: 60, refillPerSecond: 30 },
   logLevel: 'info',
   clockStart: undefined,
+  quoteTtlMs: 60_000,
+  payinWindowMs: 30 * 60_000,
 };
 
 export const USAGE = `Usage: npm start -- [options]
@@ -47,6 +53,8 @@ export const USAGE = `Usage: npm start -- [options]
   --rate-capacity N   token bucket size per key (SANDBOX_RATE_CAPACITY; default 60)
   --rate-refill N     tokens per second per key (SANDBOX_RATE_REFILL; default 30)
   --clock-start ISO   virtual start time (SANDBOX_CLOCK_START; default now)
+  --quote-ttl D       quote lifetime, virtual (SANDBOX_QUOTE_TTL; default 60s)
+  --payin-window D    pay-in window, virtual (SANDBOX_PAYIN_WINDOW; default 30m)
   --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
   --help              this text
 `;
@@ -74,6 +82,8 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       'rate-refill': { type: 'string' },
       'clock-start': { type: 'string' },
       'log-level': { type: 'string' },
+      'quote-ttl': { type: 'string' },
+      'payin-window': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -90,7 +100,15 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
   const startRaw = pick(values['clock-start'], 'SANDBOX_CLOCK_START');
   const clockStart = startRaw ? Date.parse(startRaw) : undefined;
   if (startRaw && !Number.isFinite(clockStart)) throw new ConfigError(`--clock-start: ${startRaw} is not an ISO date`);
+  const duration = (raw: string | undefined, name: string, fallback: number) => {
+    if (raw === undefined || raw === '') return fallback;
+    const ms = parseDuration(raw);
+    if (ms === undefined || ms <= 0) throw new ConfigError(`${name}: ${raw} is not a duration such as 60s, 30m or 1h`);
+    return ms;
+  };
   return {
+    quoteTtlMs: duration(pick(values['quote-ttl'], 'SANDBOX_QUOTE_TTL'), '--quote-ttl', DEFAULT_CONFIG.quoteTtlMs),
+    payinWindowMs: duration(pick(values['payin-window'], 'SANDBOX_PAYIN_WINDOW'), '--payin-window', DEFAULT_CONFIG.payinWindowMs),
     port: num(pick(values.port, 'PORT'), '--port', DEFAULT_CONFIG.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536),
     host: pick(values.host, 'HOST') || DEFAULT_CONFIG.host,
     clockMode: mode,

@@ -12,6 +12,9 @@ import { registerPartnerRoutes } from './control/partners.routes';
 import { createApp } from './http/app';
 import { registerHealthRoutes } from './http/routes/health.routes';
 import { registerReferenceRoutes } from './http/routes/reference.routes';
+import { registerOrderRoutes } from './http/routes/orders.routes';
+import { registerOrderControlRoutes } from './control/orders.routes';
+import { createOrderService, type OrderService } from './orders';
 import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
 import { ok } from './shared/envelope';
 import { createIds, type Ids } from './shared/ids';
@@ -32,6 +35,7 @@ export interface Sandbox {
   rateLimiter: RateLimiter;
   logger: Logger;
   demoPartner: Partner;
+  orders: OrderService;
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
   reset(): void;
   /** Stops the clock's host timer. */
@@ -75,6 +79,13 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     keys: { test: demoKeys('test'), live: demoKeys('live') },
   });
   const rateLimiter = createRateLimiter(config.rateLimit, wall);
+  const orders = createOrderService({
+    clock,
+    reference,
+    ids,
+    quoteTtlMs: config.quoteTtlMs,
+    timings: { payinWindow: config.payinWindowMs },
+  });
   const startedAt = wall.now();
 
   const sandbox: Sandbox = {
@@ -88,7 +99,9 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     rateLimiter,
     logger,
     demoPartner,
+    orders,
     reset() {
+      orders.clear();
       partners.retainOnly([demoPartner.client_id]);
       rateLimiter.clear();
       clock.reset();
@@ -115,9 +128,11 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
         uptimeMs: () => wall.now() - startedAt,
       });
       registerReferenceRoutes(router, { ...authDeps, reference });
+      registerOrderRoutes(router, { ...authDeps, orders });
       router.use('/sandbox', requireAdmin(config.adminToken));
       registerPartnerRoutes(router, { partners });
       registerClockRoutes(router, { clock });
+      registerOrderControlRoutes(router, { orders });
       router.post('/sandbox/reset', (ctx) => {
         sandbox.reset();
         ctx.body = ok('Sandbox reset', { clock: clockView(clock), demo_client_id: demoPartner.client_id });

@@ -44,6 +44,8 @@ export const NetworkFixtureSchema = z
     address_format: z.enum(ADDRESS_FORMATS),
     /** Symbols of the crypto currencies available on this network. */
     currencies: z.array(code).min(1),
+    /** Network fee in USD, charged per order (not a spec field; README "Pricing"). */
+    network_fee_usd: z.number().nonnegative(),
   })
   .refine((n) => n.chain_id_hex === `0x${n.chain_id.toString(16)}`, {
     message: 'chain_id_hex must be 0x + lowercase hex of chain_id',

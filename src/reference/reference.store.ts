@@ -94,6 +94,12 @@ export interface ReferenceStore {
   /** Mid rate in fiat per one unit of crypto. */
   midRate(fiat: string, crypto: string): number | undefined;
   rates(fiat: string, crypto: string): { buy_rate: number; sell_rate: number } | undefined;
+  /** Symbol of the first crypto whose base asset is USD: the dollar reference for fees. */
+  usdStablecoin(): string;
+  /** Currencies: whether a code is a fiat code or a crypto symbol (any environment). */
+  kindOf(code: string): 'fiat' | 'crypto' | undefined;
+  /** Institutions of a fiat code (empty when unknown). */
+  institutionsOf(fiat: string): Institution[];
 }
 
 const ACCOUNT_NUMBER = /^\d{10}$/;
@@ -150,6 +156,7 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
     return f;
   };
 
+  const usdStable = (fixtures.cryptos.find((c) => c.base_asset_code === 'USD') ?? fixtures.cryptos[0]!).symbol;
   const upper = (s: string) => s.trim().toUpperCase();
   const now = () => new Date(clock.now()).toISOString();
 
@@ -243,6 +250,9 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
     addressFormat: (env, network) => perEnv[env].networkById.get(network)?.address_format,
     midRate,
     rates: (fiat, crypto) => fixtures.rates[`${fiat}_${crypto}`],
+    usdStablecoin: () => usdStable,
+    kindOf: (code) => (fiatByCode.has(code) ? 'fiat' : cryptoBySymbol.has(code) ? 'crypto' : undefined),
+    institutionsOf: (fiat) => institutionsByFiat.get(fiat) ?? [],
   };
 }
 

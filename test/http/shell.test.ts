@@ -10,7 +10,7 @@ afterAll(() => s.close());
 
 describe('HTTP shell (CONTRACT §3)', () => {
   it('answers unknown routes 404 in the error envelope, whatever the credentials', async () => {
-    for (const headers of [{}, { 'svc-client-id': 'x', authorization: 'Bearer nope' }]) {
+    for (const headers of [{}, { 'svc-client-id': 'x', authorization: 'Bearer nope' }] as Record<string, string>[]) {
       const res = await s.request('GET', '/v1/does-not-exist', { headers });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ status: false, code: 'E_NOTFOUND', message: expect.any(String) });

@@ -1,0 +1,53 @@
+import type { Faker } from '@faker-js/faker';
+import type { AddressFormat } from '../reference';
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+const ADDRESS: Record<AddressFormat, { pattern: RegExp; description: string }> = {
+  evm: { pattern: /^0x[0-9a-fA-F]{40}$/, description: '0x followed by 40 hex characters' },
+  tron: { pattern: /^T[1-9A-HJ-NP-Za-km-z]{33}$/, description: 'T followed by 33 base58 characters' },
+  solana: { pattern: /^[1-9A-HJ-NP-Za-km-z]{32,44}$/, description: '32-44 base58 characters' },
+};
+
+const TX_HASH: Record<AddressFormat, { pattern: RegExp; description: string }> = {
+  evm: { pattern: /^0x[0-9a-fA-F]{64}$/, description: '0x followed by 64 hex characters' },
+  tron: { pattern: /^[0-9a-fA-F]{64}$/, description: '64 hex characters' },
+  solana: { pattern: /^[1-9A-HJ-NP-Za-km-z]{64,88}$/, description: '64-88 base58 characters' },
+};
+
+/** Why `address` is not valid for the format, or undefined when it is. */
+export function addressProblem(format: AddressFormat, address: string): string | undefined {
+  const rule = ADDRESS[format];
+  return rule.pattern.test(address) ? undefined : `must be a ${format} address: ${rule.description}`;
+}
+
+/** Why `hash` is not a transaction hash of the format, or undefined when it is. */
+export function txHashProblem(format: AddressFormat, hash: string): string | undefined {
+  const rule = TX_HASH[format];
+  return rule.pattern.test(hash) ? undefined : `must be a ${format} transaction hash: ${rule.description}`;
+}
+
+/** Seeded generators for simulated chain and bank artefacts. */
+export function createArtefacts(faker: Faker) {
+  const hex = (n: number) => faker.string.hexadecimal({ length: n, casing: 'lower', prefix: '' });
+  const b58 = (n: number) => faker.string.fromCharacters(BASE58, n);
+  return {
+    address(format: AddressFormat): string {
+      if (format === 'evm') return `0x${hex(40)}`;
+      if (format === 'tron') return `T${b58(33)}`;
+      return b58(44);
+    },
+    txHash(format: AddressFormat): string {
+      if (format === 'evm') return `0x${hex(64)}`;
+      if (format === 'tron') return hex(64);
+      return b58(88);
+    },
+    bankReference(): string {
+      return `TRF${faker.string.numeric(16)}`;
+    },
+    accountNumber(): string {
+      return faker.string.numeric({ length: 10, allowLeadingZeros: true });
+    },
+  };
+}
+export type Artefacts = ReturnType<typeof createArtefacts>;

@@ -1,0 +1,5 @@
+export * from './order.machine';
+export * from './order.schemas';
+export * from './order.service';
+export * from './order.view';
+export type { OrderRecord, QuoteRecord, TimelineRecord } from './order.store';

@@ -1,0 +1,322 @@
+import { assign, raise, setup, type ActionFunction } from 'xstate';
+import type { WebhookEvent } from '../shared/events';
+import type { OrderType } from '../pricing/pricing';
+
+/** Spec §3: every order status; machine state ids are these, so `snapshot.value` is the status. */
+export const ORDER_STATUSES = [
+  'initiated',
+  'pending',
+  'processing',
+  'settled',
+  'awaiting_user_payment',
+  'awaiting_lp_payment',
+  'routing',
+  'executing',
+  'partially_completed',
+  'completed',
+  'cancelled',
+  'expired',
+  'failed',
+  'refunded',
+  'reverted',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export type PayoutOutcome = 'success' | 'fail' | 'revert' | 'partial';
+
+/** Virtual delays of the lifecycle, ms (README "Lifecycle"). */
+export interface LifecycleTimings {
+  /** How long a held order (magic amount) stays `initiated`. */
+  provisioning: number;
+  /** Pay-in window (CONTRACT §8: 30 min). */
+  payinWindow: number;
+  processing: number;
+  routing: number;
+  lpAssignment: number;
+  payout: number;
+  settlement: number;
+  refund: number;
+}
+
+export const DEFAULT_TIMINGS: LifecycleTimings = {
+  provisioning: 2 * 60_000,
+  payinWindow: 30 * 60_000,
+  processing: 2 * 60_000,
+  routing: 60_000,
+  lpAssignment: 3 * 60_000,
+  payout: 5 * 60_000,
+  settlement: 60_000,
+  refund: 10 * 60_000,
+};
+
+/** Money state the guards need; amounts are in the pay-in currency. */
+export interface OrderContext {
+  /** Amount due (`from.amount`). */
+  due: number;
+  /** Decimal places of the pay-in currency. */
+  precision: number;
+  /** Stay `initiated` for the provisioning delay (magic amount). */
+  hold: boolean;
+  /** Confirmed pay-ins. */
+  paid: number;
+  /** Pay-ins seen but not confirmed. */
+  unconfirmed: number;
+  /** Fraction of the order settled (0..1). */
+  ratio: number;
+  /** Amount to refund. */
+  refundDue: number;
+  /** Amount refunded so far. */
+  refunded: number;
+  outcome: PayoutOutcome;
+  /** Percentage paid out when `outcome` is `partial`. */
+  percentage: number;
+}
+
+export type OrderEvent =
+  | { type: 'PAYIN'; amount: number; confirmed: boolean }
+  | { type: 'CONFIRM' }
+  | { type: 'CANCEL' }
+  | { type: 'EXPIRE' }
+  | { type: 'SET_PAYOUT'; outcome: PayoutOutcome; percentage?: number }
+  | { type: 'REFUND_DONE' };
+
+export interface OrderInput {
+  due: number;
+  precision: number;
+  hold: boolean;
+  /** A payout outcome decided at creation (magic recipient); default success. */
+  outcome?: PayoutOutcome;
+  percentage?: number;
+}
+
+/** Effects the order service carries out; the machine only names them. */
+export type NotifyParams = { event: WebhookEvent };
+export type PayoutParams = { phase: 'sent' | 'failed' | 'reverted' };
+export type RefundParams = { phase: 'started' | 'completed' };
+
+/** The webhook event each type emits at each step (spec §6.1, issue 3). */
+const EVENTS: Record<OrderType, { locked: WebhookEvent; payout: WebhookEvent; refundIsCrypto: boolean }> = {
+  onramp: { locked: 'order.fiat_recieved', payout: 'order.asset_released', refundIsCrypto: false },
+  offramp: { locked: 'order.asset_locked', payout: 'order.fiat_sent', refundIsCrypto: true },
+  swap: { locked: 'order.asset_locked', payout: 'order.asset_released', refundIsCrypto: true },
+};
+
+const rnd = (value: number, places: number) => Number(`${Math.round(Number(`${value}e${places}`))}e-${places}`);
+
+/** Paid and unconfirmed once `event` is applied (guards run before actions). */
+function project(context: OrderContext, event: OrderEvent): { paid: number; unconfirmed: number } {
+  if (event.type === 'PAYIN') {
+    return event.confirmed
+      ? { paid: context.paid + event.amount, unconfirmed: context.unconfirmed }
+      : { paid: context.paid, unconfirmed: context.unconfirmed + event.amount };
+  }
+  if (event.type === 'CONFIRM') return { paid: context.paid + context.unconfirmed, unconfirmed: 0 };
+  return { paid: context.paid, unconfirmed: context.unconfirmed };
+}
+
+/**
+ * The order lifecycle for one order type: statuses, transitions, delays and the webhook event
+ * of each step. Orders hold plain data; the service applies it with xstate's pure `transition`.
+ */
+export function createOrderMachine(type: OrderType, timings: LifecycleTimings = DEFAULT_TIMINGS) {
+  const ev = EVENTS[type];
+  const notify = (event: WebhookEvent) => ({ type: 'notify', params: { event } }) as const;
+  const payout = (phase: PayoutParams['phase']) => ({ type: 'payout', params: { phase } }) as const;
+  const refund = (phase: RefundParams['phase']) => ({ type: 'refund', params: { phase } }) as const;
+  const refundCompleted = [
+    'completeRefund',
+    refund('completed'),
+    ...(ev.refundIsCrypto ? [notify('order.asset_refunded')] : []),
+  ] as const;
+
+  /** Into `processing` after the last pay-in step: an excess over what is due starts a refund. */
+  const intoProcessing = <const P extends readonly ('addPayin' | 'confirmPayin')[]>(pre: P) =>
+    [
+      { guard: 'wouldOverpay', target: 'processing', actions: [...pre, 'shareOut', refund('started')] },
+      { target: 'processing', actions: [...pre, 'shareOut'] },
+    ] as const;
+  /** The payout's end, by outcome (`fromEvent`: decided by SET_PAYOUT while it runs). */
+  const payoutEnds = (fromEvent: boolean) => {
+    const pre = fromEvent ? (['setOutcome'] as const) : ([] as const);
+    const g = (o: PayoutOutcome) =>
+      fromEvent
+        ? ({ type: 'eventOutcomeIs', params: { outcome: o } } as const)
+        : ({ type: 'outcomeIs', params: { outcome: o } } as const);
+    return [
+      { guard: g('fail'), target: 'failed', actions: [...pre] },
+      { guard: g('revert'), target: 'reverted', actions: [...pre] },
+      { guard: g('partial'), target: 'settled', actions: [...pre, 'applyOutcome', refund('started')] },
+      { target: 'settled', actions: [...pre, 'applyOutcome'] },
+    ] as const;
+  };
+  const setOutcome = { SET_PAYOUT: { actions: 'setOutcome' } } as const;
+
+  return setup({
+    types: {
+      context: {} as OrderContext,
+      events: {} as OrderEvent,
+      input: {} as OrderInput,
+    },
+    actions: {
+      // Effects: no-ops here; the order service runs them from the action list.
+      notify: (() => {}) as ActionFunction<any, any, any, NotifyParams, any, any, any, any, any>,
+      payout: (() => {}) as ActionFunction<any, any, any, PayoutParams, any, any, any, any, any>,
+      refund: (() => {}) as ActionFunction<any, any, any, RefundParams, any, any, any, any, any>,
+      addPayin: assign(({ context, event }) => project(context, event)),
+      confirmPayin: assign(({ context, event }) => project(context, event)),
+      /** Share of the order covered by confirmed pay-ins; any excess is refunded. */
+      shareOut: assign(({ context }) => ({
+        ratio: Math.min(1, context.paid / context.due),
+        refundDue: rnd(Math.max(0, context.paid - context.due), context.precision),
+      })),
+      setOutcome: assign(({ context, event }) =>
+        event.type === 'SET_PAYOUT'
+          ? { outcome: event.outcome, percentage: event.percentage ?? 100 }
+          : { outcome: context.outcome, percentage: context.percentage },
+      ),
+      /** Success keeps the share; partial pays out `percentage` of it and refunds the rest. */
+      applyOutcome: assign(({ context }) => {
+        if (context.outcome !== 'partial') return {};
+        const settledValue = Math.min(context.paid, context.due) * (context.percentage / 100);
+        return {
+          ratio: settledValue / context.due,
+          refundDue: rnd(context.paid - settledValue, context.precision),
+        };
+      }),
+      refundAll: assign(({ context }) => ({ ratio: 0, refundDue: context.paid })),
+      lateRefund: assign(({ context, event }) => {
+        const amount = event.type === 'PAYIN' ? event.amount : 0;
+        return { paid: context.paid + amount, refundDue: rnd(context.refundDue + amount, context.precision) };
+      }),
+      completeRefund: assign(({ context }) => ({ refunded: context.refundDue })),
+    },
+    guards: {
+      wouldCoverDue: ({ context, event }) => event.type === 'PAYIN' && event.confirmed && project(context, event).paid >= context.due,
+      isConfirmed: ({ event }) => event.type === 'PAYIN' && event.confirmed,
+      wouldOverpay: ({ context, event }) => project(context, event).paid > context.due,
+      hasPaid: ({ context }) => context.paid > 0,
+      nothingPaid: ({ context }) => context.paid === 0 && context.unconfirmed === 0,
+      outcomeIs: ({ context }, params: { outcome: PayoutOutcome }) => context.outcome === params.outcome,
+      eventOutcomeIs: ({ event }, params: { outcome: PayoutOutcome }) =>
+        event.type === 'SET_PAYOUT' && event.outcome === params.outcome,
+      underSettled: ({ context }) => context.ratio < 1,
+      hasRefund: ({ context }) => context.refundDue > 0,
+      underSettledWithRefund: ({ context }) => context.ratio < 1 && context.refundDue > 0,
+    },
+    delays: {
+      provisioning: ({ context }) => (context.hold ? timings.provisioning : 0),
+      payinWindow: timings.payinWindow,
+      processing: timings.processing,
+      routing: timings.routing,
+      lpAssignment: timings.lpAssignment,
+      payout: timings.payout,
+      settlement: timings.settlement,
+      refund: timings.refund,
+    },
+  }).createMachine({
+    id: `order-${type}`,
+    initial: 'initiated',
+    context: ({ input }) => ({
+      due: input.due,
+      precision: input.precision,
+      hold: input.hold,
+      paid: 0,
+      unconfirmed: 0,
+      ratio: 0,
+      refundDue: 0,
+      refunded: 0,
+      outcome: input.outcome ?? 'success',
+      percentage: input.percentage ?? 100,
+    }),
+    states: {
+      initiated: {
+        after: { provisioning: 'awaiting_user_payment' },
+        on: { CANCEL: 'cancelled', ...setOutcome },
+      },
+      awaiting_user_payment: {
+        entry: notify('order.created'),
+        after: {
+          payinWindow: [{ guard: 'hasPaid', target: 'processing', actions: 'shareOut' }, { target: 'expired' }],
+        },
+        on: {
+          PAYIN: [
+            ...intoProcessing(['addPayin']).slice(0, 1),
+            { guard: 'wouldCoverDue', target: 'processing', actions: ['addPayin', 'shareOut'] },
+            { guard: 'isConfirmed', actions: 'addPayin' },
+            { target: 'pending', actions: 'addPayin' },
+          ],
+          EXPIRE: [{ guard: 'hasPaid', target: 'processing', actions: 'shareOut' }, { target: 'expired' }],
+          CANCEL: { guard: 'nothingPaid', target: 'cancelled' },
+          ...setOutcome,
+        },
+      },
+      pending: {
+        on: {
+          PAYIN: { actions: 'addPayin' },
+          CONFIRM: intoProcessing(['confirmPayin']),
+          ...setOutcome,
+        },
+      },
+      processing: {
+        entry: notify(ev.locked),
+        after: { processing: 'routing' },
+        on: setOutcome,
+      },
+      routing: {
+        ...(type === 'swap' ? { entry: notify('order.assigned') } : {}),
+        after: { routing: type === 'swap' ? 'executing' : 'awaiting_lp_payment' },
+        on: setOutcome,
+      },
+      awaiting_lp_payment: {
+        entry: notify('order.assigned'),
+        after: { lpAssignment: 'executing' },
+        on: setOutcome,
+      },
+      executing: {
+        entry: [notify(ev.payout), payout('sent')],
+        after: { payout: payoutEnds(false) },
+        on: { SET_PAYOUT: payoutEnds(true) },
+      },
+      settled: {
+        entry: notify('order.settled'),
+        after: {
+          settlement: [
+            { guard: 'underSettledWithRefund', target: 'partially_completed', actions: [...refundCompleted] },
+            { guard: 'underSettled', target: 'partially_completed' },
+            { guard: 'hasRefund', target: 'completed', actions: [...refundCompleted] },
+            { target: 'completed' },
+          ],
+        },
+      },
+      completed: {},
+      partially_completed: {},
+      failed: {
+        entry: [payout('failed'), 'refundAll', refund('started')],
+        after: { refund: 'refunded' },
+      },
+      reverted: {
+        entry: [payout('reverted'), 'refundAll', refund('started')],
+        after: { refund: 'refunded' },
+      },
+      refunded: {
+        entry: [...refundCompleted],
+      },
+      cancelled: {
+        entry: notify('order.cancelled'),
+        on: {
+          PAYIN: { actions: ['lateRefund', refund('started'), raise({ type: 'REFUND_DONE' }, { delay: 'refund', id: 'late-refund' })] },
+          REFUND_DONE: 'refunded',
+        },
+      },
+      expired: {
+        entry: notify('order.expired'),
+        on: {
+          PAYIN: { actions: ['lateRefund', refund('started'), raise({ type: 'REFUND_DONE' }, { delay: 'refund', id: 'late-refund' })] },
+          REFUND_DONE: 'refunded',
+        },
+      },
+    },
+  });
+}
+
+export type OrderMachine = ReturnType<typeof createOrderMachine>;

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { ORDER_STATUSES } from './order.machine';
+
+const MAX_AMOUNT = 1e12;
+
+/** Spec §2.6 quote request leg (shape only; currency/network meaning is checked after). */
+export const LegSchema = z.object({
+  currency: z.string().trim().min(1).max(16).transform((s) => s.toUpperCase()),
+  network: z.string().trim().min(1).max(64).transform((s) => s.toLowerCase()).optional(),
+  amount: z
+    .number()
+    .gt(0, 'must be greater than 0')
+    .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
+    .optional(),
+});
+export type LegInput = z.output<typeof LegSchema>;
+
+export const QuoteBodySchema = z.object({
+  from: LegSchema,
+  to: LegSchema,
+  /** Sandbox extension: partner fee percent to price in (README "Pricing"). */
+  partner_fee: z.number().min(0).max(10).optional(),
+});
+
+/** spec §2.4: DD-MM-YYYY, and a real calendar date. */
+const Dob = z
+  .string()
+  .regex(/^\d{2}-\d{2}-\d{4}$/, 'must be DD-MM-YYYY')
+  .refine((s) => {
+    const [d, m, y] = s.split('-').map(Number) as [number, number, number];
+    const date = new Date(Date.UTC(y, m - 1, d));
+    return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d && y >= 1900;
+  }, 'must be a real date in DD-MM-YYYY');
+
+export const CustomerSchema = z.object({
+  reference: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(200),
+  email: z.email('must be an email address'),
+  phone: z
+    .string()
+    .regex(/^\+?[0-9][0-9 ()-]{5,19}$/, 'must be a phone number of 6-20 digits, optionally starting with +')
+    .optional(),
+  dob: Dob.optional(),
+  address: z.string().trim().min(1, 'must not be empty').max(500).optional(),
+});
+export type Customer = z.output<typeof CustomerSchema>;
+
+export const FiatRecipientSchema = z.object({
+  institution_code: z.string().trim().min(1).max(32),
+  account_number: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits'),
+  account_name: z.string().trim().min(1).max(200),
+  memo: z.string().max(200).optional(),
+});
+export type FiatRecipient = z.output<typeof FiatRecipientSchema>;
+
+export const CryptoRecipientSchema = z.object({
+  address: z.string().trim().min(1).max(200),
+  memo: z.string().max(200).optional(),
+});
+export type CryptoRecipient = z.output<typeof CryptoRecipientSchema>;
+
+export const CreateOrderBodySchema = z.object({
+  quote_id: z.string().min(1).max(64).optional(),
+  merchant_reference: z.string().trim().min(1).max(100).optional(),
+  from: LegSchema.optional(),
+  to: LegSchema.optional(),
+  recipient: z.record(z.string(), z.unknown(), 'Invalid input: expected object'),
+  refund: z.record(z.string(), z.unknown(), 'Invalid input: expected object').optional(),
+  customer: CustomerSchema,
+  partner_fee: z.number().min(0).max(10).optional(),
+  provider_id: z.number().int().positive().optional(),
+  metadata: z.record(z.string(), z.unknown(), 'Invalid input: expected object').nullable().optional(),
+  memo: z.string().max(500).optional(),
+});
+export type CreateOrderBody = z.output<typeof CreateOrderBodySchema>;
+
+export const CancelBodySchema = z.object({ reason: z.string().max(500).optional() });
+
+export const FiatFulfilSchema = z.object({
+  reference: z.string().trim().min(1).max(100),
+  institution: z.string().trim().min(1).max(100),
+});
+export const CryptoFulfilSchema = z.object({ tx_hash: z.string().trim().min(1).max(200) });
+
+export const INCLUDES = ['payout', 'timeline'] as const;
+export type Include = (typeof INCLUDES)[number];
+
+export const IncludeQuerySchema = z.object({
+  include: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      const parts = (s ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+      for (const p of parts) {
+        if (!(INCLUDES as readonly string[]).includes(p)) {
+          ctx.addIssue({ code: 'custom', message: `unknown value ${p}; supported: ${INCLUDES.join(', ')}` });
+          return z.NEVER;
+        }
+      }
+      return new Set(parts as Include[]);
+    }),
+});
+
+const intParam = (name: string, min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s === '') return fallback;
+      const n = Number(s);
+      if (!/^\d+$/.test(s) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+/** CONTRACT §7 list orders. */
+export const ListQuerySchema = z.object({
+  status: z.enum(ORDER_STATUSES).optional(),
+  page: intParam('page', 1, 1_000_000, 1),
+  per_page: intParam('per_page', 1, 100, 20),
+});
+
+/** CONTRACT §4 control bodies. */
+export const ControlPayinSchema = z.object({
+  amount: z.number().gt(0, 'must be greater than 0').max(MAX_AMOUNT).optional(),
+  tx_hash: z.string().trim().min(1).max(200).optional(),
+  tx_reference: z.string().trim().min(1).max(100).optional(),
+  confirmed: z.boolean().optional(),
+});
+
+export const ControlPayoutSchema = z
+  .object({
+    outcome: z.enum(['success', 'fail', 'revert', 'partial']),
+    percentage: z.number().gt(0).lt(100).optional(),
+  })
+  .refine((b) => b.outcome !== 'partial' || b.percentage !== undefined, {
+    message: 'required when outcome is partial (a number between 0 and 100, exclusive)',
+    path: ['percentage'],
+  })
+  .refine((b) => b.outcome === 'partial' || b.percentage === undefined, {
+    message: 'only allowed when outcome is partial',
+    path: ['percentage'],
+  });

@@ -1,0 +1,182 @@
+import { ISO } from '../clock';
+import type { Fee, Pricing, PricedLeg } from '../pricing/pricing';
+import { round } from '../shared/money';
+import type { Include } from './order.schemas';
+import type { OrderRecord, QuoteRecord, Recipient } from './order.store';
+
+/** Spec §2.2 order summary: also the webhook `data`. */
+export interface OrderSummary {
+  reference: string;
+  merchant_reference: string | null;
+  customer_reference: string | null;
+  type: string;
+  from: PricedLeg;
+  to: PricedLeg;
+  pricing: Pricing;
+  fee?: Fee;
+  metadata: Record<string, unknown> | null;
+  amount_paid: number;
+  amount_settled: number;
+  amount_refunded: number;
+  percentage_settled: number;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type OrderDetail = OrderSummary & {
+  recipient: Record<string, unknown>;
+  payin: Record<string, unknown>;
+  payout?: Array<Record<string, unknown>>;
+  refund?: Record<string, unknown>;
+  timeline?: Array<{ group: string; event: string; details: unknown; created_at: string }>;
+};
+
+const SETTLED = new Set(['settled', 'completed', 'partially_completed']);
+
+/** Precision of a leg's currency, from the order's own amounts (set at pricing). */
+export interface Precisions {
+  from: number;
+  to: number;
+}
+
+/** The summary form (spec §2.2): no payin, no payout. */
+export function toSummary(o: OrderRecord, p: Precisions): OrderSummary {
+  const settled = SETTLED.has(o.status);
+  const summary: OrderSummary = {
+    reference: o.reference,
+    merchant_reference: o.merchant_reference,
+    customer_reference: o.customer_reference,
+    type: o.type,
+    from: { ...o.from },
+    to: { ...o.to },
+    pricing: { ...o.pricing },
+    // spec §2.2: fee is omitted when it is embedded in the exchange rate
+    ...(o.fee.fee_in_rate ? {} : { fee: { ...o.fee } }),
+    metadata: o.metadata,
+    amount_paid: round(o.context.paid, p.from),
+    amount_settled: settled ? round(o.to.amount * o.context.ratio, p.to) : 0,
+    amount_refunded: round(o.context.refunded, p.from),
+    percentage_settled: settled ? round(o.context.ratio * 100, 2) : 0,
+    status: o.status,
+    created_at: ISO(o.created_at),
+    updated_at: ISO(o.updated_at),
+  };
+  return summary;
+}
+
+/** The detail form (spec §2.3); payout and timeline only when included. */
+export function toDetail(o: OrderRecord, p: Precisions, include: ReadonlySet<Include>): OrderDetail {
+  const detail: OrderDetail = { ...toSummary(o, p), recipient: recipientView(o.recipient), payin: payinView(o) };
+  if (include.has('payout')) detail.payout = payoutView(o, p);
+  if (o.refund) detail.refund = refundView(o);
+  if (include.has('timeline')) {
+    detail.timeline = o.timeline.map((t) => ({ group: t.group, event: t.event, details: t.details, created_at: ISO(t.at) }));
+  }
+  return detail;
+}
+
+export function toQuoteView(q: QuoteRecord) {
+  return {
+    quote_id: q.quote_id,
+    type: q.type,
+    from: { ...q.from },
+    to: { ...q.to },
+    pricing: { ...q.pricing },
+    fee: { ...q.fee },
+    timestamp: ISO(q.created_at),
+    ttl_in_seconds: Math.round((q.expires_at - q.created_at) / 1000),
+    provider_id: 1,
+  };
+}
+
+function recipientView(r: Recipient): Record<string, unknown> {
+  const memo = r.memo === undefined ? {} : { memo: r.memo };
+  return r.kind === 'fiat'
+    ? { institution_code: r.institution_code, account_number: r.account_number, account_name: r.account_name, ...memo }
+    : { network: r.network, address: r.address, ...memo };
+}
+
+function payinView(o: OrderRecord): Record<string, unknown> {
+  const t = o.payin;
+  const common = {
+    amount: o.from.amount,
+    expires_at: o.payinExpiresAt === null ? null : ISO(o.payinExpiresAt),
+    paid_at: o.payinPaidAt === null ? null : ISO(o.payinPaidAt),
+  };
+  return t.kind === 'fiat'
+    ? {
+        currency: t.currency,
+        account_name: t.account_name,
+        account_number: t.account_number,
+        institution_code: t.institution_code,
+        amount: common.amount,
+        tx_reference: [...o.payinRefs],
+        expires_at: common.expires_at,
+        paid_at: common.paid_at,
+      }
+    : {
+        asset: t.asset,
+        address: t.address,
+        network: t.network,
+        amount: common.amount,
+        tx_hash: [...o.payinRefs],
+        expires_at: common.expires_at,
+        paid_at: common.paid_at,
+      };
+}
+
+function payoutView(o: OrderRecord, p: Precisions): Array<Record<string, unknown>> {
+  if (!o.payout) return [];
+  const landed = SETTLED.has(o.status);
+  const amount = landed ? round(o.to.amount * o.context.ratio, p.to) : o.payout.amount;
+  const percentage = landed ? round(o.context.ratio * 100, 2) : o.payout.percentage;
+  const r = o.recipient;
+  const paidAt = o.payout.paidAt === null ? null : ISO(o.payout.paidAt);
+  return [
+    r.kind === 'fiat'
+      ? {
+          currency: o.to.currency,
+          account_name: r.account_name,
+          account_number: r.account_number,
+          institution_code: r.institution_code,
+          amount,
+          percentage,
+          tx_reference: [...o.payout.refs],
+          paid_at: paidAt,
+        }
+      : {
+          asset: o.to.currency,
+          address: r.address,
+          network: r.network,
+          amount,
+          percentage,
+          tx_hash: [...o.payout.refs],
+          paid_at: paidAt,
+        },
+  ];
+}
+
+function refundView(o: OrderRecord): Record<string, unknown> {
+  const r = o.refundTarget;
+  const refundedAt = o.refund?.refundedAt == null ? null : ISO(o.refund.refundedAt);
+  const amount = o.context.refundDue;
+  return r.kind === 'fiat'
+    ? {
+        currency: o.from.currency,
+        account_name: r.account_name,
+        account_number: r.account_number,
+        institution_code: r.institution_code,
+        amount,
+        tx_reference: o.refund?.ref ?? null,
+        refunded_at: refundedAt,
+      }
+    : {
+        asset: o.from.currency,
+        address: r.address,
+        network: r.network,
+        amount,
+        tx_hash: o.refund?.ref ?? null,
+        refunded_at: refundedAt,
+      };
+}

@@ -1,0 +1,190 @@
+import type { Environment, ReferenceStore } from '../reference';
+import { badRequest } from '../shared/errors';
+import { ceil, floor, round, sum } from '../shared/money';
+
+export type OrderType = 'onramp' | 'offramp' | 'swap';
+
+/** A leg as validated (spec §2.6); `network` is present exactly on crypto legs. */
+export interface Leg {
+  currency: string;
+  network?: string;
+  amount?: number;
+}
+
+/** A priced leg: the amount is always set. */
+export interface PricedLeg {
+  currency: string;
+  network?: string;
+  amount: number;
+}
+
+export interface Pricing {
+  base_currency: string;
+  quote_currency: string;
+  exchange_rate: number;
+}
+
+export interface Fee {
+  currency: string;
+  network_fee: number;
+  protocol_fee: number;
+  partner_fee: number;
+  vat: number;
+  total: number;
+  fee_in_rate: boolean;
+}
+
+export interface Priced {
+  type: OrderType;
+  from: PricedLeg;
+  to: PricedLeg;
+  pricing: Pricing;
+  fee: Fee;
+}
+
+/** The fee model (README "Pricing"); rates in fractions. */
+export const FEE_MODEL = {
+  /** Protocol fee: 0.5% of the converted value. */
+  protocolRate: 0.005,
+  /** VAT: 7.5% of the protocol fee. */
+  vatRate: 0.075,
+  /** Highest partner fee, percent. */
+  maxPartnerFeePercent: 10,
+} as const;
+
+/**
+ * Prices a conversion from its legs (amount on exactly one). Fiat↔crypto: the fee is charged
+ * on top in the fiat currency (`fee_in_rate: false`); swaps embed it in the rate (`true`).
+ * Every amount is rounded to its currency's precision; `total` is the sum of the rounded parts.
+ */
+export function price(
+  ref: ReferenceStore,
+  env: Environment,
+  type: OrderType,
+  from: Leg,
+  to: Leg,
+  partnerFeePercent = 0,
+): Priced {
+  if (type === 'swap') return priceSwap(ref, env, from, to, partnerFeePercent);
+  const fiatLeg = type === 'onramp' ? from : to;
+  const cryptoLeg = type === 'onramp' ? to : from;
+  const fiat = ref.findFiat(fiatLeg.currency)!;
+  const crypto = ref.findCrypto(env, cryptoLeg.currency)!;
+  const rates = ref.rates(fiat.code, crypto.symbol)!;
+  const rate = type === 'onramp' ? rates.buy_rate : rates.sell_rate;
+  const fd = fiat.decimals;
+  const cp = crypto.precision;
+  const networkFee = round(networkFeeUsd(ref, env, cryptoLeg.network!) * usdInFiat(ref, fiat.code), fd);
+  const pct = FEE_MODEL.protocolRate * (1 + FEE_MODEL.vatRate) + partnerFeePercent / 100;
+  const fees = (value: number): Fee => {
+    const protocol = round(value * FEE_MODEL.protocolRate, fd);
+    const partner = round((value * partnerFeePercent) / 100, fd);
+    const vat = round(protocol * FEE_MODEL.vatRate, fd);
+    return {
+      currency: fiat.code,
+      network_fee: networkFee,
+      protocol_fee: protocol,
+      partner_fee: partner,
+      vat,
+      total: sum([networkFee, protocol, partner, vat], fd),
+      fee_in_rate: false,
+    };
+  };
+
+  let fiatAmount: number;
+  let cryptoAmount: number;
+  let fee: Fee;
+  if (type === 'onramp') {
+    // The customer pays fiat = value of the crypto + fees.
+    if (to.amount !== undefined) {
+      cryptoAmount = round(to.amount, cp);
+      const value = round(cryptoAmount * rate, fd);
+      fee = fees(value);
+      fiatAmount = round(value + fee.total, fd);
+    } else {
+      fiatAmount = round(from.amount!, fd);
+      const value = floor((fiatAmount - networkFee) / (1 + pct), fd);
+      cryptoAmount = floor(value / rate, cp);
+      fee = fees(round(cryptoAmount * rate, fd));
+    }
+  } else {
+    // The customer sends crypto; the recipient gets its value less fees.
+    if (from.amount !== undefined) {
+      cryptoAmount = round(from.amount, cp);
+      const value = round(cryptoAmount * rate, fd);
+      fee = fees(value);
+      fiatAmount = round(value - fee.total, fd);
+    } else {
+      fiatAmount = round(to.amount!, fd);
+      cryptoAmount = ceil((fiatAmount + networkFee) / (1 - pct) / rate, cp);
+      fee = fees(round(cryptoAmount * rate, fd));
+    }
+  }
+  if (!(fiatAmount > 0) || !(cryptoAmount > 0)) throw tooSmall(fee);
+  const fiatOut: PricedLeg = { currency: fiat.code, amount: fiatAmount };
+  const cryptoOut: PricedLeg = { currency: crypto.symbol, network: cryptoLeg.network!, amount: cryptoAmount };
+  return {
+    type,
+    from: type === 'onramp' ? fiatOut : cryptoOut,
+    to: type === 'onramp' ? cryptoOut : fiatOut,
+    pricing: { base_currency: crypto.symbol, quote_currency: fiat.code, exchange_rate: rate },
+    fee,
+  };
+}
+
+function priceSwap(ref: ReferenceStore, env: Environment, from: Leg, to: Leg, partnerFeePercent: number): Priced {
+  const a = ref.findCrypto(env, from.currency)!;
+  const b = ref.findCrypto(env, to.currency)!;
+  const network = from.network!;
+  const mid = usdPrice(ref, a.symbol) / usdPrice(ref, b.symbol);
+  const networkFee = round(networkFeeUsd(ref, env, network) / usdPrice(ref, a.symbol), a.precision);
+  const pct = FEE_MODEL.protocolRate * (1 + FEE_MODEL.vatRate) + partnerFeePercent / 100;
+  let fromAmount: number;
+  if (from.amount !== undefined) fromAmount = round(from.amount, a.precision);
+  else fromAmount = ceil((to.amount! / mid + networkFee) / (1 - pct), a.precision);
+  const protocol = round(fromAmount * FEE_MODEL.protocolRate, a.precision);
+  const partner = round((fromAmount * partnerFeePercent) / 100, a.precision);
+  const vat = round(protocol * FEE_MODEL.vatRate, a.precision);
+  const total = sum([networkFee, protocol, partner, vat], a.precision);
+  const fee: Fee = {
+    currency: a.symbol,
+    network_fee: networkFee,
+    protocol_fee: protocol,
+    partner_fee: partner,
+    vat,
+    total,
+    fee_in_rate: true,
+  };
+  const toAmount = to.amount !== undefined ? round(to.amount, b.precision) : floor((fromAmount - total) * mid, b.precision);
+  if (!(toAmount > 0) || fromAmount - total <= 0) throw tooSmall(fee);
+  return {
+    type: 'swap',
+    from: { currency: a.symbol, network, amount: fromAmount },
+    to: { currency: b.symbol, network, amount: toAmount },
+    pricing: {
+      base_currency: a.symbol,
+      quote_currency: b.symbol,
+      exchange_rate: Number((toAmount / fromAmount).toPrecision(10)),
+    },
+    fee,
+  };
+}
+
+function tooSmall(fee: Fee) {
+  return badRequest(`amount is too small: fees alone come to ${fee.total} ${fee.currency}`);
+}
+
+function networkFeeUsd(ref: ReferenceStore, env: Environment, network: string): number {
+  return ref.findNetwork(env, network)?.network_fee_usd ?? 0;
+}
+
+/** Fiat units per US dollar: through the first USD-based stablecoin. */
+function usdInFiat(ref: ReferenceStore, fiat: string): number {
+  return ref.midRate(fiat, ref.usdStablecoin())!;
+}
+
+/** US dollars per unit of a crypto currency. */
+function usdPrice(ref: ReferenceStore, symbol: string): number {
+  const fiat = ref.fiatCurrencies()[0]!.code;
+  return ref.midRate(fiat, symbol)! / ref.midRate(fiat, ref.usdStablecoin())!;
+}
