@@ -1,6 +1,7 @@
 import { assign, raise, setup, type ActionFunction } from 'xstate';
 import type { WebhookEvent } from '../shared/events';
 import type { OrderType } from '../pricing/pricing';
+import { round } from '../shared/money';
 
 /** Spec §3: every order status; machine state ids are these, so `snapshot.value` is the status. */
 export const ORDER_STATUSES = [
@@ -101,7 +102,6 @@ const EVENTS: Record<OrderType, { locked: WebhookEvent; payout: WebhookEvent; re
   swap: { locked: 'order.asset_locked', payout: 'order.asset_released', refundIsCrypto: true },
 };
 
-const rnd = (value: number, places: number) => Number(`${Math.round(Number(`${value}e${places}`))}e-${places}`);
 
 /** Paid and unconfirmed once `event` is applied (guards run before actions). */
 function project(context: OrderContext, event: OrderEvent): { paid: number; unconfirmed: number } {
@@ -167,7 +167,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       /** Share of the order covered by confirmed pay-ins; any excess is refunded. */
       shareOut: assign(({ context }) => ({
         ratio: Math.min(1, context.paid / context.due),
-        refundDue: rnd(Math.max(0, context.paid - context.due), context.precision),
+        refundDue: round(Math.max(0, context.paid - context.due), context.precision),
       })),
       setOutcome: assign(({ context, event }) =>
         event.type === 'SET_PAYOUT'
@@ -180,13 +180,13 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         const settledValue = Math.min(context.paid, context.due) * (context.percentage / 100);
         return {
           ratio: settledValue / context.due,
-          refundDue: rnd(context.paid - settledValue, context.precision),
+          refundDue: round(context.paid - settledValue, context.precision),
         };
       }),
       refundAll: assign(({ context }) => ({ ratio: 0, refundDue: context.paid })),
       lateRefund: assign(({ context, event }) => {
         const amount = event.type === 'PAYIN' ? event.amount : 0;
-        return { paid: context.paid + amount, refundDue: rnd(context.refundDue + amount, context.precision) };
+        return { paid: context.paid + amount, refundDue: round(context.refundDue + amount, context.precision) };
       }),
       completeRefund: assign(({ context }) => ({ refunded: context.refundDue })),
     },

@@ -1,0 +1,89 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../clock';
+import { createReferenceStore, loadFixtures, type Environment } from '../reference';
+import { ApiError } from '../shared/errors';
+import { price, type OrderType } from './pricing';
+
+const fixtures = loadFixtures();
+const ref = createReferenceStore(fixtures, { seed: 1, clock: new VirtualClock({ start: 0 }) });
+const env: Environment = 'test';
+const networks = fixtures.networks.test;
+const fiats = fixtures.fiats.map((f) => f.code);
+
+const pairArb = fc
+  .record({
+    network: fc.constantFrom(...networks),
+    fiat: fc.constantFrom(...fiats),
+    type: fc.constantFrom<OrderType>('onramp', 'offramp', 'swap'),
+    onFrom: fc.boolean(),
+    amount: fc.double({ min: 0.000001, max: 5_000_000, noNaN: true }),
+    partnerFee: fc.constantFrom(0, 0.5, 2.5),
+    pick: fc.nat(),
+  })
+  .map((r) => {
+    const cryptos = r.network.currencies;
+    const a = cryptos[r.pick % cryptos.length]!;
+    const b = cryptos[(r.pick + 1) % cryptos.length]!;
+    const crypto = { currency: a, network: r.network.identifier };
+    const fiat = { currency: r.fiat };
+    const [from, to] =
+      r.type === 'onramp' ? [fiat, crypto] : r.type === 'offramp' ? [crypto, fiat] : [crypto, { currency: b, network: r.network.identifier }];
+    const amount = { amount: r.amount };
+    return {
+      ...r,
+      from: r.onFrom ? { ...from, ...amount } : { ...from },
+      to: r.onFrom ? { ...to } : { ...to, ...amount },
+    };
+  });
+
+const decimalsOf = (code: string) =>
+  fixtures.fiats.find((f) => f.code === code)?.decimals ?? fixtures.cryptos.find((c) => c.symbol === code)!.precision;
+const hasAtMost = (value: number, decimals: number) => Math.abs(Number(value.toFixed(decimals)) - value) < 1e-9;
+
+describe('pricing invariants (property)', () => {
+  it('rounds to precision, keeps total = sum of parts, and keeps legs consistent with rate and fee', () => {
+    fc.assert(
+      fc.property(pairArb, (r) => {
+        let p;
+        try {
+          p = price(ref, env, r.type, r.from, r.to, r.partnerFee);
+        } catch (error) {
+          // Only "too small to cover fees" may refuse a valid request.
+          expect(error).toBeInstanceOf(ApiError);
+          expect((error as ApiError).message).toMatch(/too small/);
+          return;
+        }
+        expect(p.type).toBe(r.type);
+        expect(p.from.amount).toBeGreaterThan(0);
+        expect(p.to.amount).toBeGreaterThan(0);
+        expect(hasAtMost(p.from.amount, decimalsOf(p.from.currency))).toBe(true);
+        expect(hasAtMost(p.to.amount, decimalsOf(p.to.currency))).toBe(true);
+        const f = p.fee;
+        const feeDecimals = decimalsOf(f.currency);
+        for (const part of [f.network_fee, f.protocol_fee, f.partner_fee, f.vat, f.total]) {
+          expect(part).toBeGreaterThanOrEqual(0);
+          expect(hasAtMost(part, feeDecimals)).toBe(true);
+        }
+        expect(f.total).toBeCloseTo(f.network_fee + f.protocol_fee + f.partner_fee + f.vat, feeDecimals);
+        expect(f.fee_in_rate).toBe(r.type === 'swap');
+        const rate = p.pricing.exchange_rate;
+        if (r.type === 'onramp') {
+          // fiat paid = crypto value at the rate + fees, within one unit of rounding each side
+          const tol = rate * 10 ** -decimalsOf(p.to.currency) + 3 * 10 ** -feeDecimals + 1e-6 * p.from.amount;
+          expect(Math.abs(p.from.amount - (p.to.amount * rate + f.total))).toBeLessThanOrEqual(tol + rate * 10 ** -decimalsOf(p.to.currency));
+        } else if (r.type === 'offramp') {
+          const tol = rate * 10 ** -decimalsOf(p.from.currency) + 3 * 10 ** -feeDecimals + 1e-6 * p.to.amount;
+          expect(Math.abs(p.to.amount - (p.from.amount * rate - f.total))).toBeLessThanOrEqual(tol + 10 ** -feeDecimals);
+        } else {
+          expect(p.to.amount).toBeLessThanOrEqual(p.from.amount * (ref.midRate(fiats[0]!, p.from.currency)! / ref.midRate(fiats[0]!, p.to.currency)!) + 1e-6);
+          expect(p.pricing).toMatchObject({ base_currency: p.from.currency, quote_currency: p.to.currency });
+        }
+        // the given amount is kept
+        if (r.onFrom) expect(p.from.amount).toBeCloseTo(r.from.amount!, decimalsOf(p.from.currency) - 1);
+        else expect(p.to.amount).toBeCloseTo(r.to.amount!, decimalsOf(p.to.currency) - 1);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ceil, floor, round, sum } from './money';
+
+describe('money', () => {
+  it('rounds half away from zero without binary drift', () => {
+    expect(round(1.005, 2)).toBe(1.01);
+    expect(round(-1.005, 2)).toBe(-1.01);
+    expect(round(2.675, 2)).toBe(2.68);
+    expect(round(1234.5, 0)).toBe(1235);
+  });
+
+  it('handles numbers JavaScript prints in exponent notation', () => {
+    expect(round(1e-7, 8)).toBe(1e-7);
+    expect(round(1.2e-9, 8)).toBe(0);
+    expect(ceil(1e-7, 6)).toBe(0.000001);
+    expect(floor(5e-7, 6)).toBe(0);
+    expect(round(1e21, 2)).toBe(1e21);
+  });
+
+  it('floors and ceils to a precision', () => {
+    expect(floor(1.239, 2)).toBe(1.23);
+    expect(ceil(1.231, 2)).toBe(1.24);
+    expect(ceil(1.23, 2)).toBe(1.23);
+  });
+
+  it('sums to the rounded total', () => {
+    expect(sum([0.1, 0.2], 2)).toBe(0.3);
+  });
+});
