@@ -14,6 +14,7 @@ import { registerHealthRoutes } from './http/routes/health.routes';
 import { registerReferenceRoutes } from './http/routes/reference.routes';
 import { registerOrderRoutes } from './http/routes/orders.routes';
 import { registerOrderControlRoutes } from './control/orders.routes';
+import { registerDashboard } from './control/dashboard';
 import { createOrderService, type OrderService } from './orders';
 import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
 import { ok } from './shared/envelope';
@@ -133,6 +134,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerPartnerRoutes(router, { partners });
       registerClockRoutes(router, { clock });
       registerOrderControlRoutes(router, { orders });
+      registerDashboard(router, { clock, partners, orders });
       router.post('/sandbox/reset', (ctx) => {
         sandbox.reset();
         ctx.body = ok('Sandbox reset', { clock: clockView(clock), demo_client_id: demoPartner.client_id });

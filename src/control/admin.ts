@@ -10,7 +10,9 @@ import { requireJsonBody } from '../http/middleware/body';
 export function requireAdmin(adminToken: string | undefined): Middleware {
   return async (ctx, next) => {
     if (adminToken) {
-      const given = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
+      // A browser cannot send a bearer token to the dashboard: it may pass ?token= instead.
+      const fromQuery = ctx.path === '/sandbox/dashboard' && typeof ctx.query.token === 'string' ? ctx.query.token : '';
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? fromQuery;
       if (!safeEqual(given, adminToken)) {
         throw unauthorized('The control API needs Authorization: Bearer <admin token> (--admin-token)');
       }
