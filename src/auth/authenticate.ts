@@ -2,7 +2,7 @@ import type { WallClock } from '../clock';
 import type { Environment } from '../reference';
 import { ApiError, unauthorized } from '../shared/errors';
 import type { Partner, PartnerRegistry } from './partner.registry';
-import { SIGNATURE_FORMAT, safeEqual, sign, signatureHint, type CanonicalParts } from './signature';
+import { SIGNATURE_FORMAT, safeEqual, sign, signatureHint, verify, type CanonicalParts } from './signature';
 
 /** What a route needs: `read` accepts the public key (no HMAC) or the secret key (HMAC). */
 export type Access = 'read' | 'secret';
@@ -112,12 +112,12 @@ function verifySignature(
     path: req.path,
     rawBody: req.rawBody,
   };
-  const hint = { headers: { 'svc-sandbox-hint': signatureHint(parts) } };
-  if (!SIGNATURE_FORMAT.test(req.signature)) throw unauthorized(AUTH_MESSAGES.badSignatureFormat, hint);
-  const keys = partner.keys[env];
-  if (safeEqual(sign(parts, keys.encryption_key), req.signature)) return;
+  // Computed only on failure: the hint hashes the body, which a good request never needs.
+  const hint = () => ({ headers: { 'svc-sandbox-hint': signatureHint(parts) } });
+  if (!SIGNATURE_FORMAT.test(req.signature)) throw unauthorized(AUTH_MESSAGES.badSignatureFormat, hint());
+  if (verify(parts, partner.keys[env].encryption_key, req.signature)) return;
   const mistake = diagnose(parts, req.signature, partner, env);
-  throw unauthorized(mistake ? `${AUTH_MESSAGES.badSignature}: ${mistake}` : AUTH_MESSAGES.badSignature, hint);
+  throw unauthorized(mistake ? `${AUTH_MESSAGES.badSignature}: ${mistake}` : AUTH_MESSAGES.badSignature, hint());
 }
 
 /** Names the spec §5.2 "known mistake" a bad signature matches, when it matches one. */

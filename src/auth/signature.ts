@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** The pieces of the spec §5.2 / §6.4 canonical string. */
 export interface CanonicalParts {
@@ -27,6 +27,16 @@ export function safeEqual(a: string, b: string): boolean {
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
+/**
+ * Whether `signature` (`sha256=<64 lowercase hex>`, format already checked) is the HMAC of
+ * `parts` under `encryptionKey`: compares the raw digests in constant time.
+ */
+export function verify(parts: CanonicalParts, encryptionKey: string, signature: string): boolean {
+  const expected = createHmac('sha256', keyObject(encryptionKey)).update(canonicalString(parts)).digest();
+  const given = Buffer.from(signature.slice(7), 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 export const SIGNATURE_FORMAT = /^sha256=[0-9a-f]{64}$/;
 
 /**
@@ -38,4 +48,17 @@ export function signatureHint(p: CanonicalParts): string {
   const body = Buffer.from(p.rawBody, 'utf8');
   const hash = createHash('sha256').update(body).digest('hex');
   return `prefix=${prefix}; body_sha256=${hash}; body_length=${body.length}`;
+}
+
+const keyObjects = new Map<string, KeyObject>();
+
+/** The key as a KeyObject, imported once per key (keys are few and live as long as the partner). */
+function keyObject(key: string): KeyObject {
+  let k = keyObjects.get(key);
+  if (!k) {
+    if (keyObjects.size > 10_000) keyObjects.clear();
+    k = createSecretKey(Buffer.from(key, 'utf8'));
+    keyObjects.set(key, k);
+  }
+  return k;
 }

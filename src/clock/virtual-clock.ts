@@ -171,7 +171,8 @@ export class VirtualClock implements Scheduler {
         const at = Math.max(entry.due, this.pinned ?? this.lastNow);
         this.pinned = at;
         this.lastNow = at;
-        fired.push({ at, label: entry.label });
+        entry.at = at;
+        fired.push(entry);
         try {
           entry.fire();
         } catch (error) {

@@ -216,17 +216,19 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
   }).createMachine({
     id: `order-${type}`,
     initial: 'initiated',
+    // `input` is undefined when xstate builds its throwaway actor inside transition(): answer
+    // cheaply instead of throwing (a throw per transition cost ~40 µs in the bench).
     context: ({ input }) => ({
-      due: input.due,
-      precision: input.precision,
-      hold: input.hold,
+      due: input?.due ?? 0,
+      precision: input?.precision ?? 0,
+      hold: input?.hold ?? false,
       paid: 0,
       unconfirmed: 0,
       ratio: 0,
       refundDue: 0,
       refunded: 0,
-      outcome: input.outcome ?? 'success',
-      percentage: input.percentage ?? 100,
+      outcome: input?.outcome ?? 'success',
+      percentage: input?.percentage ?? 100,
     }),
     states: {
       initiated: {

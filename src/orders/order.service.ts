@@ -1,4 +1,3 @@
-import { transition, initialTransition } from 'xstate';
 import type { Partner } from '../auth';
 import { ISO, type VirtualClock } from '../clock';
 import { price, type Leg, type OrderType } from '../pricing/pricing';
@@ -19,6 +18,7 @@ import type { Ids } from '../shared/ids';
 import { round } from '../shared/money';
 import { parseOrThrow } from '../shared/validation';
 import { addressProblem, createArtefacts, txHashProblem } from './addresses';
+import { createPureTransitions, type ExecutableAction } from './pure-transition';
 import {
   createOrderMachine,
   DEFAULT_TIMINGS,
@@ -80,6 +80,11 @@ export function createOrderService(deps: OrderServiceDeps) {
     onramp: createOrderMachine('onramp', timings),
     offramp: createOrderMachine('offramp', timings),
     swap: createOrderMachine('swap', timings),
+  };
+  const pure = {
+    onramp: createPureTransitions(machines.onramp),
+    offramp: createPureTransitions(machines.offramp),
+    swap: createPureTransitions(machines.swap),
   };
   const store = new OrderStore();
   const artefacts = createArtefacts(ids.faker);
@@ -256,12 +261,10 @@ export function createOrderService(deps: OrderServiceDeps) {
       context: undefined as unknown as OrderRecord['context'],
       created_at: now,
       updated_at: now,
-      timers: {},
-      events: [],
+      timers: [],
     };
     store.add(order);
-    const machine = machines[type];
-    const [snapshot, actions] = initialTransition(machine, {
+    const [snapshot, actions] = pure[type].initial({
       due: priced.from.amount,
       precision: fromPrecision,
       hold: magic?.kind === 'hold_initiated',
@@ -444,7 +447,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       }
       if (first) accepted = true;
       first = false;
-      const [next, actions] = transition(machines[order.type], snapshot, e);
+      const [next, actions] = pure[order.type].transition(snapshot, e);
       const before = order.status;
       order.context = next.context;
       order.status = next.value as OrderStatus;
@@ -458,7 +461,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     return accepted;
   }
 
-  function runActions(order: OrderRecord, actions: ReadonlyArray<{ type: string; params?: unknown }>, queue: OrderEvent[]) {
+  function runActions(order: OrderRecord, actions: readonly ExecutableAction[], queue: OrderEvent[]) {
     for (const action of actions) {
       const params = (action.params ?? {}) as Record<string, any>;
       switch (action.type) {
@@ -479,14 +482,15 @@ export function createOrderService(deps: OrderServiceDeps) {
           if (delay <= 0) {
             queue.push(event);
           } else {
-            order.timers[id] = clock.setTimer(
+            const timer = clock.setTimer(
               clock.now() + delay,
               () => {
-                delete order.timers[id];
+                order.timers = order.timers.filter(([key]) => key !== id);
                 dispatch(order, event);
               },
               `${order.reference}: ${describeTimer(id)}`,
             );
+            order.timers.push([id, timer]);
           }
           break;
         }
@@ -500,16 +504,15 @@ export function createOrderService(deps: OrderServiceDeps) {
   }
 
   function cancelTimer(order: OrderRecord, id: string) {
-    const timer = order.timers[id];
-    if (timer !== undefined) {
-      clock.clearTimer(timer);
-      delete order.timers[id];
+    const slot = order.timers.find(([key]) => key === id);
+    if (slot) {
+      clock.clearTimer(slot[1]);
+      order.timers = order.timers.filter((s) => s !== slot);
     }
   }
 
   function emit(order: OrderRecord, event: WebhookEvent) {
     const at = clock.now();
-    order.events.push(event);
     order.updated_at = at;
     note(order, 'webhook', event, null);
     if (listeners.size === 0) return;

@@ -1,6 +1,5 @@
 import type { Environment } from '../reference';
 import type { Priced, OrderType } from '../pricing/pricing';
-import type { WebhookEvent } from '../shared/events';
 import type { MagicAmountBehaviour } from '../reference';
 import type { OrderContext, OrderStatus } from './order.machine';
 
@@ -41,9 +40,8 @@ export interface OrderRecord extends Priced {
   context: OrderContext;
   created_at: number;
   updated_at: number;
-  /** Pending virtual-clock timers by xstate delayed-event id. */
-  timers: Record<string, number>;
-  events: WebhookEvent[];
+  /** Pending virtual-clock timers: [xstate delayed-event id, clock timer id] pairs (usually 0 or 1). */
+  timers: Array<[string, number]>;
 }
 
 export interface QuoteRecord extends Priced {

@@ -27,7 +27,15 @@ export function parseBody(): Middleware {
       ctx.state.bodyError = new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.malformedJson}: ${(err as Error).message}`);
     },
   });
-  return parser as unknown as Middleware;
+  const parse = parser as unknown as Middleware;
+  return (ctx, next) => {
+    // Most requests (every GET) carry no body: skip the parser's content-type probing.
+    if (ctx.req.headers['content-length'] === undefined && ctx.req.headers['transfer-encoding'] === undefined) {
+      ctx.request.body = {};
+      return next();
+    }
+    return parse(ctx, next);
+  };
 }
 
 /** Raises a remembered parse error, and rejects a non-JSON body; call after authentication. */

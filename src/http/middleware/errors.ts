@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError } from '../../shared/errors';
 
@@ -12,29 +12,23 @@ export const ERROR_MESSAGES = {
 } as const;
 
 /**
- * Renders every error in the documented envelope (spec §7, CONTRACT §3). Mounted first, so
- * Koa's own text/plain handler never answers. ApiError → its code; other 4xx (parser, router)
- * → E_BADREQUEST / E_NOTFOUND; anything else is our bug: logged with its stack.
+ * Renders a caught error in the documented envelope (spec §7, CONTRACT §3). ApiError → its
+ * code; other 4xx (parser) → E_BADREQUEST / E_NOTFOUND; anything else is our bug: logged with
+ * its stack and answered 500.
  */
-export function errorHandler(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (caught) {
-      const error = toApiError(caught);
-      if (!error) {
-        logger.error({ err: caught, reqId: ctx.state.reqId, method: ctx.method, url: ctx.originalUrl }, 'unexpected error');
-        ctx.status = 500;
-        ctx.body = { status: false, code: 'E_BADREQUEST', message: ERROR_MESSAGES.internal };
-        return;
-      }
-      ctx.status = error.status;
-      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      ctx.body = error.alternative
-        ? { status: 'failed', message: error.message, data: null }
-        : { status: false, code: error.code, message: error.message };
-    }
-  };
+export function renderError(ctx: Context, caught: unknown, logger: Logger): void {
+  const error = toApiError(caught);
+  if (!error) {
+    logger.error({ err: caught, reqId: ctx.state.reqId, method: ctx.method, url: ctx.originalUrl }, 'unexpected error');
+    ctx.status = 500;
+    ctx.body = { status: false, code: 'E_BADREQUEST', message: ERROR_MESSAGES.internal };
+    return;
+  }
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  ctx.body = error.alternative
+    ? { status: 'failed', message: error.message, data: null }
+    : { status: false, code: error.code, message: error.message };
 }
 
 /** Maps a thrown value to an ApiError, or undefined when it is an unexpected bug. */
@@ -46,7 +40,7 @@ export function toApiError(caught: unknown): ApiError | undefined {
     if (status === 404) return new ApiError('E_NOTFOUND', ERROR_MESSAGES.notFound);
     const expose = (caught as { expose?: boolean }).expose;
     const message = expose ? String((caught as Error).message) : ERROR_MESSAGES.malformedJson;
-    return new ApiError('E_BADREQUEST', message, { status: status === 405 ? 405 : 400 });
+    return new ApiError('E_BADREQUEST', message, { status: 400 });
   }
   return undefined;
 }

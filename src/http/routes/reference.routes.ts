@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ReferenceStore } from '../../reference';
 import { ok } from '../../shared/envelope';
@@ -16,12 +17,24 @@ const ExchangeRateQuerySchema = z.object({ from: z.string().min(1), to: z.string
 export function registerReferenceRoutes(router: Router, deps: AuthDeps & { reference: ReferenceStore }): void {
   const read = requireAuth(deps, 'read');
   const ref = deps.reference;
+  // Reference lists never change while the sandbox runs: serialise each envelope once.
+  const serialised = new Map<string, string>();
+  const cached = (ctx: Context, key: string, build: () => unknown) => {
+    let json = serialised.get(key);
+    if (json === undefined) {
+      json = JSON.stringify(build());
+      serialised.set(key, json);
+    }
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = json;
+  };
 
   router.get('/v1/fiat-currencies', read, (ctx) => {
-    ctx.body = ok('Fiat currencies retrieved', ref.fiatCurrencies());
+    cached(ctx, 'fiat', () => ok('Fiat currencies retrieved', ref.fiatCurrencies()));
   });
   router.get('/v1/crypto-currencies', read, (ctx) => {
-    ctx.body = ok('Crypto currencies retrieved', ref.cryptoCurrencies(authOf(ctx).env));
+    const env = authOf(ctx).env;
+    cached(ctx, `${env}|crypto`, () => ok('Crypto currencies retrieved', ref.cryptoCurrencies(env)));
   });
   router.get('/v1/crypto-currencies/:identifier', read, (ctx) => {
     ctx.body = ok('Crypto currency retrieved', ref.cryptoCurrency(authOf(ctx).env, ctx.params.identifier!));
@@ -30,7 +43,8 @@ export function registerReferenceRoutes(router: Router, deps: AuthDeps & { refer
     ctx.body = ok('Networks retrieved', ref.cryptoNetworks(authOf(ctx).env, ctx.params.identifier!));
   });
   router.get('/v1/networks', read, (ctx) => {
-    ctx.body = ok('Networks retrieved', ref.networks(authOf(ctx).env));
+    const env = authOf(ctx).env;
+    cached(ctx, `${env}|networks`, () => ok('Networks retrieved', ref.networks(env)));
   });
   router.get('/v1/networks/:identifier', read, (ctx) => {
     ctx.body = ok('Network retrieved', ref.network(authOf(ctx).env, ctx.params.identifier!));

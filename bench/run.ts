@@ -1,0 +1,135 @@
+/**
+ * `npm run bench`: the sandbox against a bare Koa server answering the same JSON, loaded with
+ * autocannon in the same run, plus heap per order and timer cost. Writes bench/results/latest.md.
+ * Figures are from this machine at this moment: compare ratios, not absolute numbers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import autocannon from 'autocannon';
+import { signRequest } from '../src/auth';
+import { createSandbox } from '../src/main';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
+const root = new URL('..', import.meta.url).pathname;
+const tsx = `${root}node_modules/.bin/tsx`;
+const children: ChildProcess[] = [];
+
+function startServer(kind: 'sandbox' | 'bare', stdin?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [`${root}bench/servers.ts`, kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    child.stdout!.on('data', (chunk) => {
+      const m = /PORT (\d+)/.exec(String(chunk));
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`${kind} server exited ${code}`)));
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+function runNode(args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
+    let out = '';
+    child.stdout!.on('data', (c) => (out += String(c)));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+  });
+}
+
+async function load(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string }) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, method: (opts.method ?? 'GET') as 'GET', headers: opts.headers, body: opts.body });
+  return { rps: Math.round(result.requests.average), p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+async function main() {
+  const demo = createSandbox({ logLevel: 'silent' });
+  const partner = demo.demoPartner;
+  demo.close();
+  const creds = { clientId: partner.client_id, secretKey: partner.keys.test.secret_key, encryptionKey: partner.keys.test.encryption_key };
+  const signed = (method: string, path: string, body?: string) => signRequest({ method, path, body, ...creds });
+
+  const sandboxPort = await startServer('sandbox');
+  const base = `http://127.0.0.1:${sandboxPort}`;
+  const orderBody = JSON.stringify({
+    from: { currency: 'NGN', amount: 50_000 },
+    to: { currency: 'USDT', network: 'base-sepolia' },
+    recipient: { address: `0x${'5'.repeat(40)}` },
+    customer: { reference: 'bench', name: 'Ada Obi', email: 'ada@example.com' },
+  });
+  const fetchJson = async (method: string, path: string, body?: string): Promise<any> => {
+    const res = await fetch(base + path, { method, headers: signed(method, path, body), body });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const networks = await fetchJson('GET', '/v1/networks');
+  const created = await fetchJson('POST', '/v1/orders', orderBody);
+  const orderPath = `/v1/orders/${created.data.reference}`;
+  const order = await fetchJson('GET', orderPath);
+  const barePort = await startServer('bare', JSON.stringify({ networks, order, created }));
+  const bare = `http://127.0.0.1:${barePort}`;
+
+  const rows: Array<{ name: string; target: number; sandbox: Awaited<ReturnType<typeof load>>; bare: Awaited<ReturnType<typeof load>> }> = [];
+  const pair = async (name: string, target: number, path: string, method = 'GET', body?: string) => {
+    // Headers are signed once: the timestamp stays within the ±300 s skew for the whole run.
+    // Both servers get the same request bytes, signed headers included.
+    const headers = signed(method, path, body);
+    const s = await load(base + path, { method, headers, body });
+    const b = await load(bare + path, { method, headers, body });
+    rows.push({ name, target, sandbox: s, bare: b });
+    process.stdout.write(`${name}: sandbox ${s.rps} req/s, bare ${b.rps} req/s (${((100 * s.rps) / b.rps).toFixed(0)}%)\n`);
+  };
+  await pair('signed GET /v1/networks', 60, '/v1/networks');
+  await pair('signed GET /v1/orders/{reference}', 50, orderPath);
+  await pair('signed POST /v1/orders', 35, '/v1/orders', 'POST', orderBody);
+  for (const c of children) c.kill();
+
+  process.stdout.write(`heap per order over ${ORDERS} orders...\n`);
+  const heap = await runNode(['--expose-gc', '--import', 'tsx', 'bench/heap.ts', String(ORDERS)]);
+  process.stdout.write(`${JSON.stringify(heap)}\ntimer cost...\n`);
+  const timers = await runNode(['--import', 'tsx', 'bench/timers.ts']);
+  process.stdout.write(`${JSON.stringify(timers)}\n`);
+
+  const pct = (r: (typeof rows)[number]) => (100 * r.sandbox.rps) / r.bare.rps;
+  const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+  const lines = [
+    '# Bench results',
+    '',
+    `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+    `autocannon: ${CONNECTIONS} connections, ${DURATION} s per route; sandbox and bare Koa each in their own process, loaded one after the other in this run.`,
+    'The sandbox runs with logs at `warn` and the rate limit lifted (it would otherwise answer 429).',
+    '',
+    '## Throughput against bare Koa (same JSON)',
+    '',
+    '| route | sandbox req/s | bare Koa req/s | ratio | target | verdict | sandbox p99 ms | non-2xx |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.name} | ${r.sandbox.rps} | ${r.bare.rps} | ${pct(r).toFixed(0)}% | ≥ ${r.target}% | ${verdict(pct(r) >= r.target)} | ${r.sandbox.p99} | ${r.sandbox.non2xx} |`),
+    '',
+    '## Orders in memory',
+    '',
+    `${heap.orders} orders (a third of each type) created, paid in and taken to \`completed\` on the manual clock (${heap.timersFired} timers fired): **${heap.heapBytesPerOrder} bytes of heap per order** after GC (target ≤ 4096: ${verdict(heap.heapBytesPerOrder <= 4096)}); ${heap.ordersPerSecond} orders/s through their whole lifecycle in process.`,
+    '',
+    '## Virtual clock: cost per fired timer of one advance',
+    '',
+    '| due timers | ns per timer |',
+    '|---|---|',
+    ...Object.entries(timers.nsPerTimer).map(([n, ns]) => `| ${Number(n).toLocaleString('en')} | ${ns} |`),
+    '',
+    `100k vs 1k: ${timers.ratio100kTo1k}× (target ≤ 2×: ${verdict(timers.ratio100kTo1k <= 2)}).`,
+    '',
+  ];
+  mkdirSync(`${root}bench/results`, { recursive: true });
+  writeFileSync(`${root}bench/results/latest.md`, lines.join('\n'));
+  process.stdout.write(`wrote bench/results/latest.md\n`);
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`${(error as Error).stack}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const c of children) c.kill();
+  });
