@@ -22,6 +22,10 @@ export interface SandboxConfig {
   quoteTtlMs: number;
   /** Pay-in window, virtual ms (CONTRACT §8: 30 min). */
   payinWindowMs: number;
+  /** Wall ms a webhook receiver has to answer (CONTRACT §5: 15 s). */
+  webhookTimeoutMs: number;
+  /** Virtual delays before webhook attempts 2..n (CONTRACT §5). */
+  webhookRetryScheduleMs: number[];
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = {
@@ -38,6 +42,8 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   clockStart: undefined,
   quoteTtlMs: 60_000,
   payinWindowMs: 30 * 60_000,
+  webhookTimeoutMs: 15_000,
+  webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
 };
 
 export const USAGE = `Usage: npm start -- [options]
@@ -55,6 +61,9 @@ export const USAGE = `Usage: npm start -- [options]
   --clock-start ISO   virtual start time (SANDBOX_CLOCK_START; default now)
   --quote-ttl D       quote lifetime, virtual (SANDBOX_QUOTE_TTL; default 60s)
   --payin-window D    pay-in window, virtual (SANDBOX_PAYIN_WINDOW; default 30m)
+  --webhook-timeout D  wall time a receiver has to answer 2xx (SANDBOX_WEBHOOK_TIMEOUT; default 15s)
+  --webhook-retries L  virtual delays before attempts 2..n, comma-separated
+                       (SANDBOX_WEBHOOK_RETRIES; default 5s,5m,30m,2h,5h,10h,10h)
   --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
   --help              this text
 `;
@@ -84,6 +93,8 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       'log-level': { type: 'string' },
       'quote-ttl': { type: 'string' },
       'payin-window': { type: 'string' },
+      'webhook-timeout': { type: 'string' },
+      'webhook-retries': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -106,7 +117,13 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     if (ms === undefined || ms <= 0) throw new ConfigError(`${name}: ${raw} is not a duration such as 60s, 30m or 1h`);
     return ms;
   };
+  const retriesRaw = pick(values['webhook-retries'], 'SANDBOX_WEBHOOK_RETRIES');
+  const webhookRetryScheduleMs = retriesRaw
+    ? retriesRaw.split(',').map((part) => duration(part.trim(), '--webhook-retries', 0))
+    : DEFAULT_CONFIG.webhookRetryScheduleMs;
   return {
+    webhookTimeoutMs: duration(pick(values['webhook-timeout'], 'SANDBOX_WEBHOOK_TIMEOUT'), '--webhook-timeout', DEFAULT_CONFIG.webhookTimeoutMs),
+    webhookRetryScheduleMs,
     quoteTtlMs: duration(pick(values['quote-ttl'], 'SANDBOX_QUOTE_TTL'), '--quote-ttl', DEFAULT_CONFIG.quoteTtlMs),
     payinWindowMs: duration(pick(values['payin-window'], 'SANDBOX_PAYIN_WINDOW'), '--payin-window', DEFAULT_CONFIG.payinWindowMs),
     port: num(pick(values.port, 'PORT'), '--port', DEFAULT_CONFIG.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536),

@@ -14,8 +14,10 @@ import { registerHealthRoutes } from './http/routes/health.routes';
 import { registerReferenceRoutes } from './http/routes/reference.routes';
 import { registerOrderRoutes } from './http/routes/orders.routes';
 import { registerOrderControlRoutes } from './control/orders.routes';
-import { registerDashboard } from './control/dashboard';
+import { deliveriesSection, registerDashboard } from './control/dashboard';
 import { createOrderService, type OrderService } from './orders';
+import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks';
+import { registerWebhookRoutes } from './control/webhooks.routes';
 import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
 import { ok } from './shared/envelope';
 import { createIds, type Ids } from './shared/ids';
@@ -37,6 +39,7 @@ export interface Sandbox {
   logger: Logger;
   demoPartner: Partner;
   orders: OrderService;
+  dispatcher: Dispatcher;
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
   reset(): void;
   /** Stops the clock's host timer. */
@@ -88,6 +91,24 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     timings: { payinWindow: config.payinWindowMs },
   });
   const startedAt = wall.now();
+  const dispatcher = createDispatcher({
+    clock,
+    wall,
+    ids,
+    partners,
+    options: { timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs },
+    userAgent: `ramp-sandbox/${VERSION}`,
+    onError: (err) => logger.error({ err }, 'webhook attempt failed unexpectedly'),
+  });
+  // Each event the machine emits becomes a delivery when the partner subscribes to it and has
+  // a URL; either way the event stays on the order's timeline, with what happened to it.
+  orders.onEvent(({ event, order, summary }) => {
+    const partner = partners.get(order.clientId);
+    if (!partner) return { delivery: 'skipped: partner removed' };
+    if (!partner.events.includes(event)) return { delivery: 'skipped: event not subscribed' };
+    if (!partner.webhook_url) return { delivery: 'skipped: no webhook_url' };
+    return { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary }).id };
+  });
 
   const sandbox: Sandbox = {
     config,
@@ -101,7 +122,9 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     logger,
     demoPartner,
     orders,
+    dispatcher,
     reset() {
+      dispatcher.clear();
       orders.clear();
       partners.retainOnly([demoPartner.client_id]);
       rateLimiter.clear();
@@ -134,7 +157,8 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerPartnerRoutes(router, { partners });
       registerClockRoutes(router, { clock });
       registerOrderControlRoutes(router, { orders });
-      registerDashboard(router, { clock, partners, orders });
+      registerWebhookRoutes(router, { dispatcher, partners, orders });
+      registerDashboard(router, { clock, partners, orders, sections: [() => deliveriesSection(dispatcher)] });
       router.post('/sandbox/reset', (ctx) => {
         sandbox.reset();
         ctx.body = ok('Sandbox reset', { clock: clockView(clock), demo_client_id: demoPartner.client_id });

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { PartnerRegistry } from '../auth';
 import { ISO, type VirtualClock } from '../clock';
 import type { OrderService } from '../orders';
+import type { Dispatcher } from '../webhooks';
 
 const esc = (s: unknown) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -40,7 +41,7 @@ export function registerDashboard(router: Router, deps: DashboardDeps): void {
 body{font:14px system-ui,sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;white-space:nowrap}
 th{background:#f4f4f4}.clock span{margin-right:18px}.st{font-weight:600}.st-completed,.st-settled{color:#17803d}
-.st-failed,.st-expired,.st-cancelled,.st-reverted{color:#b42318}.st-refunded,.st-partially_completed{color:#b54708}
+.st-succeeded{color:#17803d}.st-failed,.st-expired,.st-cancelled,.st-reverted{color:#b42318}.st-refunded,.st-partially_completed{color:#b54708}
 code{background:#f4f4f4;padding:1px 4px}
 </style></head><body>
 <h1>ramp-sandbox</h1>
@@ -53,4 +54,17 @@ code{background:#f4f4f4;padding:1px 4px}
 ${(deps.sections ?? []).map((render) => render()).join('\n')}
 </body></html>`;
   });
+}
+
+/** Dashboard section: the latest webhook deliveries. */
+export function deliveriesSection(dispatcher: Dispatcher): string {
+  const latest = dispatcher.list().slice(-50).reverse();
+  const rows = latest
+    .map((d) => {
+      const last = d.attempts.at(-1);
+      return `<tr><td><a href="/sandbox/webhooks/deliveries/${esc(d.id)}">${esc(d.id)}</a></td><td>${esc(d.event)}</td><td>${esc(d.order ?? '-')}</td><td>${esc(d.client_id)}</td><td class="st st-${esc(d.status)}">${esc(d.status)}</td><td>${d.attempts.length}</td><td>${esc(last?.http_status ?? last?.error ?? '-')}</td><td>${esc(d.next_attempt_at === null ? '-' : ISO(d.next_attempt_at))}</td></tr>`;
+    })
+    .join('');
+  return `<h2>Latest webhook deliveries (${dispatcher.list().length} in all)</h2>
+<table id="deliveries"><tr><th>delivery</th><th>event</th><th>order</th><th>partner</th><th>status</th><th>attempts</th><th>last answer</th><th>next attempt</th></tr>${rows || '<tr><td colspan="8">No deliveries yet.</td></tr>'}</table>`;
 }

@@ -88,7 +88,8 @@ export function createOrderService(deps: OrderServiceDeps) {
   };
   const store = new OrderStore();
   const artefacts = createArtefacts(ids.faker);
-  const listeners = new Set<(e: EmittedEvent) => void>();
+  /** Listeners may return details to record on the order's timeline entry (e.g. a delivery id). */
+  const listeners = new Set<(e: EmittedEvent) => Record<string, unknown> | void>();
 
   const precisionOf = (env: Environment, code: string): number =>
     ref.findFiat(code)?.decimals ?? ref.findCrypto(env, code)?.precision ?? 8;
@@ -514,10 +515,14 @@ export function createOrderService(deps: OrderServiceDeps) {
   function emit(order: OrderRecord, event: WebhookEvent) {
     const at = clock.now();
     order.updated_at = at;
-    note(order, 'webhook', event, null);
+    const entry: TimelineRecord = { group: 'webhook', event, details: null, at };
+    order.timeline.push(entry);
     if (listeners.size === 0) return;
     const summary = toSummary(order, precisions(order));
-    for (const listener of listeners) listener({ event, order, summary, at });
+    for (const listener of listeners) {
+      const details = listener({ event, order, summary, at });
+      if (details) entry.details = { ...entry.details, ...details };
+    }
   }
 
   function onPayout(order: OrderRecord, phase: 'sent' | 'failed' | 'reverted') {
@@ -670,7 +675,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       return toDetail(order, precisions(order), ALL_INCLUDES);
     },
     summary: (order: OrderRecord) => toSummary(order, precisions(order)),
-    onEvent(listener: (e: EmittedEvent) => void) {
+    onEvent(listener: (e: EmittedEvent) => Record<string, unknown> | void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },

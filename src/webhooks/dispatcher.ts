@@ -1,0 +1,286 @@
+import type { Partner, PartnerRegistry } from '../auth';
+import { sign } from '../auth';
+import { ISO, type VirtualClock, type WallClock } from '../clock';
+import type { Environment } from '../reference';
+import type { WebhookEvent } from '../shared/events';
+import type { Ids } from '../shared/ids';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed';
+
+export interface Attempt {
+  number: number;
+  manual: boolean;
+  url: string | null;
+  virtual_at: number;
+  wall_at: number;
+  duration_ms: number;
+  http_status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface Delivery {
+  id: string;
+  client_id: string;
+  environment: Environment;
+  order: string | null;
+  event: WebhookEvent;
+  /** The exact body sent on every attempt. */
+  body: string;
+  /** A fixed target (control `send` with `url`); otherwise the partner's current webhook_url. */
+  urlOverride: string | null;
+  source: 'lifecycle' | 'manual';
+  status: DeliveryStatus;
+  attempts: Attempt[];
+  automaticAttempts: number;
+  next_attempt_at: number | null;
+  created_at: number;
+  inFlight: boolean;
+  timer: number | null;
+}
+
+export interface DispatcherOptions {
+  /** Wall ms a receiver has to answer 2xx (CONTRACT §5: 15 s). */
+  timeoutMs: number;
+  /** Virtual delays before attempts 2..n (CONTRACT §5: 5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h). */
+  retryScheduleMs: number[];
+}
+
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { timeoutMs: 15_000, retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS };
+
+const EXCERPT = 500;
+
+export interface DispatcherDeps {
+  clock: VirtualClock;
+  wall: WallClock;
+  ids: Ids;
+  partners: PartnerRegistry;
+  options?: Partial<DispatcherOptions>;
+  userAgent?: string;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Webhook delivery (CONTRACT §5): signed per spec §6.4, at least once, retried on the virtual
+ * clock, every attempt logged. The only outbound HTTP in the sandbox. Each attempt is its own
+ * request: a slow or dead receiver never holds up another delivery.
+ */
+export function createDispatcher(deps: DispatcherDeps) {
+  const { clock, wall, ids, partners } = deps;
+  const options: DispatcherOptions = { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options };
+  const deliveries = new Map<string, Delivery>();
+  const inFlight = new Set<Promise<void>>();
+  const maxAutomatic = options.retryScheduleMs.length + 1;
+
+  /** Queues a delivery and starts its first attempt; does not wait for it. */
+  function enqueue(input: {
+    partner: Partner;
+    environment: Environment;
+    order: string | null;
+    event: WebhookEvent;
+    data: unknown;
+    url?: string | null;
+    source?: Delivery['source'];
+  }): Delivery {
+    const delivery: Delivery = {
+      id: ids.id('dlv_'),
+      client_id: input.partner.client_id,
+      environment: input.environment,
+      order: input.order,
+      event: input.event,
+      body: JSON.stringify({ event: input.event, data: input.data }),
+      urlOverride: input.url ?? null,
+      source: input.source ?? 'lifecycle',
+      status: 'pending',
+      attempts: [],
+      automaticAttempts: 0,
+      next_attempt_at: null,
+      created_at: clock.now(),
+      inFlight: false,
+      timer: null,
+    };
+    deliveries.set(delivery.id, delivery);
+    void track(attempt(delivery, false));
+    return delivery;
+  }
+
+  function track(p: Promise<void>): Promise<void> {
+    const guarded = p.catch((error) => deps.onError?.(error));
+    inFlight.add(guarded);
+    void guarded.finally(() => inFlight.delete(guarded));
+    return guarded;
+  }
+
+  async function attempt(delivery: Delivery, manual: boolean): Promise<void> {
+    const partner = partners.get(delivery.client_id);
+    const url = delivery.urlOverride ?? partner?.webhook_url ?? null;
+    const number = delivery.attempts.length + 1;
+    if (!manual) delivery.automaticAttempts++;
+    const record: Attempt = {
+      number,
+      manual,
+      url,
+      virtual_at: clock.now(),
+      wall_at: wall.now(),
+      duration_ms: 0,
+      http_status: null,
+      error: null,
+      response_excerpt: null,
+    };
+    delivery.attempts.push(record);
+    delivery.inFlight = true;
+    delivery.next_attempt_at = null;
+    let ok = false;
+    if (!url || !partner) {
+      record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
+    } else {
+      ok = await post(delivery, partner, url, number, record);
+    }
+    delivery.inFlight = false;
+    if (ok) {
+      delivery.status = 'succeeded';
+      return;
+    }
+    if (delivery.status === 'succeeded') return; // a manual retry of a delivered event failing changes nothing
+    const index = delivery.automaticAttempts - 1;
+    const delay = options.retryScheduleMs[index];
+    if (delay === undefined || delivery.automaticAttempts >= maxAutomatic) {
+      delivery.status = 'failed';
+      return;
+    }
+    delivery.status = 'retrying';
+    const at = clock.now() + delay;
+    delivery.next_attempt_at = at;
+    delivery.timer = clock.setTimer(
+      at,
+      () => {
+        delivery.timer = null;
+        void track(attempt(delivery, false));
+      },
+      `${delivery.id}: retry ${delivery.automaticAttempts + 1} of ${maxAutomatic} (${delivery.event}${delivery.order ? ` ${delivery.order}` : ''})`,
+    );
+  }
+
+  async function post(delivery: Delivery, partner: Partner, url: string, number: number, record: Attempt): Promise<boolean> {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      record.error = `invalid webhook URL ${url}`;
+      return false;
+    }
+    // Transport time (CONTRACT §2): the receiver checks staleness against its real clock.
+    const timestamp = String(wall.now());
+    const signature = sign(
+      { clientId: partner.client_id, timestamp, method: 'POST', path: target.pathname + target.search, rawBody: delivery.body },
+      partner.keys[delivery.environment].encryption_key,
+    );
+    const started = performance.now();
+    try {
+      const res = await fetch(target, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': deps.userAgent ?? 'ramp-sandbox',
+          'svc-signature': signature,
+          'svc-timestamp': timestamp,
+          'svc-event': delivery.event,
+          'svc-delivery-id': delivery.id,
+          'svc-attempt': String(number),
+        },
+        body: delivery.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      const text = await res.text().catch(() => '');
+      record.http_status = res.status;
+      record.response_excerpt = text.slice(0, EXCERPT);
+      if (res.status < 200 || res.status >= 300) record.error = `HTTP ${res.status}`;
+      return res.status >= 200 && res.status < 300;
+    } catch (error) {
+      record.error = describeFetchError(error, options.timeoutMs);
+      return false;
+    } finally {
+      record.duration_ms = Math.round(performance.now() - started);
+    }
+  }
+
+  /** Sends a delivery again now (manual retry); resolves once the attempt is done. */
+  async function retry(id: string): Promise<Delivery | undefined> {
+    const delivery = deliveries.get(id);
+    if (!delivery) return undefined;
+    if (delivery.timer !== null) {
+      clock.clearTimer(delivery.timer);
+      delivery.timer = null;
+    }
+    await track(attempt(delivery, true));
+    return delivery;
+  }
+
+  return {
+    enqueue,
+    retry,
+    get: (id: string) => deliveries.get(id),
+    list: () => [...deliveries.values()],
+    /** Resolves when no attempt is in flight (attempts started meanwhile are waited for too). */
+    async idle(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+    get inFlightCount() {
+      return inFlight.size;
+    },
+    options,
+    clear(): void {
+      for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
+      deliveries.clear();
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
+
+/** The delivery log's view of a delivery (CONTRACT §4). */
+export function deliveryView(d: Delivery) {
+  let payload: unknown = d.body;
+  try {
+    payload = JSON.parse(d.body);
+  } catch {
+    // keep the raw string
+  }
+  return {
+    id: d.id,
+    client_id: d.client_id,
+    environment: d.environment,
+    order: d.order,
+    event: d.event,
+    status: d.status,
+    in_flight: d.inFlight,
+    source: d.source,
+    url: d.urlOverride,
+    payload,
+    raw_body: d.body,
+    attempts: d.attempts.map((a) => ({
+      number: a.number,
+      manual: a.manual,
+      url: a.url,
+      virtual_at: ISO(a.virtual_at),
+      wall_at: ISO(a.wall_at),
+      duration_ms: a.duration_ms,
+      http_status: a.http_status,
+      error: a.error,
+      response_excerpt: a.response_excerpt,
+    })),
+    next_attempt_at: d.next_attempt_at === null ? null : ISO(d.next_attempt_at),
+    created_at: ISO(d.created_at),
+  };
+}
+
+function describeFetchError(error: unknown, timeoutMs: number): string {
+  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `timed out after ${timeoutMs} ms`;
+  const code = e?.cause?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  return [e?.message, e?.cause?.message ?? code].filter(Boolean).join(': ') || String(error);
+}
