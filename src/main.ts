@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, type Partner, type PartnerRegistry, type RateLimiter } from './auth';
-import { systemWallClock, VirtualClock, type WallClock } from './clock';
+import { systemWallClock, VirtualClock, type FiredTimer, type WallClock } from './clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
 import { requireAdmin } from './control/admin';
 import { clockView, registerClockRoutes } from './control/clock.routes';
@@ -42,6 +42,12 @@ export interface Sandbox {
   dispatcher: Dispatcher;
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
   reset(): void;
+  /**
+   * Advances the virtual clock, letting webhook attempts that fire on the way finish at their
+   * own virtual time (so a retry they schedule inside the span fires too).
+   */
+  advance(ms: number): Promise<FiredTimer[]>;
+  advanceTo(target: number): Promise<FiredTimer[]>;
   /** Stops the clock's host timer. */
   close(): void;
 }
@@ -131,6 +137,12 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       clock.reset();
       ids.reseed(runSeed);
     },
+    advance(ms) {
+      return sandbox.advanceTo(clock.now() + ms);
+    },
+    advanceTo(target) {
+      return clock.advanceToAsync(target, () => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined));
+    },
     close() {
       clock.stop();
     },
@@ -155,7 +167,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerOrderRoutes(router, { ...authDeps, orders });
       router.use('/sandbox', requireAdmin(config.adminToken));
       registerPartnerRoutes(router, { partners });
-      registerClockRoutes(router, { clock });
+      registerClockRoutes(router, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(router, { orders });
       registerWebhookRoutes(router, { dispatcher, partners, orders });
       registerDashboard(router, { clock, partners, orders, sections: [() => deliveriesSection(dispatcher)] });

@@ -155,6 +155,41 @@ describe('VirtualClock (manual)', () => {
   });
 });
 
+describe('VirtualClock.advanceToAsync', () => {
+  it('waits for work a timer starts, at that timer time, so what it schedules fires in the same advance', async () => {
+    const clock = manualClock();
+    const seen: number[] = [];
+    let work: Promise<void> | undefined;
+    const attempt = () => {
+      seen.push(clock.now() - START);
+      const startedAt = clock.now();
+      // like a webhook attempt: the result arrives later in wall time, then schedules a retry
+      work = new Promise<void>((resolve) => setTimeout(resolve, 5)).then(() => {
+        if (seen.length < 4) clock.setTimer(startedAt + 1000, attempt, 'retry');
+      });
+    };
+    clock.setTimer(START + 100, attempt);
+    const settle = () => {
+      const w = work;
+      work = undefined;
+      return w;
+    };
+    await clock.advanceToAsync(START + 10_000, settle);
+    expect(seen).toEqual([100, 1100, 2100, 3100]);
+    expect(clock.now()).toBe(START + 10_000);
+  });
+
+  it('refuses a second advance while one is running', async () => {
+    const clock = manualClock();
+    let release!: () => void;
+    clock.setTimer(START + 1, () => {});
+    const first = clock.advanceToAsync(START + 10, () => new Promise<void>((r) => (release = r)));
+    await expect(clock.advanceToAsync(START + 20, () => undefined)).rejects.toThrow(/already advancing/);
+    release();
+    await first;
+  });
+});
+
 describe('VirtualClock (realtime)', () => {
   it('follows the wall clock times speed', () => {
     const wall = fixedWallClock(1_000_000);

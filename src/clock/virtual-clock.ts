@@ -141,6 +141,43 @@ export class VirtualClock implements Scheduler {
     return fired;
   }
 
+  /**
+   * Like `advanceTo`, but after each fired timer waits for `settle()` when it returns a promise:
+   * work a timer starts outside the clock (a webhook attempt over real HTTP) finishes at that
+   * timer's virtual time, so what it schedules next (a retry) lands inside the same advance.
+   */
+  async advanceToAsync(target: number, settle: () => Promise<void> | undefined): Promise<FiredTimer[]> {
+    if (this.firing) throw new Error('the clock is already advancing');
+    const now = this.now();
+    if (!Number.isFinite(target) || target < now) {
+      throw new RangeError(`the virtual clock never goes back (now ${new Date(now).toISOString()})`);
+    }
+    const fired: FiredTimer[] = [];
+    this.firing = true;
+    try {
+      for (let entry = this.queue.popDue(target); entry; entry = this.queue.popDue(target)) {
+        const at = Math.max(entry.due, this.pinned ?? this.lastNow);
+        this.pinned = at;
+        this.lastNow = at;
+        entry.at = at;
+        fired.push(entry);
+        try {
+          entry.fire();
+        } catch (error) {
+          this.onError(error, entry.label);
+        }
+        const pending = settle();
+        if (pending) await pending;
+      }
+    } finally {
+      this.pinned = null;
+      this.firing = false;
+    }
+    this.reanchor(target);
+    this.arm();
+    return fired;
+  }
+
   /** Fires every timer due by the current virtual time (realtime ticks use this). */
   tick(): FiredTimer[] {
     if (this.firing) return [];

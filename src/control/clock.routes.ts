@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { ISO, parseDuration, type VirtualClock } from '../clock';
-import { badRequest } from '../shared/errors';
+import { ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
+import { badRequest, conflict } from '../shared/errors';
 import { ok } from '../shared/envelope';
 import { parseOrThrow } from '../shared/validation';
 
@@ -39,7 +39,10 @@ export function clockView(clock: VirtualClock) {
 }
 
 /** CONTRACT §4 clock routes. */
-export function registerClockRoutes(router: Router, deps: { clock: VirtualClock }): void {
+export function registerClockRoutes(
+  router: Router,
+  deps: { clock: VirtualClock; advanceTo: (target: number) => Promise<FiredTimer[]> },
+): void {
   const { clock } = deps;
   router.get('/sandbox/clock', (ctx) => {
     ctx.body = ok('Clock retrieved', clockView(clock));
@@ -49,14 +52,22 @@ export function registerClockRoutes(router: Router, deps: { clock: VirtualClock 
     clock.configure(body);
     ctx.body = ok('Clock updated', clockView(clock));
   });
-  router.post('/sandbox/clock/advance', (ctx) => {
+  router.post('/sandbox/clock/advance', async (ctx) => {
     const body = parseOrThrow(AdvanceBodySchema, ctx.request.body);
     const target =
       body.to !== undefined
         ? Date.parse(body.to)
         : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
     if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
-    const fired = clock.advanceTo(target);
+    let fired: FiredTimer[];
+    try {
+      fired = await deps.advanceTo(target);
+    } catch (error) {
+      if (error instanceof Error && /already advancing/.test(error.message)) {
+        throw conflict('The clock is already being advanced by another request; try again when it returns');
+      }
+      throw error;
+    }
     ctx.body = ok('Clock advanced', {
       clock: clockView(clock),
       fired_count: fired.length,

@@ -150,7 +150,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       return;
     }
     delivery.status = 'retrying';
-    const at = clock.now() + delay;
+    // From the attempt's own virtual time, however long the receiver took in wall time.
+    const at = record.virtual_at + delay;
     delivery.next_attempt_at = at;
     delivery.timer = clock.setTimer(
       at,
