@@ -9,6 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
 import { signRequest } from '../src/auth';
 import { createSandbox } from '../src/main';
+import { benchWebhooks } from './webhooks';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -90,7 +91,9 @@ async function main() {
   const heap = await runNode(['--expose-gc', '--import', 'tsx', 'bench/heap.ts', String(ORDERS)]);
   process.stdout.write(`${JSON.stringify(heap)}\ntimer cost...\n`);
   const timers = await runNode(['--import', 'tsx', 'bench/timers.ts']);
-  process.stdout.write(`${JSON.stringify(timers)}\n`);
+  process.stdout.write(`${JSON.stringify(timers)}\nwebhook deliveries...\n`);
+  const webhooks = await benchWebhooks();
+  process.stdout.write(`${JSON.stringify(webhooks)}\n`);
 
   const pct = (r: (typeof rows)[number]) => (100 * r.sandbox.rps) / r.bare.rps;
   const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -118,6 +121,12 @@ async function main() {
     ...Object.entries(timers.nsPerTimer).map(([n, ns]) => `| ${Number(n).toLocaleString('en')} | ${ns} |`),
     '',
     `100k vs 1k: ${timers.ratio100kTo1k}× (target ≤ 2×: ${verdict(timers.ratio100kTo1k <= 2)}).`,
+    '',
+    '## Webhook deliveries',
+    '',
+    `${webhooks.orders} orders, ${webhooks.concurrency} at a time, each emitting five events to a receiver on 127.0.0.1 (same process): ` +
+      `**${webhooks.deliveriesPerSecond} deliveries/s** (${webhooks.succeeded} of ${webhooks.deliveries} succeeded). ` +
+      `Added latency from state change to the request reaching the receiver (wall): p50 ${webhooks.latencyMs.p50} ms, p99 ${webhooks.latencyMs.p99} ms, max ${webhooks.latencyMs.max} ms.`,
     '',
   ];
   mkdirSync(`${root}bench/results`, { recursive: true });

@@ -26,6 +26,13 @@ export const VERSION: string = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
 ).version;
 
+/** Timeline details of an event that was not delivered; shared, so 100k orders pay nothing for them. */
+const SKIPPED = {
+  partner: Object.freeze({ delivery: 'skipped: partner removed' }),
+  unsubscribed: Object.freeze({ delivery: 'skipped: event not subscribed' }),
+  noUrl: Object.freeze({ delivery: 'skipped: no webhook_url' }),
+};
+
 /** Everything one running sandbox holds; tests build one with `createSandbox`. */
 export interface Sandbox {
   config: SandboxConfig;
@@ -110,10 +117,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   // a URL; either way the event stays on the order's timeline, with what happened to it.
   orders.onEvent(({ event, order, summary }) => {
     const partner = partners.get(order.clientId);
-    if (!partner) return { delivery: 'skipped: partner removed' };
-    if (!partner.events.includes(event)) return { delivery: 'skipped: event not subscribed' };
-    if (!partner.webhook_url) return { delivery: 'skipped: no webhook_url' };
-    return { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary }).id };
+    if (!partner) return SKIPPED.partner;
+    if (!partner.events.includes(event)) return SKIPPED.unsubscribed;
+    if (!partner.webhook_url) return SKIPPED.noUrl;
+    return { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary() }).id };
   });
 
   const sandbox: Sandbox = {

@@ -54,7 +54,8 @@ export interface Caller {
 export interface EmittedEvent {
   event: WebhookEvent;
   order: OrderRecord;
-  summary: OrderSummary;
+  /** The summary as it stands at this moment (computed on demand). */
+  summary: () => OrderSummary;
   at: number;
 }
 
@@ -518,10 +519,10 @@ export function createOrderService(deps: OrderServiceDeps) {
     const entry: TimelineRecord = { group: 'webhook', event, details: null, at };
     order.timeline.push(entry);
     if (listeners.size === 0) return;
-    const summary = toSummary(order, precisions(order));
+    const summary = () => toSummary(order, precisions(order));
     for (const listener of listeners) {
       const details = listener({ event, order, summary, at });
-      if (details) entry.details = { ...entry.details, ...details };
+      if (details) entry.details = entry.details ? { ...entry.details, ...details } : details;
     }
   }
 
