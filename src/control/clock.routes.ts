@@ -34,6 +34,7 @@ export function clockView(clock: VirtualClock) {
     mode: clock.mode,
     speed: clock.speed,
     pending_timers: clock.pending,
+    next_timer_at: clock.nextDue === undefined ? null : ISO(Math.max(clock.nextDue, clock.now())),
     started_at: ISO(clock.start),
   };
 }

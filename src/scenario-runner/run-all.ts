@@ -1,0 +1,143 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { startSandbox, type RunningSandbox } from '../main';
+import { SandboxClient, type PartnerIdentity } from './client';
+import { BuiltInReceiver } from './receiver';
+import { describeFailure, junitXml, summaryTable } from './report';
+import { runScenario, type ScenarioResult } from './runner';
+import { loadScenario, ScenarioFileError, type Scenario } from './schema';
+
+export const DEFAULT_SCENARIO_DIR = resolve(new URL('../../scenarios', import.meta.url).pathname);
+
+export interface RunAllOptions {
+  /** Scenario files; default: every .yaml/.yml in scenarios/. */
+  files?: string[];
+  /** Drive a running sandbox instead of in-process ones. */
+  sandboxUrl?: string;
+  adminToken?: string;
+  /** The partner's own receiver; default: the built-in receiver. */
+  targetUrl?: string;
+  /** JSON {client_id, keys: {test, live}}: every scenario acts as this partner. */
+  partnerFile?: string;
+  junitFile?: string;
+  seed?: number;
+  /** Scenarios at once (in process, each in its own sandbox); 1 against --sandbox or --partner. */
+  concurrency?: number;
+  /** Where progress and the report go. */
+  write?: (text: string) => void;
+  /** Redraw progress in place (a terminal). */
+  live?: boolean;
+}
+
+export interface RunAllResult {
+  ok: boolean;
+  results: ScenarioResult[];
+  /** Files that could not run: nothing ran. */
+  fileErrors: ScenarioFileError[];
+  ms: number;
+}
+
+const KeySetSchema = z.object({ public_key: z.string(), secret_key: z.string(), encryption_key: z.string() });
+const PartnerFileSchema = z.object({ client_id: z.string().min(1), keys: z.object({ test: KeySetSchema, live: KeySetSchema }) });
+
+/** Lists the scenario files of a directory, sorted. */
+export function scenarioFiles(dir = DEFAULT_SCENARIO_DIR): string[] {
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+/** Validates every file, then runs the scenarios: the engine behind `npm run scenarios`. */
+export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult> {
+  const started = performance.now();
+  const write = options.write ?? ((t: string) => process.stdout.write(t));
+  const files = options.files?.length ? options.files : scenarioFiles();
+  const scenarios: Scenario[] = [];
+  const fileErrors: ScenarioFileError[] = [];
+  for (const file of files) {
+    try {
+      scenarios.push(loadScenario(file));
+    } catch (error) {
+      if (error instanceof ScenarioFileError) fileErrors.push(error);
+      else throw error;
+    }
+  }
+  if (fileErrors.length > 0) {
+    for (const e of fileErrors) write(`✗ ${e.message}\n`);
+    write(`${fileErrors.length} scenario file(s) rejected; nothing was run.\n`);
+    return { ok: false, results: [], fileErrors, ms: Math.round(performance.now() - started) };
+  }
+  let identity: PartnerIdentity | undefined;
+  if (options.partnerFile) {
+    const parsed = PartnerFileSchema.safeParse(JSON.parse(readFileSync(options.partnerFile, 'utf8')));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const error = new ScenarioFileError(options.partnerFile, undefined, issue.path.join('.'), issue.message);
+      write(`✗ ${error.message}\n`);
+      return { ok: false, results: [], fileErrors: [error], ms: 0 };
+    }
+    identity = parsed.data;
+  }
+
+  const seed = options.seed ?? 1;
+  const shared = options.sandboxUrl !== undefined || identity !== undefined;
+  const concurrency = shared ? 1 : Math.max(1, options.concurrency ?? 4);
+  const receiver = options.targetUrl ? undefined : await new BuiltInReceiver().start();
+  const sandboxes: RunningSandbox[] = [];
+  const clients: SandboxClient[] = [];
+  if (options.sandboxUrl) {
+    clients.push(new SandboxClient(options.sandboxUrl.replace(/\/$/, ''), options.adminToken));
+  } else {
+    for (let i = 0; i < Math.min(concurrency, scenarios.length); i++) {
+      const s = await startSandbox({ port: 0, host: '127.0.0.1', clockMode: 'manual', logLevel: 'silent', seed, rateLimit: { capacity: 1e9, refillPerSecond: 1e9 } });
+      sandboxes.push(s);
+      clients.push(new SandboxClient(s.url));
+    }
+  }
+
+  const results: ScenarioResult[] = new Array(scenarios.length);
+  const progress = new Map<number, string>();
+  const render = () => {
+    if (!options.live) return;
+    const lines = [...progress.entries()].sort(([a], [b]) => a - b).map(([, l]) => l);
+    write(`\u001b[s${lines.map((l) => `\u001b[2K${l}`).join('\n')}\n\u001b[u`);
+  };
+  let next = 0;
+  const worker = async (client: SandboxClient) => {
+    for (let i = next++; i < scenarios.length; i = next++) {
+      const scenario = scenarios[i]!;
+      const key = `s${i}-${scenario.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40)}`;
+      progress.set(i, `… ${scenario.name}: starting`);
+      render();
+      const result = await runScenario(scenario, {
+        client,
+        receiver,
+        targetUrl: options.targetUrl,
+        identity,
+        seed: seed + i,
+        key,
+        onStep: (step) => {
+          progress.set(i, `… ${scenario.name}: step ${step.index}/${scenario.steps.length} ${step.label ?? step.kind}`);
+          render();
+        },
+      });
+      results[i] = result;
+      progress.delete(i);
+      write(`${options.live ? '\u001b[2K' : ''}${result.ok ? '✓' : '✗'} ${scenario.name} (${result.steps.length} steps, ${result.ms} ms)\n`);
+      render();
+    }
+  };
+  try {
+    await Promise.all(clients.map((c) => worker(c)));
+  } finally {
+    await receiver?.close();
+    await Promise.all(sandboxes.map((s) => s.close()));
+  }
+  const ms = Math.round(performance.now() - started);
+  for (const r of results) if (!r.ok) write(`\n${describeFailure(r)}\n`);
+  write(`\n${summaryTable(results)}\n`);
+  if (options.junitFile) writeFileSync(options.junitFile, junitXml(results, ms));
+  return { ok: results.every((r) => r.ok), results, fileErrors: [], ms };
+}
