@@ -93,7 +93,9 @@ async function main() {
   const timers = await runNode(['--import', 'tsx', 'bench/timers.ts']);
   process.stdout.write(`${JSON.stringify(timers)}\nwebhook deliveries...\n`);
   const webhooks = await benchWebhooks();
-  process.stdout.write(`${JSON.stringify(webhooks)}\n`);
+  process.stdout.write(`${JSON.stringify(webhooks)}\nscenario runner...\n`);
+  const scenarios = await runNode(['--import', 'tsx', 'bench/scenarios.ts', '1000', '16']);
+  process.stdout.write(`${JSON.stringify(scenarios)}\n`);
 
   const pct = (r: (typeof rows)[number]) => (100 * r.sandbox.rps) / r.bare.rps;
   const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -127,6 +129,12 @@ async function main() {
     `${webhooks.orders} orders, ${webhooks.concurrency} at a time, each emitting five events to a receiver on 127.0.0.1 (same process): ` +
       `**${webhooks.deliveriesPerSecond} deliveries/s** (${webhooks.succeeded} of ${webhooks.deliveries} succeeded). ` +
       `Added latency from state change to the request reaching the receiver (wall): p50 ${webhooks.latencyMs.p50} ms, p99 ${webhooks.latencyMs.p99} ms, max ${webhooks.latencyMs.max} ms.`,
+    '',
+    '## Scenario runner',
+    '',
+    `The library (${scenarios.library.scenarios} scenarios, ${scenarios.library.passed} passed) in process: **${scenarios.library.ms} ms** wall (target < 10 s: ${verdict(scenarios.library.ms < 10_000)}).`,
+    `${scenarios.generated.scenarios} generated happy-path scenarios (a third of each type; ${scenarios.generated.passed} passed), ${scenarios.generated.concurrency} at a time in process: ` +
+      `${scenarios.generated.seconds} s, **${scenarios.generated.ordersPerSecond} orders/s** end to end (target ≥ 200: ${verdict(scenarios.generated.ordersPerSecond >= 200)}).`,
     '',
   ];
   mkdirSync(`${root}bench/results`, { recursive: true });

@@ -13,6 +13,8 @@ export const DEFAULT_SCENARIO_DIR = resolve(new URL('../../scenarios', import.me
 export interface RunAllOptions {
   /** Scenario files; default: every .yaml/.yml in scenarios/. */
   files?: string[];
+  /** Already parsed scenarios (generated ones), instead of files. */
+  scenarios?: Scenario[];
   /** Drive a running sandbox instead of in-process ones. */
   sandboxUrl?: string;
   adminToken?: string;
@@ -53,8 +55,8 @@ export function scenarioFiles(dir = DEFAULT_SCENARIO_DIR): string[] {
 export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult> {
   const started = performance.now();
   const write = options.write ?? ((t: string) => process.stdout.write(t));
-  const files = options.files?.length ? options.files : scenarioFiles();
-  const scenarios: Scenario[] = [];
+  const files = options.scenarios ? [] : options.files?.length ? options.files : scenarioFiles();
+  const scenarios: Scenario[] = [...(options.scenarios ?? [])];
   const fileErrors: ScenarioFileError[] = [];
   for (const file of files) {
     try {

@@ -1,10 +1,12 @@
 import { sign } from '../auth';
+import { httpRequest } from '../shared/http-request';
 import { parseDuration } from '../clock';
 import type { KeySet } from '../auth';
 import { SandboxClient, type PartnerIdentity, type Reply } from './client';
 import { createFakeHelpers, interpolate, readPath, ReferenceError_, wrongSignature } from './interpolate';
 import { downUrl, type BuiltInReceiver } from './receiver';
 import type { AdversarialKind, Scenario, Step } from './schema';
+import { WEBHOOK_EVENTS } from '../shared/events';
 
 /** What a step expected and what it saw, for the failure report. */
 export class StepFailure extends Error {
@@ -83,17 +85,10 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
   const results: StepResult[] = [];
   let partner: PartnerIdentity | undefined;
   let targetUrl = '';
-  let formats: Map<string, 'evm' | 'tron' | 'solana'> | undefined;
 
   const fake = createFakeHelpers(ctx.seed, {
     async format(network) {
-      if (!formats) {
-        formats = new Map();
-        const res = await client.publicGet('/v1/networks', partner!, env);
-        for (const n of res.body?.data ?? []) {
-          formats.set(n.identifier, n.is_evm ? 'evm' : n.identifier.includes('tron') ? 'tron' : 'solana');
-        }
-      }
+      const formats = await client.addressFormats(partner!, env);
       const format = formats.get(network);
       if (!format) throw new StepFailure(`unknown network ${network} in the ${env} environment`);
       return format;
@@ -305,9 +300,8 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
     };
     let status: number;
     try {
-      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
+      const res = await httpRequest(url, { method: 'POST', headers, body, timeoutMs: 15_000 });
       status = res.status;
-      await res.text().catch(() => '');
     } catch (error) {
       throw new StepFailure(`the target did not answer ${BUG_NAMES[a.kind]}: ${(error as Error).message}`);
     }
@@ -341,35 +335,32 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
   }
 
   async function setupPartner(): Promise<void> {
-    const settings: Record<string, unknown> = {};
-    if (scenario.partner.events) settings.events = scenario.partner.events;
-    if (scenario.partner.kyb_status) settings.kyb_status = scenario.partner.kyb_status;
+    const settings = {
+      events: scenario.partner.events ?? [...WEBHOOK_EVENTS],
+      kyb_status: scenario.partner.kyb_status ?? 'approved',
+    };
+    // The built-in receiver's URL for this scenario is known before the partner exists.
+    targetUrl = ctx.targetUrl ?? `${ctx.receiver!.url}/hooks/${ctx.key}`;
+    const webhook_url = scenario.partner.webhook ? targetUrl : null;
     if (ctx.identity) {
       partner = ctx.identity;
-      const created = await control('POST', '/sandbox/partners', { client_id: partner.client_id, keys: partner.keys, name: scenario.name });
+      const created = await control('POST', '/sandbox/partners', { client_id: partner.client_id, keys: partner.keys, name: scenario.name, ...settings, webhook_url });
       if (created.status === 409) {
         // Reuse: it must hold exactly these keys, which only a signed call can prove.
         const probe = await client.v1('GET', '/v1/orders?per_page=1', partner, env);
-        if (probe.status !== 200) throw new StepFailure(`partner ${partner.client_id} exists with other keys (${probe.status}: ${probe.body?.message ?? probe.text})`);
+        if (probe.status === 401) throw new StepFailure(`partner ${partner.client_id} exists on this sandbox with other keys (${probe.body?.message ?? probe.text})`);
+        if (probe.status !== 200) throw new StepFailure(`could not reuse partner ${partner.client_id}: ${probe.status} ${probe.body?.message ?? probe.text}`);
+        const patched = await control('PATCH', `/sandbox/partners/${partner.client_id}`, { ...settings, webhook_url });
+        if (patched.status !== 200) throw new StepFailure(`could not set the partner up: ${patched.status} ${patched.body?.message ?? patched.text}`);
       } else if (created.status !== 200) {
         throw new StepFailure(`could not provision partner ${partner.client_id}: ${created.status} ${created.body?.message ?? created.text}`);
       }
     } else {
-      const created = await control('POST', '/sandbox/partners', { name: `scenario ${scenario.name}` });
+      const created = await control('POST', '/sandbox/partners', { name: `scenario ${scenario.name}`, ...settings, webhook_url });
       if (created.status !== 200) throw new StepFailure(`could not create a partner: ${created.status} ${created.body?.message ?? created.text}`);
       partner = { client_id: created.body.data.client_id, keys: created.body.data.keys };
     }
-    targetUrl = ctx.targetUrl ?? ctx.receiver!.register(ctx.key, partner);
-    const patch = {
-      events: scenario.partner.events ?? [
-        'order.created', 'order.assigned', 'order.asset_locked', 'order.fiat_recieved', 'order.asset_released',
-        'order.asset_refunded', 'order.fiat_sent', 'order.settled', 'order.cancelled', 'order.expired',
-      ],
-      kyb_status: scenario.partner.kyb_status ?? 'approved',
-      webhook_url: scenario.partner.webhook ? targetUrl : null,
-    };
-    const patched = await control('PATCH', `/sandbox/partners/${partner.client_id}`, patch);
-    if (patched.status !== 200) throw new StepFailure(`could not set the partner up: ${patched.status} ${patched.body?.message ?? patched.text}`);
+    ctx.receiver?.register(ctx.key, partner);
   }
 
   let failure: StepResult | undefined;

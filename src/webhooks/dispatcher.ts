@@ -4,6 +4,7 @@ import { ISO, type VirtualClock, type WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
+import { httpRequest } from '../shared/http-request';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed';
 
@@ -179,7 +180,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     );
     const started = performance.now();
     try {
-      const res = await fetch(target, {
+      const res = await httpRequest(target, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -191,12 +192,11 @@ export function createDispatcher(deps: DispatcherDeps) {
           'svc-attempt': String(number),
         },
         body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(options.timeoutMs),
+        timeoutMs: options.timeoutMs,
+        maxBodyChars: EXCERPT,
       });
-      const text = await res.text().catch(() => '');
       record.http_status = res.status;
-      record.response_excerpt = text.slice(0, EXCERPT);
+      record.response_excerpt = res.text;
       if (res.status < 200 || res.status >= 300) record.error = `HTTP ${res.status}`;
       return res.status >= 200 && res.status < 300;
     } catch (error) {
@@ -278,10 +278,10 @@ export function deliveryView(d: Delivery) {
 }
 
 function describeFetchError(error: unknown, timeoutMs: number): string {
-  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `timed out after ${timeoutMs} ms`;
-  const code = e?.cause?.code;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
-  return [e?.message, e?.cause?.message ?? code].filter(Boolean).join(': ') || String(error);
+  const e = error as { name?: string; message?: string; code?: string };
+  if (e?.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`;
+  if (e?.code === 'ECONNREFUSED') return 'connection refused';
+  if (e?.code === 'ECONNRESET' || e?.code === 'EPIPE') return 'connection reset';
+  if (e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') return `host not found (${e.message})`;
+  return e?.message || String(error);
 }
