@@ -34,4 +34,14 @@ export function fixedWallClock(start: number): WallClock & { set(ms: number): vo
   };
 }
 
-export const ISO = (ms: number) => new Date(ms).toISOString();
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/** ISO 8601 of a Unix ms time; remembers the last one (renders ask for the same instant often). */
+export function ISO(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}

@@ -1,7 +1,10 @@
 import type { Faker } from '@faker-js/faker';
 import type { AddressFormat } from '../reference';
+import { randomString } from '../shared/ids';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const HEX = '0123456789abcdef';
+const DIGITS = '0123456789';
 
 const ADDRESS: Record<AddressFormat, { pattern: RegExp; description: string }> = {
   evm: { pattern: /^0x[0-9a-fA-F]{40}$/, description: '0x followed by 40 hex characters' },
@@ -29,8 +32,8 @@ export function txHashProblem(format: AddressFormat, hash: string): string | und
 
 /** Seeded generators for simulated chain and bank artefacts. */
 export function createArtefacts(faker: Faker) {
-  const hex = (n: number) => faker.string.hexadecimal({ length: n, casing: 'lower', prefix: '' });
-  const b58 = (n: number) => faker.string.fromCharacters(BASE58, n);
+  const hex = (n: number) => randomString(faker, HEX, n);
+  const b58 = (n: number) => randomString(faker, BASE58, n);
   return {
     address(format: AddressFormat): string {
       if (format === 'evm') return `0x${hex(40)}`;
@@ -43,10 +46,10 @@ export function createArtefacts(faker: Faker) {
       return b58(88);
     },
     bankReference(): string {
-      return `TRF${faker.string.numeric(16)}`;
+      return `TRF${randomString(faker, DIGITS, 16)}`;
     },
     accountNumber(): string {
-      return faker.string.numeric({ length: 10, allowLeadingZeros: true });
+      return randomString(faker, DIGITS, 10);
     },
   };
 }

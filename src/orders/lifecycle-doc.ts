@@ -3,6 +3,7 @@ import { createOrderMachine, DEFAULT_TIMINGS, type LifecycleTimings } from './or
 
 /** Human words for the machine's guards, events and delays (the machine itself stays the source). */
 const GUARDS: Record<string, string> = {
+  notHeld: 'not held (magic amount 4444 holds)',
   wouldOverpay: 'pays more than due',
   wouldCoverDue: 'confirmed, covers what is due',
   isConfirmed: 'confirmed, still short',
@@ -57,13 +58,14 @@ export function transitionRows(type: OrderType, timings: LifecycleTimings = DEFA
   const machine = createOrderMachine(type, timings);
   const rows: Row[] = [];
   for (const [status, node] of Object.entries(machine.root.states)) {
-    for (const [event, transitions] of node.transitions) {
+    const eventless: Array<[string, readonly (typeof node.always & object)[number][]]> = node.always ? [['', node.always]] : [];
+    for (const [event, transitions] of [...eventless, ...node.transitions]) {
       for (const t of transitions) {
         const target = t.target?.[0]?.key;
         const delayed = /^xstate\.after\.([^.]+)\./.exec(event)?.[1];
         const on = delayed
-          ? `after ${delayed} (${fmtDuration(delayed === 'provisioning' ? 0 : (timings as unknown as Record<string, number>)[delayed]!)}${delayed === 'provisioning' ? `; ${fmtDuration(timings.provisioning)} when held` : ''})`
-          : (EVENTS[event] ?? event);
+          ? `after ${delayed} (${fmtDuration((timings as unknown as Record<string, number>)[delayed]!)})`
+          : event === '' ? 'at once' : (EVENTS[event] ?? event);
         const entry = target ? notifications(machine.root.states[target]?.entry as unknown[]) : [];
         rows.push({
           from: status,

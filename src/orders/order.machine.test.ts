@@ -9,9 +9,6 @@ const start = (due = 100, hold = false) => initialTransition(machine, { due, pre
 function run(events: OrderEvent[], due = 100) {
   let [snap, actions] = start(due);
   const seen = actions.map((a) => a.type);
-  // the zero-delay provisioning raise
-  [snap, actions] = transition(machine, snap, { type: 'xstate.after.provisioning.order-offramp.initiated' } as never);
-  seen.push(...actions.map((a) => a.type));
   for (const e of events) {
     [snap, actions] = transition(machine, snap, e);
     seen.push(...actions.map((a) => a.type));
@@ -20,23 +17,21 @@ function run(events: OrderEvent[], due = 100) {
 }
 
 describe('order machine (pure)', () => {
-  it('starts initiated and schedules provisioning with no delay unless held', () => {
+  it('passes initiated at once into awaiting_user_payment, with order.created and a pay-in window timer', () => {
     const [snap, actions] = start();
-    expect(snap.value).toBe('initiated');
-    const raise = actions.find((a) => a.type === 'xstate.raise');
-    expect((raise?.params as { delay: number }).delay).toBe(0);
-    const [, held] = start(100, true);
-    expect((held.find((a) => a.type === 'xstate.raise')?.params as { delay: number }).delay).toBe(DEFAULT_TIMINGS.provisioning);
-  });
-
-  it('enters awaiting_user_payment with order.created and a pay-in window timer', () => {
-    let [snap] = start();
-    const [next, actions] = transition(machine, snap, { type: 'xstate.after.provisioning.order-offramp.initiated' } as never);
-    snap = next;
     expect(snap.value).toBe('awaiting_user_payment');
     expect(actions.find((a) => a.type === 'notify')?.params).toEqual({ event: 'order.created' });
-    const window = actions.find((a) => a.type === 'xstate.raise');
+    const window = actions.filter((a) => a.type === 'xstate.raise').at(-1);
     expect((window?.params as { delay: number }).delay).toBe(DEFAULT_TIMINGS.payinWindow);
+  });
+
+  it('holds an order in initiated for the provisioning delay', () => {
+    const [snap, actions] = start(100, true);
+    expect(snap.value).toBe('initiated');
+    expect(actions.some((a) => a.type === 'notify')).toBe(false);
+    expect((actions.find((a) => a.type === 'xstate.raise')?.params as { delay: number }).delay).toBe(DEFAULT_TIMINGS.provisioning);
+    const [next] = transition(machine, snap, { type: 'xstate.after.provisioning.order-offramp.initiated' } as never);
+    expect(next.value).toBe('awaiting_user_payment');
   });
 
   it('accumulates partial confirmed pay-ins and moves on once the due amount is covered', () => {

@@ -191,6 +191,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       completeRefund: assign(({ context }) => ({ refunded: context.refundDue })),
     },
     guards: {
+      notHeld: ({ context }) => !context.hold,
       wouldCoverDue: ({ context, event }) => event.type === 'PAYIN' && event.confirmed && project(context, event).paid >= context.due,
       isConfirmed: ({ event }) => event.type === 'PAYIN' && event.confirmed,
       wouldOverpay: ({ context, event }) => project(context, event).paid > context.due,
@@ -204,7 +205,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       underSettledWithRefund: ({ context }) => context.ratio < 1 && context.refundDue > 0,
     },
     delays: {
-      provisioning: ({ context }) => (context.hold ? timings.provisioning : 0),
+      provisioning: timings.provisioning,
       payinWindow: timings.payinWindow,
       processing: timings.processing,
       routing: timings.routing,
@@ -232,6 +233,8 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
     }),
     states: {
       initiated: {
+        // Pay-in instructions are ready at once, unless the order is held (magic amount).
+        always: { guard: 'notHeld', target: 'awaiting_user_payment' },
         after: { provisioning: 'awaiting_user_payment' },
         on: { CANCEL: 'cancelled', ...setOutcome },
       },

@@ -241,8 +241,13 @@ export function createOrderService(deps: OrderServiceDeps) {
     if (quoteRecord) quoteRecord.used = true;
     const now = clock.now();
     const fromPrecision = precisionOf(env, priced.from.currency);
+    // Fields listed one by one: a `...priced` spread here cost ~20 µs per order in V8.
     const order: OrderRecord = {
-      ...priced,
+      type: priced.type,
+      from: priced.from,
+      to: priced.to,
+      pricing: priced.pricing,
+      fee: priced.fee,
       env,
       clientId,
       reference: ids.reference(),
@@ -260,10 +265,11 @@ export function createOrderService(deps: OrderServiceDeps) {
       refund: null,
       timeline: [],
       status: 'initiated',
-      context: undefined as unknown as OrderRecord['context'],
+      context: undefined as unknown as OrderRecord['context'], // set from the machine just below
       created_at: now,
       updated_at: now,
       timers: [],
+      version: 0,
     };
     store.add(order);
     const [snapshot, actions] = pure[type].initial({
@@ -273,11 +279,10 @@ export function createOrderService(deps: OrderServiceDeps) {
       outcome,
       percentage,
     });
-    order.context = snapshot.context;
     note(order, 'status', 'initiated', null);
     if (quoteRecord) note(order, 'order', 'quote_used', { quote_id: quoteRecord.quote_id });
     const queue: OrderEvent[] = [];
-    runActions(order, actions, queue);
+    apply(order, snapshot, actions, queue);
     for (const event of queue) dispatch(order, event);
     if (magic?.kind === 'auto_payin') scheduleMagicPayin(order, magic);
     return toDetail(order, precisions(order), ALL_INCLUDES);
@@ -450,22 +455,33 @@ export function createOrderService(deps: OrderServiceDeps) {
       if (first) accepted = true;
       first = false;
       const [next, actions] = pure[order.type].transition(snapshot, e);
-      const before = order.status;
-      order.context = next.context;
-      order.status = next.value as OrderStatus;
-      if (before !== order.status) {
-        order.updated_at = clock.now();
-        note(order, 'status', order.status, null);
-        if (order.status === 'awaiting_user_payment') order.payinExpiresAt = clock.now() + timings.payinWindow;
-      }
-      runActions(order, actions, queue);
+      apply(order, next, actions, queue);
     }
     return accepted;
   }
 
+  /** Takes a snapshot the machine computed: status, context, then its effects. */
+  function apply(order: OrderRecord, next: { value: unknown; context: OrderRecord['context'] }, actions: readonly ExecutableAction[], queue: OrderEvent[]) {
+    order.version++;
+    const before = order.status;
+    order.context = next.context;
+    order.status = next.value as OrderStatus;
+    if (before !== order.status) {
+      order.updated_at = clock.now();
+      note(order, 'status', order.status, null);
+      if (order.status === 'awaiting_user_payment') order.payinExpiresAt = clock.now() + timings.payinWindow;
+    }
+    runActions(order, actions, queue);
+  }
+
   function runActions(order: OrderRecord, actions: readonly ExecutableAction[], queue: OrderEvent[]) {
-    for (const action of actions) {
+    for (let i = 0; i < actions.length; i++) {
+      const action = actions[i]!;
       const params = (action.params ?? {}) as Record<string, any>;
+      // A delay raised and cancelled in the same step (a state passed through at once) needs no timer.
+      if (action.type === 'xstate.raise' && actions.some((a, j) => j > i && a.type === 'xstate.cancel' && (a.params as { sendId?: unknown })?.sendId === params.id)) {
+        continue;
+      }
       switch (action.type) {
         case 'notify':
           emit(order, params.event as WebhookEvent);
@@ -518,6 +534,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     order.updated_at = at;
     const entry: TimelineRecord = { group: 'webhook', event, details: null, at };
     order.timeline.push(entry);
+    order.version++;
     if (listeners.size === 0) return;
     const summary = () => toSummary(order, precisions(order));
     for (const listener of listeners) {
@@ -563,6 +580,24 @@ export function createOrderService(deps: OrderServiceDeps) {
 
   function note(order: OrderRecord, group: TimelineRecord['group'], event: string, details: TimelineRecord['details']) {
     order.timeline.push({ group, event, details, at: clock.now() });
+    order.version++;
+  }
+
+  /**
+   * The order detail as JSON, rendered once per change of the order: partners poll orders far
+   * more often than orders change. A small cache of the latest renders, keyed by version.
+   */
+  const rendered = new Map<string, { version: number; json: string }>();
+  function detailJson(caller: Caller, reference: string, include: ReadonlySet<Include> = NO_INCLUDES): string {
+    const order = owned(caller, reference);
+    const key = `${reference}|${include.has('payout') ? 'p' : ''}${include.has('timeline') ? 't' : ''}`;
+    const hit = rendered.get(key);
+    if (hit && hit.version === order.version) return hit.json;
+    const json = JSON.stringify(toDetail(order, precisions(order), include));
+    rendered.delete(key);
+    rendered.set(key, { version: order.version, json });
+    if (rendered.size > 2048) rendered.delete(rendered.keys().next().value!);
+    return json;
   }
 
   // ---- checks -------------------------------------------------------------------------------
@@ -605,20 +640,18 @@ export function createOrderService(deps: OrderServiceDeps) {
     if (matchName && normaliseName(r.account_name) !== normaliseName(lookedUp)) {
       throw validationError(`${prefix}.account_name`, `does not match the bank record for this account (GET /v1/account-lookup)`);
     }
-    return {
-      kind: 'fiat',
-      institution_code: institution.code,
-      account_number: r.account_number,
-      account_name: r.account_name,
-      ...(r.memo === undefined ? {} : { memo: r.memo }),
-    };
+    const recipient: Recipient = { kind: 'fiat', institution_code: institution.code, account_number: r.account_number, account_name: r.account_name };
+    if (r.memo !== undefined) recipient.memo = r.memo;
+    return recipient;
   }
 
   function checkAddress(env: Environment, network: string, value: unknown, prefix: string): Recipient {
     const r = parseOrThrow(CryptoRecipientSchema, value, prefix);
     const problem = addressProblem(formatOf(env, network), r.address);
     if (problem) throw validationError(`${prefix}.address`, `${problem} (network ${network})`);
-    return { kind: 'crypto', network, address: r.address, ...(r.memo === undefined ? {} : { memo: r.memo }) };
+    const recipient: Recipient = { kind: 'crypto', network, address: r.address };
+    if (r.memo !== undefined) recipient.memo = r.memo;
+    return recipient;
   }
 
   function checkRecipient(env: Environment, type: OrderType, priced: { from: Leg; to: Leg }, value: unknown): Recipient {
@@ -663,6 +696,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     quote,
     create,
     get,
+    detailJson,
     list,
     cancel,
     fulfil,
@@ -683,7 +717,10 @@ export function createOrderService(deps: OrderServiceDeps) {
     machines,
     timings,
     store,
-    clear: () => store.clear(),
+    clear: () => {
+      store.clear();
+      rendered.clear();
+    },
   };
 }
 

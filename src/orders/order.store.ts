@@ -40,6 +40,8 @@ export interface OrderRecord extends Priced {
   context: OrderContext;
   created_at: number;
   updated_at: number;
+  /** Bumped on every change: the key of the rendered-JSON cache. */
+  version: number;
   /** Pending virtual-clock timers: [xstate delayed-event id, clock timer id] pairs (usually 0 or 1). */
   timers: Array<[string, number]>;
 }

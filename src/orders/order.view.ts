@@ -43,31 +43,27 @@ export interface Precisions {
 /** The summary form (spec §2.2): no payin, no payout. */
 export function toSummary(o: OrderRecord, p: Precisions): OrderSummary {
   const settled = SETTLED.has(o.status);
-  const summary: OrderSummary = {
-    reference: o.reference,
-    merchant_reference: o.merchant_reference,
-    customer_reference: o.customer_reference,
-    type: o.type,
-    from: { ...o.from },
-    to: { ...o.to },
-    pricing: { ...o.pricing },
-    // spec §2.2: fee is omitted when it is embedded in the exchange rate
-    ...(o.fee.fee_in_rate ? {} : { fee: { ...o.fee } }),
-    metadata: o.metadata,
-    amount_paid: round(o.context.paid, p.from),
-    amount_settled: settled ? round(o.to.amount * o.context.ratio, p.to) : 0,
-    amount_refunded: round(o.context.refunded, p.from),
-    percentage_settled: settled ? round(o.context.ratio * 100, 2) : 0,
-    status: o.status,
-    created_at: ISO(o.created_at),
-    updated_at: ISO(o.updated_at),
-  };
-  return summary;
+  // Two literals rather than a conditional spread: same key order, and no slow object cloning.
+  const from = { ...o.from };
+  const to = { ...o.to };
+  const pricing = { ...o.pricing };
+  const amount_paid = round(o.context.paid, p.from);
+  const amount_settled = settled ? round(o.to.amount * o.context.ratio, p.to) : 0;
+  const amount_refunded = round(o.context.refunded, p.from);
+  const percentage_settled = settled ? round(o.context.ratio * 100, 2) : 0;
+  const created_at = ISO(o.created_at);
+  const updated_at = ISO(o.updated_at);
+  const { reference, merchant_reference, customer_reference, type, metadata, status } = o;
+  // spec §2.2: fee is omitted when it is embedded in the exchange rate
+  return o.fee.fee_in_rate
+    ? { reference, merchant_reference, customer_reference, type, from, to, pricing, metadata, amount_paid, amount_settled, amount_refunded, percentage_settled, status, created_at, updated_at }
+    : { reference, merchant_reference, customer_reference, type, from, to, pricing, fee: { ...o.fee }, metadata, amount_paid, amount_settled, amount_refunded, percentage_settled, status, created_at, updated_at };
 }
 
 /** The detail form (spec §2.3); payout and timeline only when included. */
 export function toDetail(o: OrderRecord, p: Precisions, include: ReadonlySet<Include>): OrderDetail {
-  const detail: OrderDetail = { ...toSummary(o, p), recipient: recipientView(o.recipient), payin: payinView(o) };
+  // Extends the fresh summary in place (no spread of a 16-field object): keys keep spec order.
+  const detail = Object.assign(toSummary(o, p), { recipient: recipientView(o.recipient), payin: payinView(o) }) as OrderDetail;
   if (include.has('payout')) detail.payout = payoutView(o, p);
   if (o.refund) detail.refund = refundView(o);
   if (include.has('timeline')) {

@@ -27,3 +27,24 @@ describe('money', () => {
     expect(sum([0.1, 0.2], 2)).toBe(0.3);
   });
 });
+
+describe('money fast paths agree with the exact decimal path', () => {
+  it('for random values and precisions', async () => {
+    const fc = (await import('fast-check')).default;
+    const exactShift = (v: number, p: number) => {
+      const [m, e = '0'] = String(v).split('e');
+      return Number(`${m}e${Number(e) + p}`);
+    };
+    const exactRound = (v: number, d: number) => (v < 0 ? -1 : 1) * exactShift(Math.round(exactShift(Math.abs(v), d)), -d) + 0;
+    const exactFloor = (v: number, d: number) => exactShift(Math.floor(exactShift(v, d) + 1e-9), -d) + 0;
+    const exactCeil = (v: number, d: number) => exactShift(Math.ceil(exactShift(v, d) - 1e-9), -d) + 0;
+    fc.assert(
+      fc.property(fc.double({ min: -1e9, max: 1e9, noNaN: true }), fc.integer({ min: 0, max: 8 }), (v, d) => {
+        expect(round(v, d)).toBe(exactRound(v, d));
+        expect(floor(v, d)).toBe(exactFloor(v, d));
+        expect(ceil(v, d)).toBe(exactCeil(v, d));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});

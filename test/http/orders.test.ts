@@ -260,6 +260,26 @@ describe('reading orders', () => {
     expect(bad.body.message).toMatch(/^include: /);
   });
 
+  it('never serves a stale render after any change', async () => {
+    const o = await createOrder(s, 'offramp');
+    const read = async () => (await s.signed('GET', `/v1/orders/${o.reference}?include=timeline,payout`)).body.data;
+    const first = await read();
+    expect(await read()).toEqual(first);
+    await s.control('POST', `/sandbox/orders/${o.reference}/payin`, { amount: 10 });
+    expect((await read()).amount_paid).toBe(10);
+    await s.control('POST', `/sandbox/orders/${o.reference}/payout`, { outcome: 'partial', percentage: 20 });
+    expect((await read()).timeline.at(-1).event).toBe('outcome_set');
+    await s.control('POST', `/sandbox/orders/${o.reference}/payin`, { confirmed: false });
+    expect((await read()).status).toBe('pending');
+    await s.signed('POST', `/v1/orders/${o.reference}/fulfill`, { tx_hash: `0x${'cd'.repeat(32)}` });
+    expect((await read()).status).toBe('processing');
+    await advance(s, '1h');
+    const done = await read();
+    expect(done.status).toBe('partially_completed');
+    expect(done.payout[0].percentage).toBe(20);
+    expect((await s.signed('GET', `/v1/orders/${o.reference}`)).body.data.timeline).toBeUndefined();
+  });
+
   it("answers 404 for an unknown order, another partner's, or another environment's", async () => {
     const o = await createOrder(s, 'onramp');
     expect((await s.signed('GET', '/v1/orders/ORDUNKNOWN')).status).toBe(404);
