@@ -47,13 +47,14 @@ export function hashSeed(...parts: Array<string | number>): number {
  */
 export function randomString(faker: Faker, alphabet: string, length: number): string {
   const base = alphabet.length;
-  let out = '';
-  while (out.length < length) {
+  const codes: number[] = [];
+  while (codes.length < length) {
     let n = faker.number.int(0xffffffff);
-    for (let i = 0; i < 5 && out.length < length; i++) {
-      out += alphabet[n % base];
+    for (let i = 0; i < 5 && codes.length < length; i++) {
+      codes.push(alphabet.charCodeAt(n % base));
       n = Math.floor(n / base);
     }
   }
-  return out;
+  // One flat string: += would leave a rope of cons-strings, several times the memory.
+  return String.fromCharCode(...codes);
 }
