@@ -112,12 +112,15 @@ function verifySignature(
     path: req.path,
     rawBody: req.rawBody,
   };
-  // Computed only on failure: the hint hashes the body, which a good request never needs.
-  const hint = () => ({ headers: { 'svc-sandbox-hint': signatureHint(parts) } });
-  if (!SIGNATURE_FORMAT.test(req.signature)) throw unauthorized(AUTH_MESSAGES.badSignatureFormat, hint());
+  // The hint is computed only on failure: it hashes the body, which a good request never needs.
+  if (!SIGNATURE_FORMAT.test(req.signature)) throw unauthorized(AUTH_MESSAGES.badSignatureFormat, hintOf(parts));
   if (verify(parts, partner.keys[env].encryption_key, req.signature)) return;
   const mistake = diagnose(parts, req.signature, partner, env);
-  throw unauthorized(mistake ? `${AUTH_MESSAGES.badSignature}: ${mistake}` : AUTH_MESSAGES.badSignature, hint());
+  throw unauthorized(mistake ? `${AUTH_MESSAGES.badSignature}: ${mistake}` : AUTH_MESSAGES.badSignature, hintOf(parts));
+}
+
+function hintOf(parts: CanonicalParts) {
+  return { headers: { 'svc-sandbox-hint': signatureHint(parts) } };
 }
 
 /** Names the spec §5.2 "known mistake" a bad signature matches, when it matches one. */

@@ -17,12 +17,13 @@ export interface AuthDeps {
  */
 export function requireAuth(deps: AuthDeps, access: Access, cost = 1): Middleware {
   return async (ctx, next) => {
+    const h = ctx.req.headers; // node lower-cases header names; a hot path, so no ctx.get()
     const auth = authenticate(
       {
-        clientId: ctx.get('svc-client-id') || undefined,
-        authorization: ctx.get('authorization') || undefined,
-        timestamp: ctx.get('svc-timestamp') || undefined,
-        signature: ctx.get('svc-signature') || undefined,
+        clientId: header(h['svc-client-id']),
+        authorization: header(h.authorization),
+        timestamp: header(h['svc-timestamp']),
+        signature: header(h['svc-signature']),
         method: ctx.method,
         path: ctx.originalUrl,
         rawBody: rawBodyOf(ctx),
@@ -41,6 +42,12 @@ export function requireAuth(deps: AuthDeps, access: Access, cost = 1): Middlewar
     requireJsonBody(ctx);
     await next();
   };
+}
+
+/** A header's value, or undefined when absent or empty (a repeated header: its first value). */
+function header(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v ? v : undefined;
 }
 
 /** The authenticated caller of a route behind `requireAuth`. */

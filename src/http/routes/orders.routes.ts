@@ -28,7 +28,7 @@ export function registerOrderRoutes(router: Router, deps: AuthDeps & { orders: O
   // spec §8: get order costs 2 tokens
   router.get('/v1/orders/:reference', requireAuth(deps, 'secret', 2), (ctx) => {
     const { include } = parseOrThrow(IncludeQuerySchema, ctx.query);
-    ctx.type = 'application/json; charset=utf-8';
+    ctx.set('Content-Type', 'application/json; charset=utf-8');
     ctx.body = `{"status":true,"message":"Order retrieved","data":${orders.detailJson(caller(ctx), ctx.params.reference!, include)}}`;
   });
   router.patch('/v1/orders/:reference/cancel', secret, (ctx) => {

@@ -25,7 +25,7 @@ export function registerReferenceRoutes(router: Router, deps: AuthDeps & { refer
       json = JSON.stringify(build());
       serialised.set(key, json);
     }
-    ctx.type = 'application/json; charset=utf-8';
+    ctx.set('Content-Type', 'application/json; charset=utf-8'); // set directly: skips a MIME lookup
     ctx.body = json;
   };
 
