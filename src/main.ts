@@ -50,8 +50,9 @@ export interface Sandbox {
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
   reset(): void;
   /**
-   * Advances the virtual clock, letting webhook attempts that fire on the way finish at their
-   * own virtual time (so a retry they schedule inside the span fires too).
+   * Advances the virtual clock, letting webhook attempts (those already under way, and those
+   * that fire on the way) finish at their own virtual time, so the retries they schedule
+   * inside the span fire too.
    */
   advance(ms: number): Promise<FiredTimer[]>;
   advanceTo(target: number): Promise<FiredTimer[]>;
@@ -147,7 +148,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     advance(ms) {
       return sandbox.advanceTo(clock.now() + ms);
     },
-    advanceTo(target) {
+    async advanceTo(target) {
+      // Attempts already under way finish first, at the time they started: a retry they
+      // schedule inside the span then fires in this advance too.
+      if (dispatcher.inFlightCount > 0) await dispatcher.idle();
       return clock.advanceToAsync(target, () => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined));
     },
     close() {

@@ -133,3 +133,56 @@ describe('no input gets a 5xx (property, over HTTP)', () => {
     );
   });
 });
+
+describe('quotes over HTTP (property)', () => {
+  it('keeps the pricing invariants for random valid quote requests', async () => {
+    const nets = (await s.pub('GET', '/v1/networks')).body.data as Array<{ identifier: string }>;
+    const pairs: Array<{ network: string; cryptos: string[] }> = [];
+    for (const n of nets) {
+      pairs.push({ network: n.identifier, cryptos: (await s.pub('GET', `/v1/networks/${n.identifier}/crypto-currencies`)).body.data.map((c: any) => c.symbol) });
+    }
+    const fiats = (await s.pub('GET', '/v1/fiat-currencies')).body.data as Array<{ code: string; decimals: number }>;
+    const decimalsOf = (code: string) => fiats.find((f) => f.code === code)?.decimals;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...pairs),
+        fc.constantFrom(...fiats.map((f) => f.code)),
+        fc.constantFrom('onramp', 'offramp', 'swap'),
+        fc.boolean(),
+        fc.double({ min: 0.01, max: 1_000_000, noNaN: true }),
+        fc.nat(),
+        async (pair, fiat, type, onFrom, amount, pick) => {
+          const a = pair.cryptos[pick % pair.cryptos.length]!;
+          const b = pair.cryptos[(pick + 1) % pair.cryptos.length]!;
+          if (type === 'swap' && a === b) return;
+          const crypto = { currency: a, network: pair.network };
+          const legs = type === 'onramp' ? [{ currency: fiat }, crypto] : type === 'offramp' ? [crypto, { currency: fiat }] : [crypto, { currency: b, network: pair.network }];
+          const from = onFrom ? { ...legs[0], amount } : legs[0];
+          const to = onFrom ? legs[1] : { ...legs[1], amount };
+          const res = await s.signed('POST', '/v1/orders/quote', { from, to });
+          if (res.status === 400) {
+            expect(res.body.message).toMatch(/too small/);
+            return;
+          }
+          expect(res.status).toBe(200);
+          const q = res.body.data;
+          expect(q.type).toBe(type);
+          const f = q.fee;
+          // total is the sum of the rounded parts (up to float addition error at large amounts)
+          expect(Math.abs(f.total - (f.network_fee + f.protocol_fee + f.partner_fee + f.vat))).toBeLessThanOrEqual(1e-9 * Math.max(1, f.total));
+          const fiatDecimals = decimalsOf(type === 'swap' ? '' : fiat);
+          if (fiatDecimals !== undefined) {
+            const fiatAmount = type === 'onramp' ? q.from.amount : q.to.amount;
+            expect(Number(fiatAmount.toFixed(fiatDecimals))).toBe(fiatAmount);
+            expect(Number(f.total.toFixed(fiatDecimals))).toBe(f.total);
+          }
+          const rate = q.pricing.exchange_rate;
+          if (type === 'onramp') expect(q.from.amount).toBeGreaterThanOrEqual(q.to.amount * rate + f.total - 10 ** -(fiatDecimals ?? 2) - rate * 1e-6);
+          if (type === 'offramp') expect(q.to.amount).toBeLessThanOrEqual(q.from.amount * rate - f.total + 10 ** -(fiatDecimals ?? 2) + rate * 1e-6);
+          if (type === 'swap') expect(q.fee.fee_in_rate).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

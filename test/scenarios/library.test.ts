@@ -39,3 +39,27 @@ describe('the scenario library', () => {
 });
 
 afterAll(() => {});
+
+describe('against `npm start -- --clock manual`', () => {
+  it('passes the library with --sandbox pointing at a separately started sandbox', async () => {
+    const { spawn } = await import('node:child_process');
+    const root = new URL('../../', import.meta.url).pathname;
+    const child = spawn(`${root}node_modules/.bin/tsx`, [`${root}src/cli/serve.ts`, '--clock', 'manual', '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (c) => {
+          out += String(c);
+          const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+      });
+      const run = await runAll({ sandboxUrl: url, write: () => {} });
+      expect(run.results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.failure?.error}`)).toEqual([]);
+      expect(run.results.length).toBeGreaterThanOrEqual(15);
+    } finally {
+      child.kill();
+    }
+  }, 90_000);
+});
