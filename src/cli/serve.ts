@@ -1,6 +1,7 @@
 import { signedCurl } from '../auth';
 import { ConfigError, loadConfig, USAGE } from '../config';
 import { startSandbox, VERSION } from '../main';
+import { FixtureError } from '../reference';
 
 /** `npm start`: the sandbox on 127.0.0.1:4010 with the demo partner, and how to call it. */
 async function main(): Promise<void> {
@@ -18,7 +19,21 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const running = await startSandbox(config);
+  let running;
+  try {
+    running = await startSandbox(config);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') {
+      process.stderr.write(`Port ${config.port} on ${config.host} is already in use: stop the other process or pass --port N (0 picks a free port).\n`);
+      process.exit(1);
+    }
+    if (e instanceof FixtureError) {
+      process.stderr.write(`Bad fixtures: ${e.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
   const { sandbox, url } = running;
   const demo = sandbox.demoPartner;
   const curl = signedCurl(url, {

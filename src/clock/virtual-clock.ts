@@ -131,10 +131,7 @@ export class VirtualClock implements Scheduler {
   /** Moves virtual time forward to `target` (Unix ms), firing due timers. Never goes back. */
   advanceTo(target: number): FiredTimer[] {
     if (this.firing) throw new Error('the clock cannot be advanced from inside a timer');
-    const now = this.now();
-    if (!Number.isFinite(target) || target < now) {
-      throw new RangeError(`the virtual clock never goes back (now ${new Date(now).toISOString()})`);
-    }
+    this.checkTarget(target);
     const fired = this.fireUntil(target);
     this.reanchor(target);
     this.arm();
@@ -148,24 +145,11 @@ export class VirtualClock implements Scheduler {
    */
   async advanceToAsync(target: number, settle: () => Promise<void> | undefined): Promise<FiredTimer[]> {
     if (this.firing) throw new Error('the clock is already advancing');
-    const now = this.now();
-    if (!Number.isFinite(target) || target < now) {
-      throw new RangeError(`the virtual clock never goes back (now ${new Date(now).toISOString()})`);
-    }
+    this.checkTarget(target);
     const fired: FiredTimer[] = [];
     this.firing = true;
     try {
-      for (let entry = this.queue.popDue(target); entry; entry = this.queue.popDue(target)) {
-        const at = Math.max(entry.due, this.pinned ?? this.lastNow);
-        this.pinned = at;
-        this.lastNow = at;
-        entry.at = at;
-        fired.push(entry);
-        try {
-          entry.fire();
-        } catch (error) {
-          this.onError(error, entry.label);
-        }
+      while (this.fireNext(target, fired)) {
         const pending = settle();
         if (pending) await pending;
       }
@@ -204,23 +188,36 @@ export class VirtualClock implements Scheduler {
     const fired: FiredTimer[] = [];
     this.firing = true;
     try {
-      for (let entry = this.queue.popDue(target); entry; entry = this.queue.popDue(target)) {
-        const at = Math.max(entry.due, this.pinned ?? this.lastNow);
-        this.pinned = at;
-        this.lastNow = at;
-        entry.at = at;
-        fired.push(entry);
-        try {
-          entry.fire();
-        } catch (error) {
-          this.onError(error, entry.label);
-        }
-      }
+      while (this.fireNext(target, fired));
     } finally {
       this.pinned = null;
       this.firing = false;
     }
     return fired;
+  }
+
+  /** Fires the earliest timer due by `target` with now() pinned to its time; false if none. */
+  private fireNext(target: number, fired: FiredTimer[]): boolean {
+    const entry = this.queue.popDue(target);
+    if (!entry) return false;
+    const at = Math.max(entry.due, this.pinned ?? this.lastNow);
+    this.pinned = at;
+    this.lastNow = at;
+    entry.at = at;
+    fired.push(entry);
+    try {
+      entry.fire();
+    } catch (error) {
+      this.onError(error, entry.label);
+    }
+    return true;
+  }
+
+  private checkTarget(target: number): void {
+    const now = this.now();
+    if (!Number.isFinite(target) || target < now) {
+      throw new RangeError(`the virtual clock never goes back (now ${new Date(now).toISOString()})`);
+    }
   }
 
   private reanchor(virtual: number): void {
