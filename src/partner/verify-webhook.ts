@@ -57,7 +57,7 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   if (!timestamp) throw new WebhookVerificationError('missing_timestamp', 'missing svc-timestamp header');
   if (!/^\d{1,16}$/.test(timestamp)) throw new WebhookVerificationError('bad_timestamp', 'svc-timestamp must be Unix milliseconds');
   const ts = Number(timestamp);
-  const now = options.now ?? Date.now();
+  const now = options.now ?? Date.now(); // wall clock: the receiver checks staleness against its real clock
   const tolerance = options.toleranceMs ?? 300_000;
   if (Math.abs(now - ts) > tolerance) {
     throw new WebhookVerificationError('stale_timestamp', `svc-timestamp is ${Math.round(Math.abs(now - ts) / 1000)} s from now (tolerance ${tolerance / 1000} s)`);

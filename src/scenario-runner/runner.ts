@@ -6,6 +6,12 @@ import { SandboxClient, type PartnerIdentity, type Reply } from './client';
 import { createFakeHelpers, interpolate, readPath, ReferenceError_, wrongSignature } from './interpolate';
 import { downUrl, type BuiltInReceiver } from './receiver';
 import type { AdversarialKind, Scenario, Step } from './schema';
+import type { OrderDetail } from '../orders';
+import type { deliveryView } from '../webhooks';
+
+/** Wire shapes the runner reads back (the sandbox's own view types). */
+type OrderView = OrderDetail & { timeline: NonNullable<OrderDetail['timeline']>; payin: Record<string, any> };
+type DeliveryView = ReturnType<typeof deliveryView>;
 import { WEBHOOK_EVENTS } from '../shared/events';
 
 /** What a step expected and what it saw, for the failure report. */
@@ -109,16 +115,16 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
     if (typeof ref !== 'string') throw new StepFailure(`cannot find an order reference in ${JSON.stringify(value)}`);
     return ref;
   };
-  const readOrder = async (reference: string) => {
+  const readOrder = async (reference: string): Promise<OrderView> => {
     const res = await v1('GET', `/v1/orders/${reference}?include=payout,timeline`);
     if (res.status !== 200) throw new StepFailure(`GET /v1/orders/${reference} answered ${res.status}: ${res.body?.message ?? res.text}`);
     return res.body.data;
   };
-  const deliveriesOf = async (reference: string) => {
+  const deliveriesOf = async (reference: string): Promise<DeliveryView[]> => {
     // Let attempts in flight land before judging what was delivered.
     for (let i = 0; i < 400; i++) {
       const res = await control('GET', `/sandbox/webhooks/deliveries?order=${reference}&per_page=500`);
-      const list = (res.body?.data ?? []) as any[];
+      const list = (res.body?.data ?? []) as DeliveryView[];
       if (!list.some((d) => d.in_flight)) return list.reverse();
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -165,9 +171,9 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
       const a = step.args;
       const reference = a.order !== undefined ? await referenceOf(a.order) : undefined;
       const order = reference ? await readOrder(reference) : undefined;
-      if (a.status && order.status !== a.status) throw new StepFailure(`order ${reference} is ${order.status}`, a.status, order.status);
+      if (a.status && order!.status !== a.status) throw new StepFailure(`order ${reference} is ${order!.status}`, a.status, order!.status);
       if (a.statuses) {
-        const passed = order.timeline.filter((t: any) => t.group === 'status').map((t: any) => t.event);
+        const passed = order!.timeline.filter((t) => t.group === 'status').map((t) => t.event);
         if (JSON.stringify(passed) !== JSON.stringify(a.statuses)) throw new StepFailure('the statuses passed through differ', a.statuses, passed);
       }
       if (a.fields) {
@@ -189,7 +195,7 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
       if (a.delivery) {
         const matching = (await deliveriesOf(reference!)).filter((d) => d.event === a.delivery!.event);
         const d = matching.at(-1);
-        const seen = d && { status: d.status, attempts: d.attempts.length, errors: d.attempts.map((x: any) => x.error ?? x.http_status) };
+        const seen = d && { status: d.status, attempts: d.attempts.length, errors: d.attempts.map((x) => x.error ?? x.http_status) };
         if (!d) throw new StepFailure(`no delivery of ${a.delivery.event} for ${reference}`, a.delivery, null);
         if (a.delivery.status && d.status !== a.delivery.status) throw new StepFailure(`delivery of ${a.delivery.event} is ${d.status}`, a.delivery, seen);
         if (a.delivery.min_attempts && d.attempts.length < a.delivery.min_attempts) throw new StepFailure(`delivery of ${a.delivery.event} made ${d.attempts.length} attempts`, a.delivery, seen);
@@ -322,10 +328,10 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
         lines.push(`  order ${reference} (${order.type}) is ${order.status}; timeline:`);
         for (const t of order.timeline) lines.push(`    ${t.created_at}  ${t.group.padEnd(7)} ${t.event}${t.details ? `  ${JSON.stringify(t.details)}` : ''}`);
         const deliveries = await control('GET', `/sandbox/webhooks/deliveries?order=${reference}&per_page=500`);
-        const list = ((deliveries.body?.data ?? []) as any[]).reverse();
+        const list = ((deliveries.body?.data ?? []) as DeliveryView[]).reverse();
         lines.push(`  deliveries of ${reference}:${list.length ? '' : ' none'}`);
         for (const d of list) {
-          lines.push(`    ${d.event.padEnd(22)} ${d.status.padEnd(9)} attempts: ${d.attempts.map((x: any) => x.http_status ?? x.error).join(', ')}`);
+          lines.push(`    ${d.event.padEnd(22)} ${d.status.padEnd(9)} attempts: ${d.attempts.map((x) => x.http_status ?? x.error).join(', ')}`);
         }
       } catch (error) {
         lines.push(`  order ${reference}: ${(error as Error).message}`);
