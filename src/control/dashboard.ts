@@ -46,7 +46,7 @@ code{background:#f4f4f4;padding:1px 4px}
 </style></head><body>
 <h1>ramp-sandbox</h1>
 <div class="clock" id="clock"><span>virtual now <b>${esc(ISO(clock.now()))}</b></span><span>mode <b>${esc(clock.mode)}</b></span><span>speed <b>x${esc(clock.speed)}</b></span><span>pending timers <b>${esc(clock.pending)}</b></span></div>
-<p>Advance the clock: <code>curl -X POST -H 'content-type: application/json' -d '{"duration":"5m"}' ${esc(ctx.origin)}/sandbox/clock/advance</code></p>
+<p>Advance the clock: <code>curl -X POST -H 'content-type: application/json' -d '{"duration":"5m"}' ${esc(`${ctx.protocol}://${ctx.host}`)}/sandbox/clock/advance</code></p>
 <h2>Partners (${partners.list().length})</h2>
 <table id="partners"><tr><th>client id</th><th>name</th><th>KYB</th><th>webhook URL</th><th>events</th><th>IP whitelist</th></tr>${partnerRows}</table>
 <h2>Latest orders (${orders.store.orders.size} in all)</h2>

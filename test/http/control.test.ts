@@ -207,6 +207,7 @@ describe('dashboard', () => {
       expect(res.text).toContain(c.demo.clientId);
       expect(res.text).toContain(o.reference);
       expect(res.text).toContain('awaiting_user_payment');
+      expect(res.text).toContain(`${c.url}/sandbox/clock/advance`);
     } finally {
       await c.close();
     }
