@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_FIXTURES_DIR } from './reference';
 import { parseDuration, type ClockMode } from './clock';
+import type { LifecycleTimings } from './orders/order.machine';
+
+/** Lifecycle steps whose delay `--lifecycle` may set (the pay-in window has its own flag). */
+const LIFECYCLE_STEPS = ['provisioning', 'processing', 'routing', 'lpAssignment', 'payout', 'settlement', 'refund'] as const;
 
 /** Everything the sandbox can be told at start-up (CONTRACT §1). */
 export interface SandboxConfig {
@@ -22,6 +26,8 @@ export interface SandboxConfig {
   quoteTtlMs: number;
   /** Pay-in window, virtual ms (CONTRACT §8: 30 min). */
   payinWindowMs: number;
+  /** Virtual delays of the lifecycle steps that override the defaults (docs/lifecycle.md). */
+  lifecycleDelays: Partial<LifecycleTimings>;
   /** Wall ms a webhook receiver has to answer (CONTRACT §5: 15 s). */
   webhookTimeoutMs: number;
   /** Virtual delays before webhook attempts 2..n (CONTRACT §5). */
@@ -42,6 +48,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   clockStart: undefined,
   quoteTtlMs: 60_000,
   payinWindowMs: 30 * 60_000,
+  lifecycleDelays: {},
   webhookTimeoutMs: 15_000,
   webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
 };
@@ -61,6 +68,8 @@ export const USAGE = `Usage: npm start -- [options]
   --clock-start ISO   virtual start time (SANDBOX_CLOCK_START; default now)
   --quote-ttl D       quote lifetime, virtual (SANDBOX_QUOTE_TTL; default 60s)
   --payin-window D    pay-in window, virtual (SANDBOX_PAYIN_WINDOW; default 30m)
+  --lifecycle L       virtual step delays, e.g. processing=30s,payout=10m (SANDBOX_LIFECYCLE);
+                      steps: provisioning, processing, routing, lpAssignment, payout, settlement, refund
   --webhook-timeout D  wall time a receiver has to answer 2xx (SANDBOX_WEBHOOK_TIMEOUT; default 15s)
   --webhook-retries L  virtual delays before attempts 2..n, comma-separated
                        (SANDBOX_WEBHOOK_RETRIES; default 5s,5m,30m,2h,5h,10h,10h)
@@ -94,6 +103,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       'quote-ttl': { type: 'string' },
       'payin-window': { type: 'string' },
       'webhook-timeout': { type: 'string' },
+      lifecycle: { type: 'string' },
       'webhook-retries': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -121,7 +131,17 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
   const webhookRetryScheduleMs = retriesRaw
     ? retriesRaw.split(',').map((part) => duration(part.trim(), '--webhook-retries', 0))
     : DEFAULT_CONFIG.webhookRetryScheduleMs;
+  const lifecycleDelays: Partial<LifecycleTimings> = {};
+  const lifecycleRaw = pick(values.lifecycle, 'SANDBOX_LIFECYCLE');
+  for (const part of lifecycleRaw ? lifecycleRaw.split(',') : []) {
+    const [name = '', value = ''] = part.split('=').map((x) => x.trim());
+    if (!LIFECYCLE_STEPS.includes(name as (typeof LIFECYCLE_STEPS)[number])) {
+      throw new ConfigError(`--lifecycle: unknown step ${name}; steps: ${LIFECYCLE_STEPS.join(', ')}`);
+    }
+    lifecycleDelays[name as (typeof LIFECYCLE_STEPS)[number]] = duration(value, `--lifecycle ${name}`, 0);
+  }
   return {
+    lifecycleDelays,
     webhookTimeoutMs: duration(pick(values['webhook-timeout'], 'SANDBOX_WEBHOOK_TIMEOUT'), '--webhook-timeout', DEFAULT_CONFIG.webhookTimeoutMs),
     webhookRetryScheduleMs,
     quoteTtlMs: duration(pick(values['quote-ttl'], 'SANDBOX_QUOTE_TTL'), '--quote-ttl', DEFAULT_CONFIG.quoteTtlMs),

@@ -102,7 +102,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     reference,
     ids,
     quoteTtlMs: config.quoteTtlMs,
-    timings: { payinWindow: config.payinWindowMs },
+    timings: { ...config.lifecycleDelays, payinWindow: config.payinWindowMs },
   });
   const startedAt = wall.now();
   const dispatcher = createDispatcher({

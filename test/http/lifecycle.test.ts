@@ -355,3 +355,21 @@ describe('magic values through /v1 alone', () => {
 async function nowMs(): Promise<number> {
   return (await s.control('GET', '/sandbox/clock')).body.data.now_ms;
 }
+
+describe('configurable delays', () => {
+  it('uses the pay-in window and step delays it is given', async () => {
+    const c = await startTestServer({ payinWindowMs: 60_000, lifecycleDelays: { processing: 10_000 } });
+    try {
+      const o = await createOrder(c, 'swap');
+      expect(Date.parse(o.payin.expires_at) - Date.parse(o.created_at)).toBe(60_000);
+      await c.control('POST', `/sandbox/orders/${o.reference}/payin`, {});
+      await advance(c, '10s');
+      expect((await getOrder(c, o.reference)).status).toBe('routing');
+      const late = await createOrder(c, 'swap');
+      await advance(c, '1m');
+      expect((await getOrder(c, late.reference)).status).toBe('expired');
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('takes flags over env vars over defaults', () => {
+    const c = loadConfig(['--port', '5000', '--clock', 'manual'], { PORT: '6000', SANDBOX_SEED: '9', SANDBOX_SPEED: '60' });
+    expect(c).toMatchObject({ port: 5000, clockMode: 'manual', seed: 9, speed: 60, host: '127.0.0.1' });
+    expect(loadConfig([], {})).toEqual(DEFAULT_CONFIG);
+    expect(loadConfig(['--help'], {})).toBe('help');
+  });
+
+  it('reads durations, the retry schedule and lifecycle delays', () => {
+    const c = loadConfig(['--quote-ttl', '2m', '--payin-window', '1h', '--webhook-retries', '1s, 10s', '--lifecycle', 'processing=30s,payout=10m'], {});
+    expect(c).toMatchObject({ quoteTtlMs: 120_000, payinWindowMs: 3_600_000, webhookRetryScheduleMs: [1000, 10_000], lifecycleDelays: { processing: 30_000, payout: 600_000 } });
+    if (c === 'help') throw new Error('unexpected');
+  });
+
+  it('refuses bad values with a message naming the flag', () => {
+    for (const [args, flag] of [
+      [['--port', 'x'], '--port'],
+      [['--clock', 'fast'], '--clock'],
+      [['--speed', '0'], '--speed'],
+      [['--quote-ttl', 'soon'], '--quote-ttl'],
+      [['--lifecycle', 'nap=1m'], '--lifecycle'],
+      [['--clock-start', 'yesterday'], '--clock-start'],
+    ] as const) {
+      expect(() => loadConfig([...args], {}), flag).toThrow(ConfigError);
+      expect(() => loadConfig([...args], {})).toThrow(new RegExp(flag));
+    }
+  });
+});
