@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_FIXTURES_DIR } from './reference';
 import { parseDuration, type ClockMode } from './clock';
-import type { LifecycleTimings } from './orders/order.machine';
+import { DEFAULT_TIMINGS, type LifecycleTimings } from './orders/order.machine';
+import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from './webhooks';
 
 /** Lifecycle steps whose delay `--lifecycle` may set (the pay-in window has its own flag). */
 const LIFECYCLE_STEPS = ['provisioning', 'processing', 'routing', 'lpAssignment', 'payout', 'settlement', 'refund'] as const;
@@ -47,10 +48,10 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   logLevel: 'info',
   clockStart: undefined,
   quoteTtlMs: 60_000,
-  payinWindowMs: 30 * 60_000,
+  payinWindowMs: DEFAULT_TIMINGS.payinWindow,
   lifecycleDelays: {},
-  webhookTimeoutMs: 15_000,
-  webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  webhookTimeoutMs: DEFAULT_DISPATCHER_OPTIONS.timeoutMs,
+  webhookRetryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
 };
 
 export const USAGE = `Usage: npm start -- [options]

@@ -301,11 +301,6 @@ export function createOrderService(deps: OrderServiceDeps) {
     );
   }
 
-  function get(caller: Caller, reference: string, include: ReadonlySet<Include> = NO_INCLUDES): OrderDetail {
-    const order = owned(caller, reference);
-    return toDetail(order, precisions(order), include);
-  }
-
   function list(caller: Caller, query: unknown) {
     const q = parseOrThrow(ListQuerySchema, query);
     const all = store.ownedBy(caller.partner.client_id, caller.env);
@@ -695,7 +690,6 @@ export function createOrderService(deps: OrderServiceDeps) {
   return {
     quote,
     create,
-    get,
     detailJson,
     list,
     cancel,

@@ -1,5 +1,5 @@
 import bodyParser from 'koa-bodyparser';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors';
 import { ERROR_MESSAGES, toApiError } from './errors';
 
@@ -49,11 +49,6 @@ export function requireJsonBody(ctx: Context): void {
   if (typeof ctx.request.body !== 'object' || ctx.request.body === null) ctx.request.body = {};
 }
 
-/** The same check as a middleware. */
-export async function jsonBody(ctx: Context, next: Next): Promise<void> {
-  requireJsonBody(ctx);
-  await next();
-}
 
 /** The exact request body string signed by the caller (`''` when there is none). */
 export function rawBodyOf(ctx: Context): string {
