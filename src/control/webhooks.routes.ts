@@ -86,7 +86,7 @@ export function registerWebhookRoutes(
       throw badRequest('order: give an order reference, or data to send');
     }
     if (!body.url && !partner.webhook_url) throw badRequest('url: the partner has no webhook_url; give url');
-    const delivery = dispatcher.enqueue({
+    const delivery = await dispatcher.send({
       partner,
       environment,
       order: body.order ?? (typeof body.data?.reference === 'string' ? body.data.reference : null),
@@ -95,7 +95,6 @@ export function registerWebhookRoutes(
       url: body.url ?? null,
       source: 'manual',
     });
-    await dispatcher.idle();
     ctx.body = ok('Delivery sent', deliveryView(delivery));
   });
 }

@@ -74,8 +74,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const inFlight = new Set<Promise<void>>();
   const maxAutomatic = options.retryScheduleMs.length + 1;
 
-  /** Queues a delivery and starts its first attempt; does not wait for it. */
-  function enqueue(input: {
+  interface DeliveryInput {
     partner: Partner;
     environment: Environment;
     order: string | null;
@@ -83,7 +82,21 @@ export function createDispatcher(deps: DispatcherDeps) {
     data: unknown;
     url?: string | null;
     source?: Delivery['source'];
-  }): Delivery {
+  }
+
+  /** Queues a delivery and starts its first attempt; does not wait for it. */
+  function enqueue(input: DeliveryInput): Delivery {
+    return start(input).delivery;
+  }
+
+  /** Queues a delivery and resolves once its first attempt is done (other deliveries are not waited for). */
+  async function send(input: DeliveryInput): Promise<Delivery> {
+    const { delivery, first } = start(input);
+    await first;
+    return delivery;
+  }
+
+  function start(input: DeliveryInput): { delivery: Delivery; first: Promise<void> } {
     const delivery: Delivery = {
       id: ids.id('dlv_'),
       client_id: input.partner.client_id,
@@ -102,8 +115,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       timer: null,
     };
     deliveries.set(delivery.id, delivery);
-    void track(attempt(delivery, false));
-    return delivery;
+    return { delivery, first: track(attempt(delivery, false)) };
   }
 
   function track(p: Promise<void>): Promise<void> {
@@ -221,6 +233,7 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   return {
     enqueue,
+    send,
     retry,
     get: (id: string) => deliveries.get(id),
     list: () => [...deliveries.values()],
