@@ -94,4 +94,3 @@ export class OrderStore {
   }
 }
 
-export type { OrderType };
