@@ -1,4 +1,4 @@
-import Koa, { type Middleware } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { ApiError } from '../shared/errors';
@@ -44,8 +44,10 @@ function edge(logger: Logger, router: Router): Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body == null) throw unmatched(router, ctx.path, ctx.method);
+      serialise(ctx);
     } catch (caught) {
       renderError(ctx, caught, logger);
+      serialise(ctx);
     }
     if (logger.isLevelEnabled('info')) {
       logger.info(
@@ -62,6 +64,16 @@ function edge(logger: Logger, router: Router): Middleware {
       );
     }
   };
+}
+
+/**
+ * Serialises a JSON body here rather than in Koa's respond(), so a body that cannot be
+ * rendered is our logged 500 in the error envelope, never Koa's plain-text one.
+ */
+function serialise(ctx: Context): void {
+  const body: unknown = ctx.body;
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+  ctx.body = JSON.stringify(body);
 }
 
 /** 405 with `Allow` when the path is known for other methods, else 404. */

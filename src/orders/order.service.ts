@@ -15,7 +15,7 @@ import { ApiError, badRequest, conflict, forbidden, notFound, validationError } 
 import { paginate } from '../shared/envelope';
 import type { WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
-import { round } from '../shared/money';
+import { decimalPlaces, round } from '../shared/money';
 import { parseOrThrow } from '../shared/validation';
 import { addressProblem, createArtefacts, txHashProblem } from './addresses';
 import { createPureTransitions, type ExecutableAction } from './pure-transition';
@@ -156,6 +156,7 @@ export function createOrderService(deps: OrderServiceDeps) {
           throw badRequest(`${prefix}${name}.currency: ${leg.currency} is not available on ${leg.network} (GET /v1/networks/${leg.network}/crypto-currencies)`);
         }
       }
+      if (leg.amount !== undefined) checkPrecision(`${prefix}${name}.amount`, leg.amount, precisionOf(env, leg.currency), leg.currency);
     }
     const fromFiat = from.network === undefined;
     const toFiat = to.network === undefined;
@@ -238,6 +239,14 @@ export function createOrderService(deps: OrderServiceDeps) {
       outcome = lookupMagicAddress(recipient.address);
     }
 
+    // The one free-form field echoed back: it must render before anything is stored.
+    if (input.metadata) {
+      try {
+        JSON.stringify(input.metadata);
+      } catch {
+        throw validationError('metadata', 'cannot be rendered as JSON');
+      }
+    }
     if (quoteRecord) quoteRecord.used = true;
     const now = clock.now();
     const fromPrecision = precisionOf(env, priced.from.currency);
@@ -271,21 +280,30 @@ export function createOrderService(deps: OrderServiceDeps) {
       timers: [],
       version: 0,
     };
+    // CONTRACT §9: a request fully succeeds or changes nothing. Until the order is stored,
+    // nothing has been changed; a failure after that takes the order (and its timers) back out.
     store.add(order);
-    const [snapshot, actions] = pure[type].initial({
-      due: priced.from.amount,
-      precision: fromPrecision,
-      hold: magic?.kind === 'hold_initiated',
-      outcome,
-      percentage,
-    });
-    note(order, 'status', 'initiated', null);
-    if (quoteRecord) note(order, 'order', 'quote_used', { quote_id: quoteRecord.quote_id });
-    const queue: OrderEvent[] = [];
-    apply(order, snapshot, actions, queue);
-    for (const event of queue) dispatch(order, event);
-    if (magic?.kind === 'auto_payin') scheduleMagicPayin(order, magic);
-    return toDetail(order, precisions(order), ALL_INCLUDES);
+    try {
+      const [snapshot, actions] = pure[type].initial({
+        due: priced.from.amount,
+        precision: fromPrecision,
+        hold: magic?.kind === 'hold_initiated',
+        outcome,
+        percentage,
+      });
+      note(order, 'status', 'initiated', null);
+      if (quoteRecord) note(order, 'order', 'quote_used', { quote_id: quoteRecord.quote_id });
+      const queue: OrderEvent[] = [];
+      apply(order, snapshot, actions, queue);
+      for (const event of queue) dispatch(order, event);
+      if (magic?.kind === 'auto_payin') scheduleMagicPayin(order, magic);
+      return toDetail(order, precisions(order), ALL_INCLUDES);
+    } catch (error) {
+      for (const [, timer] of order.timers) clock.clearTimer(timer);
+      store.remove(order);
+      if (quoteRecord) quoteRecord.used = false;
+      throw error;
+    }
   }
 
   function scheduleMagicPayin(order: OrderRecord, magic: Extract<MagicAmountBehaviour, { kind: 'auto_payin' }>) {
@@ -381,6 +399,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     }
     const confirmed = b.confirmed ?? true;
     const precision = precisionOf(order.env, order.from.currency);
+    if (b.amount !== undefined) checkPrecision('amount', b.amount, precision, order.from.currency);
     const outstanding = round(order.context.due - order.context.paid - order.context.unconfirmed, precision);
     const amount = round(b.amount ?? (outstanding > 0 ? outstanding : order.context.due), precision);
     if (!(amount > 0)) throw validationError('amount', `rounds to 0 at ${precision} decimal places`);
@@ -723,6 +742,13 @@ export type OrderService = ReturnType<typeof createOrderService>;
 function requireKyb(partner: Partner) {
   if (partner.kyb_status !== 'approved') {
     throw forbidden(`Partner account is not KYB-approved (kyb_status ${partner.kyb_status}); quotes and orders need an approved account`);
+  }
+}
+
+/** CONTRACT §9: an amount with more places than its currency's precision is a 422, not rounded. */
+function checkPrecision(field: string, amount: number, precision: number, currency: string): void {
+  if (decimalPlaces(amount) > precision) {
+    throw validationError(field, `${amount} has more than ${precision} decimal places, the precision of ${currency}`);
   }
 }
 

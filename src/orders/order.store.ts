@@ -77,6 +77,16 @@ export class OrderStore {
     if (order.merchant_reference) this.merchantRefs.set(`${key}|${order.merchant_reference}`, order.reference);
   }
 
+  /** Drops an order from every index (a create that could not complete). */
+  remove(order: OrderRecord): void {
+    this.orders.delete(order.reference);
+    const key = OrderStore.owner(order.clientId, order.env);
+    const list = this.byOwner.get(key);
+    const at = list ? list.lastIndexOf(order) : -1;
+    if (list && at >= 0) list.splice(at, 1);
+    if (order.merchant_reference) this.merchantRefs.delete(`${key}|${order.merchant_reference}`);
+  }
+
   hasMerchantReference(clientId: string, env: Environment, merchantReference: string): boolean {
     return this.merchantRefs.has(`${OrderStore.owner(clientId, env)}|${merchantReference}`);
   }

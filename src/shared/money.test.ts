@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ceil, floor, round, sum } from './money';
+import { ceil, decimalPlaces, floor, round, sum } from './money';
+import { withSeed } from '../../test/support/property';
 
 describe('money', () => {
   it('rounds half away from zero without binary drift', () => {
@@ -44,7 +45,20 @@ describe('money fast paths agree with the exact decimal path', () => {
         expect(floor(v, d)).toBe(exactFloor(v, d));
         expect(ceil(v, d)).toBe(exactCeil(v, d));
       }),
-      { numRuns: 20_000 },
+      withSeed({ numRuns: 20_000 }),
     );
+  });
+});
+
+describe('decimalPlaces', () => {
+  it('counts the places of the shortest decimal form, exponents included', () => {
+    expect(decimalPlaces(2.385)).toBe(3);
+    expect(decimalPlaces(2.38)).toBe(2);
+    expect(decimalPlaces(12)).toBe(0);
+    expect(decimalPlaces(1e-7)).toBe(7);
+    expect(decimalPlaces(1.5e-7)).toBe(8);
+    expect(decimalPlaces(1e21)).toBe(0);
+    expect(decimalPlaces(-0.125)).toBe(3);
+    expect(decimalPlaces(0.1 + 0.2)).toBe(17);
   });
 });

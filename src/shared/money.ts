@@ -46,3 +46,14 @@ export function ceil(value: number, decimals: number): number {
 export function sum(values: readonly number[], decimals: number): number {
   return round(values.reduce((a, b) => a + b, 0), decimals);
 }
+
+/**
+ * How many decimal places `value` is written with (its shortest round-trip form).
+ * @example decimalPlaces(2.385) // 3; decimalPlaces(1e-7) // 7; decimalPlaces(12) // 0
+ */
+export function decimalPlaces(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  const [mantissa = '', exponent = '0'] = String(Math.abs(value)).split('e');
+  const fraction = mantissa.split('.')[1]?.length ?? 0;
+  return Math.max(0, fraction - Number(exponent));
+}

@@ -33,11 +33,26 @@ describe('quotes (POST /v1/orders/quote)', () => {
     expect(off.from.amount * off.pricing.exchange_rate - off.fee.total).toBeGreaterThanOrEqual(10_000 - 0.01);
   });
 
-  it('rounds amounts to the currency precision (UGX has 0 decimals)', async () => {
-    const q = (await quote({ from: { currency: 'USDT', network: 'polygon-amoy', amount: 12.3456789 }, to: { currency: 'UGX' } })).body.data;
+  it('rounds computed amounts to the currency precision (UGX has 0 decimals)', async () => {
+    const q = (await quote({ from: { currency: 'USDT', network: 'polygon-amoy', amount: 12.345679 }, to: { currency: 'UGX' } })).body.data;
     expect(Number.isInteger(q.to.amount)).toBe(true);
     expect(Number.isInteger(q.fee.total)).toBe(true);
     expect(q.from.amount).toBe(12.345679);
+  });
+
+  // CONTRACT §9: more places than the currency's precision is refused, not silently rounded.
+  it('answers 422 naming the leg for an amount with more places than its currency has', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ from: { currency: 'USDT', network: 'polygon-amoy', amount: 12.3456789 }, to: { currency: 'UGX' } }, /^from\.amount: 12\.3456789 has more than 6 decimal places/],
+      [{ from: { currency: 'USDT', network: 'polygon-amoy' }, to: { currency: 'UGX', amount: 1000.5 } }, /^to\.amount: .* more than 0 decimal places, the precision of UGX/],
+      [{ from: { currency: 'NGN', amount: 1000.125 }, to: { currency: 'USDT', network: 'base-sepolia' } }, /^from\.amount: /],
+    ];
+    for (const [body, message] of cases) {
+      const res = await quote(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.code).toBe('E_VALIDATION_ERROR');
+      expect(res.body.message).toMatch(message);
+    }
   });
 
   it('answers 422 for shape errors, naming the field', async () => {

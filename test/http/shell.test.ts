@@ -39,12 +39,12 @@ describe('HTTP shell (CONTRACT §3)', () => {
     expect(unauth.status).toBe(401);
   });
 
-  it('answers a JSON scalar body and a non-JSON content type 400', async () => {
+  it('answers a JSON scalar body 400 and a non-JSON content type 415', async () => {
     const path = '/v1/orders/quote';
-    for (const [body, type] of [['123', 'application/json'], ['{"a":1}', 'text/plain']] as const) {
+    for (const [body, type, status] of [['123', 'application/json', 400], ['{"a":1}', 'text/plain', 415]] as const) {
       const headers = { ...signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path, body }), 'content-type': type };
       const res = await s.request('POST', path, { headers, body });
-      expect(res.status, `${type} ${body}`).toBe(400);
+      expect(res.status, `${type} ${body}`).toBe(status);
       expect(res.body.code).toBe('E_BADREQUEST');
     }
   });

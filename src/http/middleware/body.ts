@@ -1,6 +1,7 @@
 import bodyParser from 'koa-bodyparser';
 import type { Context, Middleware } from 'koa';
-import { ApiError } from '../../shared/errors';
+import { ApiError, validationError } from '../../shared/errors';
+import { MAX_JSON_DEPTH, tooDeepField } from '../../shared/json-depth';
 import { ERROR_MESSAGES, toApiError } from './errors';
 
 const LIMIT = '1mb';
@@ -8,9 +9,10 @@ const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
 /**
  * koa-bodyparser keeping the exact body bytes (`ctx.request.rawBody`) for HMAC. Non-JSON
- * bodies are kept as text so a signature over them still verifies and the caller then learns
- * the real problem. A body over 1 MiB is 413 at once; a malformed one is remembered and
- * raised by `requireJsonBody` after authentication (CONTRACT §8: auth comes first).
+ * bodies, and bodies sent without any Content-Type, are kept as text so a signature over them
+ * still verifies (CONTRACT §9) and the caller then learns the real problem (415). A body over
+ * 1 MiB is 413 at once; a malformed one is remembered and raised by `requireJsonBody` after
+ * authentication (CONTRACT §8: auth comes first).
  */
 export function parseBody(): Middleware {
   const parser = bodyParser({
@@ -34,19 +36,35 @@ export function parseBody(): Middleware {
       ctx.request.body = {};
       return next();
     }
+    // Without a Content-Type koa-bodyparser would not read the body at all, and the signature
+    // would then be checked over '' : read it as text, and remember that none was sent.
+    if (ctx.req.headers['content-type'] === undefined) {
+      ctx.state.contentTypeMissing = true;
+      ctx.req.headers['content-type'] = 'application/octet-stream';
+    }
     return parse(ctx, next);
   };
 }
 
-/** Raises a remembered parse error, and rejects a non-JSON body; call after authentication. */
+/**
+ * After authentication: rejects a body that is not JSON (415), raises a remembered parse error
+ * (400), and refuses a body nested deeper than 64 levels (422, CONTRACT §9) before any route
+ * can store it.
+ */
 export function requireJsonBody(ctx: Context): void {
+  const raw = rawBodyOf(ctx);
+  if (raw.length > 0 && (ctx.state.contentTypeMissing || !JSON_TYPE.test(ctx.get('content-type')))) {
+    const given = ctx.state.contentTypeMissing ? 'none was sent' : `got ${ctx.get('content-type')}`;
+    throw new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.notJson} (${given})`, { status: 415 });
+  }
   const error = ctx.state.bodyError as ApiError | undefined;
   if (error) throw error;
-  const raw = rawBodyOf(ctx);
-  if (raw.length > 0 && !JSON_TYPE.test(ctx.get('content-type'))) {
-    throw new ApiError('E_BADREQUEST', ERROR_MESSAGES.notJson);
+  if (typeof ctx.request.body !== 'object' || ctx.request.body === null) {
+    ctx.request.body = {};
+    return;
   }
-  if (typeof ctx.request.body !== 'object' || ctx.request.body === null) ctx.request.body = {};
+  const field = tooDeepField(ctx.request.body);
+  if (field !== undefined) throw validationError(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
 }
 
 

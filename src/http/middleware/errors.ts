@@ -5,7 +5,7 @@ import { ApiError } from '../../shared/errors';
 export const ERROR_MESSAGES = {
   malformedJson: 'Malformed JSON body',
   bodyTooLarge: 'Request body exceeds the 1 MiB limit',
-  notJson: 'Request body must be JSON with Content-Type: application/json',
+  notJson: 'Content-Type must be application/json: send the body as JSON with that header',
   notFound: 'Route not found',
   methodNotAllowed: 'Method not allowed',
   internal: 'Internal sandbox error; it was logged with its stack (please report it with the request id)',

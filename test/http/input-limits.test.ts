@@ -1,0 +1,134 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedHeaders } from '../support/sign';
+import { EVM_ADDRESS, accountName, createOrder, customer, legs } from '../support/orders';
+import { startTestServer, type TestServer } from '../support/server';
+
+// CONTRACT §9: limits on input. Each case here broke the sandbox or its data before.
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+/** `{"a":{"a":…1…}}` nested `levels` deep, built as text (JSON.stringify itself would overflow). */
+const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+const withField = (body: object, field: string, json: string) => `${JSON.stringify(body).slice(0, -1)},"${field}":${json}}`;
+const orderBody = { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer };
+
+async function orderCount(): Promise<number> {
+  const res = await s.signed('GET', '/v1/orders?per_page=100');
+  expect(res.status).toBe(200);
+  return res.body.meta.total;
+}
+
+describe('deep JSON (CONTRACT §9: at most 64 levels, refused before anything is stored)', () => {
+  it('refuses order metadata nested 8,000 levels with 422 naming the field, and stores nothing', async () => {
+    const before = await orderCount();
+    const res = await s.signed('POST', '/v1/orders', withField(orderBody, 'metadata', nested(8000)));
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ status: false, code: 'E_VALIDATION_ERROR', message: 'metadata: nested deeper than 64 levels' });
+    expect(await orderCount()).toBe(before);
+    // the partner's list and every order still render
+    const list = await s.signed('GET', '/v1/orders?per_page=100');
+    for (const o of list.body.data) expect((await s.signed('GET', `/v1/orders/${o.reference}`)).status).toBe(200);
+  });
+
+  it('accepts metadata nested up to the limit and echoes it back', async () => {
+    const res = await s.signed('POST', '/v1/orders', withField(orderBody, 'metadata', nested(63)));
+    expect(res.status).toBe(200);
+    let depth = 0;
+    for (let m = res.body.data.metadata; typeof m === 'object'; m = m.a) depth++;
+    expect(depth).toBe(63);
+    expect((await s.signed('GET', `/v1/orders/${res.body.data.reference}`)).status).toBe(200);
+  });
+
+  it('refuses deep bodies on every route that stores or echoes input', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['/v1/orders/quote', 'from', withField({ to: legs.onramp.to }, 'from', nested(100))],
+      ['/sandbox/partners', 'name', withField({ kyb_status: 'approved' }, 'name', nested(5000))],
+      ['/sandbox/webhooks/send', 'data', withField({ client_id: s.demo.clientId, event: 'order.created', url: 'http://127.0.0.1:9/x' }, 'data', nested(5000))],
+      ['/sandbox/clock/advance', 'body', `[${'['.repeat(200)}${']'.repeat(200)}]`],
+    ];
+    for (const [path, field, body] of cases) {
+      const res = path.startsWith('/v1')
+        ? await s.signed('POST', path, body)
+        : await s.request('POST', path, { headers: { 'content-type': 'application/json' }, body });
+      expect(res.status, `${path} ${res.text}`).toBe(422);
+      expect(res.body.message, path).toBe(`${field}: nested deeper than 64 levels`);
+    }
+    const partners = await s.control('GET', `/sandbox/partners/${s.demo.clientId}`);
+    expect(partners.status).toBe(200);
+  });
+
+  it('checks authentication before the depth (auth → shape)', async () => {
+    const res = await s.request('POST', '/v1/orders', { headers: { 'content-type': 'application/json' }, body: withField(orderBody, 'metadata', nested(100)) });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('Content-Type (CONTRACT §9: the signature covers the raw bytes whatever the type)', () => {
+  /** node:http, because fetch adds a Content-Type to every string body. */
+  function rawPost(path: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+    const url = new URL(s.url + path);
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('answers a correctly signed POST without Content-Type 415 saying what to send, not 401', async () => {
+    const body = JSON.stringify({ from: { currency: 'NGN', amount: 5000 }, to: legs.onramp.to });
+    const headers = signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path: '/v1/orders/quote', body });
+    delete (headers as Record<string, string>)['content-type'];
+    const res = await rawPost('/v1/orders/quote', body, headers);
+    expect(res.status).toBe(415);
+    expect(res.body.code).toBe('E_BADREQUEST');
+    expect(res.body.message).toMatch(/Content-Type must be application\/json.*none was sent/);
+  });
+
+  it('still answers 401 to a wrongly signed POST without Content-Type', async () => {
+    const body = '{"a":1}';
+    const headers = signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path: '/v1/orders/quote', body, signedBody: '{"a":2}' });
+    delete (headers as Record<string, string>)['content-type'];
+    expect((await rawPost('/v1/orders/quote', body, headers)).status).toBe(401);
+  });
+
+  it('answers 415 on the control API too', async () => {
+    const res = await rawPost('/sandbox/clock/advance', '{"duration":"1m"}', {});
+    expect(res.status).toBe(415);
+  });
+});
+
+describe('amount precision (CONTRACT §9: more places than the currency has is a 422)', () => {
+  it('refuses an offramp to ZAR of 2.385 instead of rounding it past what the crypto covers', async () => {
+    const res = await s.signed('POST', '/v1/orders/quote', { from: { currency: 'USDT', network: 'base-sepolia' }, to: { currency: 'ZAR', amount: 2.385 } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/^to\.amount: 2\.385 has more than 2 decimal places, the precision of ZAR/);
+  });
+
+  it('refuses order legs the same way, and accepts amounts at the precision', async () => {
+    const name = await accountName(s, '058', '0123456789');
+    const recipient = { institution_code: '058', account_number: '0123456789', account_name: name };
+    const bad = await s.signed('POST', '/v1/orders', { ...legs.offramp, from: { ...legs.offramp.from, amount: 100.1234567 }, recipient, customer });
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toMatch(/^from\.amount: /);
+    const good = await s.signed('POST', '/v1/orders', { ...legs.offramp, from: { ...legs.offramp.from, amount: 100.123456 }, recipient, customer });
+    expect(good.status).toBe(200);
+  });
+
+  it('refuses a simulated pay-in with more places than the pay-in currency', async () => {
+    const order = await createOrder(s, 'onramp');
+    const res = await s.control('POST', `/sandbox/orders/${order.reference}/payin`, { amount: 100.001 });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/^amount: 100\.001 has more than 2 decimal places, the precision of NGN/);
+    const after = await s.control('GET', `/sandbox/orders/${order.reference}`);
+    expect(after.body.data.amount_paid).toBe(0);
+  });
+});
