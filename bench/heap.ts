@@ -23,7 +23,7 @@ gc();
 const before = process.memoryUsage().heapUsed;
 const started = performance.now();
 const refs: string[] = [];
-for (let i = 0; i < N; i++) refs.push(sandbox.orders.create(caller, bodies[i % 3]).reference);
+for (let i = 0; i < N; i++) refs.push(sandbox.orders.create(caller, bodies[i % 3]!).reference);
 for (const ref of refs) sandbox.orders.simulatePayin(ref, {});
 const fired = sandbox.clock.advance(2 * 3_600_000).length;
 const elapsed = performance.now() - started;

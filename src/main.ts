@@ -7,7 +7,7 @@ import { createPartnerRegistry, createRateLimiter, type Partner, type PartnerReg
 import { systemWallClock, VirtualClock, type FiredTimer, type WallClock } from './clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
 import { requireAdmin } from './control/admin';
-import { clockView, registerClockRoutes } from './control/clock.routes';
+import { ClockViewSchema, clockView, registerClockRoutes } from './control/clock.routes';
 import { registerPartnerRoutes } from './control/partners.routes';
 import { createApp } from './http/app';
 import { registerHealthRoutes } from './http/routes/health.routes';
@@ -16,10 +16,12 @@ import { registerOrderRoutes } from './http/routes/orders.routes';
 import { registerOrderControlRoutes } from './control/orders.routes';
 import { deliveriesSection, registerDashboard } from './control/dashboard';
 import { createOrderService, type OrderService } from './orders';
-import { createDispatcher, type Dispatcher, type DispatcherOptions } from './webhooks';
+import { createDispatcher, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from './webhooks';
 import { registerWebhookRoutes } from './control/webhooks.routes';
 import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
-import { ok } from './shared/envelope';
+import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from './shared/events';
+import { requireAuth } from './http/middleware/authenticate';
+import { z } from 'zod';
 import { createIds, type Ids } from './shared/ids';
 
 export const VERSION: string = JSON.parse(
@@ -32,6 +34,8 @@ const SKIPPED = {
   unsubscribed: Object.freeze({ delivery: 'skipped: event not subscribed' }),
   noUrl: Object.freeze({ delivery: 'skipped: no webhook_url' }),
 };
+
+const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
 
 /** Everything one running sandbox holds; tests build one with `createSandbox`. */
 export interface Sandbox {
@@ -165,27 +169,35 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     rateLimiter,
     authOptions: { skewMs: config.skewMs },
   };
+  const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
   sandbox.app = createApp({
     logger,
-    register: (router) => {
-      registerHealthRoutes(router, {
+    version: VERSION,
+    webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
+    // /sandbox is guarded once for every path under it (unknown ones included), just below.
+    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : undefined),
+    register: (api) => {
+      registerHealthRoutes(api, {
         clock,
         version: VERSION,
         startedAt,
         uptimeMs: () => wall.now() - startedAt,
       });
-      registerReferenceRoutes(router, { ...authDeps, reference });
-      registerOrderRoutes(router, { ...authDeps, orders });
-      router.use('/sandbox', requireAdmin(config.adminToken));
-      registerPartnerRoutes(router, { partners });
-      registerClockRoutes(router, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
-      registerOrderControlRoutes(router, { orders });
-      registerWebhookRoutes(router, { dispatcher, partners, orders });
-      registerDashboard(router, { clock, partners, orders, sections: [() => deliveriesSection(dispatcher)] });
-      router.post('/sandbox/reset', (ctx) => {
-        sandbox.reset();
-        ctx.body = ok('Sandbox reset', { clock: clockView(clock), demo_client_id: demoPartner.client_id });
-      });
+      registerReferenceRoutes(api, { reference });
+      registerOrderRoutes(api, { orders });
+      api.router.use('/sandbox', requireAdmin(config.adminToken));
+      registerPartnerRoutes(api, { partners });
+      registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
+      registerOrderControlRoutes(api, { orders });
+      registerWebhookRoutes(api, { dispatcher, partners, orders });
+      registerDashboard(api, { clock, partners, orders, sections: [() => deliveriesSection(dispatcher)] });
+      api.route(
+        { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' },
+        () => {
+          sandbox.reset();
+          return { clock: clockView(clock), demo_client_id: demoPartner.client_id };
+        },
+      );
     },
   });
   return sandbox;

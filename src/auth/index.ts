@@ -3,3 +3,5 @@ export * from './partner.registry';
 export * from './rate-limit';
 export * from './authenticate';
 export * from './sign-request';
+export * from './partner.schemas';
+export { isIpOrCidr } from './ip';

@@ -1,42 +1,14 @@
 import { BlockList, isIP } from 'node:net';
+import { addToBlockList } from './ip';
+import type { CreatePartnerInput, KeySet, KybStatus, Partner, UpdatePartnerInput } from './partner.schemas';
 import type { Clock } from '../clock';
 import type { Environment } from '../reference';
 import { conflict, notFound, validationError } from '../shared/errors';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
 
-export type KybStatus = 'approved' | 'pending' | 'rejected';
 export type KeyKind = 'public' | 'secret' | 'encryption';
-
-export interface KeySet {
-  public_key: string;
-  secret_key: string;
-  encryption_key: string;
-}
-
-export interface Partner {
-  client_id: string;
-  name: string;
-  kyb_status: KybStatus;
-  webhook_url: string | null;
-  events: WebhookEvent[];
-  ip_whitelist: string[];
-  keys: Record<Environment, KeySet>;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface CreatePartnerInput {
-  client_id?: string;
-  name?: string;
-  kyb_status?: KybStatus;
-  webhook_url?: string | null;
-  events?: WebhookEvent[];
-  ip_whitelist?: string[];
-  keys?: Partial<Record<Environment, KeySet>>;
-}
-
-export type UpdatePartnerInput = Pick<CreatePartnerInput, 'kyb_status' | 'webhook_url' | 'events' | 'ip_whitelist' | 'name'>;
+export type { CreatePartnerInput, KeySet, KybStatus, Partner, UpdatePartnerInput };
 
 export interface ResolvedKey {
   partner: Partner;
@@ -202,27 +174,3 @@ export function checkKeyPrefix(key: string, kind: KeyKind, env: Environment, fie
 }
 
 /** Whether `entry` is an IP address or a CIDR block. */
-export function isIpOrCidr(entry: string): boolean {
-  try {
-    addToBlockList(new BlockList(), entry, 'ip');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function addToBlockList(bl: BlockList, entry: string, field: string): void {
-  const [addr = '', prefix, ...rest] = entry.split('/');
-  const family = isIP(addr);
-  if (family === 0 || rest.length > 0) throw validationError(field, `${entry} is not an IP address or CIDR block`);
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (prefix === undefined) {
-    bl.addAddress(addr, type);
-    return;
-  }
-  const bits = Number(prefix);
-  if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128)) {
-    throw validationError(field, `${entry} has a bad prefix length`);
-  }
-  bl.addSubnet(addr, bits, type);
-}

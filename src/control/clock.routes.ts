@@ -1,9 +1,8 @@
-import type Router from '@koa/router';
 import { z } from 'zod';
 import { ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
 import { badRequest, conflict } from '../shared/errors';
-import { ok } from '../shared/envelope';
-import { parseOrThrow } from '../shared/validation';
+import { DateTime } from '../shared/schemas';
+import type { Api } from '../http/api';
 
 const FIRED_SHOWN = 1000;
 
@@ -26,8 +25,30 @@ const AdvanceBodySchema = z
     path: ['ms'],
   });
 
+/** CONTRACT §4 clock view. */
+export const ClockViewSchema = z
+  .object({
+    now: DateTime,
+    now_ms: z.number().int(),
+    mode: z.enum(['realtime', 'manual']),
+    speed: z.number().positive(),
+    pending_timers: z.number().int().nonnegative(),
+    next_timer_at: DateTime.nullable(),
+    started_at: DateTime,
+  })
+  .meta({ id: 'Clock' });
+export type ClockView = z.output<typeof ClockViewSchema>;
+
+export const AdvanceResultSchema = z
+  .object({
+    clock: ClockViewSchema,
+    fired_count: z.number().int().nonnegative(),
+    fired: z.array(z.object({ at: DateTime, label: z.string() })).meta({ description: `the first ${FIRED_SHOWN} timers fired, in time order` }),
+  })
+  .meta({ id: 'AdvanceResult' });
+
 /** The clock's public view. */
-export function clockView(clock: VirtualClock) {
+export function clockView(clock: VirtualClock): ClockView {
   return {
     now: ISO(clock.now()),
     now_ms: clock.now(),
@@ -39,40 +60,47 @@ export function clockView(clock: VirtualClock) {
   };
 }
 
+const admin = { auth: 'admin', tag: 'sandbox' } as const;
+
 /** CONTRACT §4 clock routes. */
 export function registerClockRoutes(
-  router: Router,
+  api: Api,
   deps: { clock: VirtualClock; advanceTo: (target: number) => Promise<FiredTimer[]> },
 ): void {
   const { clock } = deps;
-  router.get('/sandbox/clock', (ctx) => {
-    ctx.body = ok('Clock retrieved', clockView(clock));
-  });
-  router.post('/sandbox/clock', (ctx) => {
-    const body = parseOrThrow(ClockBodySchema, ctx.request.body);
-    clock.configure(body);
-    ctx.body = ok('Clock updated', clockView(clock));
-  });
-  router.post('/sandbox/clock/advance', async (ctx) => {
-    const body = parseOrThrow(AdvanceBodySchema, ctx.request.body);
-    const target =
-      body.to !== undefined
-        ? Date.parse(body.to)
-        : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
-    if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
-    let fired: FiredTimer[];
-    try {
-      fired = await deps.advanceTo(target);
-    } catch (error) {
-      if (error instanceof Error && /already advancing/.test(error.message)) {
-        throw conflict('The clock is already being advanced by another request; try again when it returns');
+  api.route(
+    { ...admin, method: 'GET', path: '/sandbox/clock', operationId: 'getClock', summary: 'The virtual clock', data: ClockViewSchema, message: 'Clock retrieved' },
+    () => clockView(clock),
+  );
+  api.route(
+    { ...admin, method: 'POST', path: '/sandbox/clock', operationId: 'configureClock', summary: 'Switch mode (realtime, manual) or speed', body: ClockBodySchema, data: ClockViewSchema, message: 'Clock updated' },
+    ({ body }) => {
+      clock.configure(body);
+      return clockView(clock);
+    },
+  );
+  api.route(
+    { ...admin, method: 'POST', path: '/sandbox/clock/advance', operationId: 'advanceClock', summary: 'Move the virtual clock forward by ms, duration or to an instant, firing due timers', body: AdvanceBodySchema, data: AdvanceResultSchema, message: 'Clock advanced', errors: [400, 409] },
+    async ({ body }) => {
+      const target =
+        body.to !== undefined
+          ? Date.parse(body.to)
+          : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
+      if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
+      let fired: FiredTimer[];
+      try {
+        fired = await deps.advanceTo(target);
+      } catch (error) {
+        if (error instanceof Error && /already advancing/.test(error.message)) {
+          throw conflict('The clock is already being advanced by another request; try again when it returns');
+        }
+        throw error;
       }
-      throw error;
-    }
-    ctx.body = ok('Clock advanced', {
-      clock: clockView(clock),
-      fired_count: fired.length,
-      fired: fired.slice(0, FIRED_SHOWN).map((f) => ({ at: ISO(f.at), label: f.label })),
-    });
-  });
+      return {
+        clock: clockView(clock),
+        fired_count: fired.length,
+        fired: fired.slice(0, FIRED_SHOWN).map((f) => ({ at: ISO(f.at), label: f.label })),
+      };
+    },
+  );
 }

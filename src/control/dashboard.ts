@@ -1,4 +1,5 @@
-import type Router from '@koa/router';
+import { z } from 'zod';
+import type { Api } from '../http/api';
 import type { PartnerRegistry } from '../auth';
 import { ISO, type VirtualClock } from '../clock';
 import type { OrderService } from '../orders';
@@ -19,8 +20,10 @@ export interface DashboardDeps {
  * `GET /sandbox/dashboard`: a read-only HTML view of the clock, partners and the latest orders,
  * refreshed every 5 s. Everything on it is also in the JSON control API.
  */
-export function registerDashboard(router: Router, deps: DashboardDeps): void {
-  router.get('/sandbox/dashboard', (ctx) => {
+export function registerDashboard(api: Api, deps: DashboardDeps): void {
+  api.route(
+    { method: 'GET', path: '/sandbox/dashboard', operationId: 'dashboard', summary: 'The dashboard (HTML)', auth: 'admin', tag: 'sandbox', data: z.string(), html: true, message: 'The dashboard' },
+    ({ ctx }) => {
     const { clock, partners, orders } = deps;
     const latest = [...orders.store.orders.values()].slice(-50).reverse();
     const rows = latest
@@ -33,8 +36,7 @@ export function registerDashboard(router: Router, deps: DashboardDeps): void {
       .list()
       .map((p) => `<tr><td>${esc(p.client_id)}</td><td>${esc(p.name)}</td><td>${esc(p.kyb_status)}</td><td>${esc(p.webhook_url ?? '-')}</td><td>${esc(p.events.length)}</td><td>${esc(p.ip_whitelist.join(', ') || 'any')}</td></tr>`)
       .join('');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = `<!doctype html>
+    return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
 <title>ramp-sandbox dashboard</title>
 <style>
@@ -53,7 +55,8 @@ code{background:#f4f4f4;padding:1px 4px}
 <table id="orders"><tr><th>reference</th><th>env</th><th>partner</th><th>type</th><th>from</th><th>to</th><th>status</th><th>paid</th><th>updated</th></tr>${rows || '<tr><td colspan="9">No orders yet.</td></tr>'}</table>
 ${(deps.sections ?? []).map((render) => render()).join('\n')}
 </body></html>`;
-  });
+    },
+  );
 }
 
 /** Dashboard section: the latest webhook deliveries. */

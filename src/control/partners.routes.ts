@@ -1,56 +1,21 @@
-import type Router from '@koa/router';
 import { z } from 'zod';
-import { isIpOrCidr, type KeySet, type Partner, type PartnerRegistry } from '../auth';
-import { ENVIRONMENTS, type Environment } from '../reference';
-import { ok } from '../shared/envelope';
-import { WEBHOOK_EVENTS } from '../shared/events';
-import { parseOrThrow } from '../shared/validation';
+import {
+  ClientIdParamsSchema,
+  CreatePartnerBodySchema,
+  KeyRotationSchema,
+  PartnerSchema,
+  RotateKeysBodySchema,
+  UpdatePartnerBodySchema,
+  type KeySet,
+  type Partner,
+  type PartnerRegistry,
+} from '../auth';
+import type { Api } from '../http/api';
 
-const keyOf = (prefix: string) =>
-  z
-    .string()
-    .refine((k) => k.startsWith(prefix), `must start with ${prefix}`)
-    .refine((k) => /^[A-Za-z0-9_]{16,128}$/.test(k.slice(prefix.length)), {
-      message: `must be ${prefix} followed by 16-128 characters of [A-Za-z0-9_]`,
-    });
+const admin = { auth: 'admin', tag: 'sandbox' } as const;
 
-const keySetSchema = (env: Environment) =>
-  z.object({
-    public_key: keyOf(`pk_${env}_`),
-    secret_key: keyOf(`sk_${env}_`),
-    encryption_key: keyOf(`enc_${env}_`),
-  });
-
-const settings = {
-  name: z.string().trim().min(1).max(200),
-  kyb_status: z.enum(['approved', 'pending', 'rejected']),
-  webhook_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).nullable(),
-  events: z.array(z.enum(WEBHOOK_EVENTS)),
-  ip_whitelist: z.array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block')).max(100),
-};
-
-export const CreatePartnerBodySchema = z.object({
-  client_id: z.string().regex(/^[A-Za-z0-9_-]{3,64}$/, 'must be 3-64 characters of [A-Za-z0-9_-]').optional(),
-  name: settings.name.optional(),
-  kyb_status: settings.kyb_status.optional(),
-  webhook_url: settings.webhook_url.optional(),
-  events: settings.events.optional(),
-  ip_whitelist: settings.ip_whitelist.optional(),
-  keys: z.object({ test: keySetSchema('test').optional(), live: keySetSchema('live').optional() }).optional(),
-});
-
-export const UpdatePartnerBodySchema = z.object({
-  name: settings.name.optional(),
-  kyb_status: settings.kyb_status.optional(),
-  webhook_url: settings.webhook_url.optional(),
-  events: settings.events.optional(),
-  ip_whitelist: settings.ip_whitelist.optional(),
-});
-
-const RotateKeysBodySchema = z.object({ environment: z.enum(ENVIRONMENTS) });
-
-/** A partner with its full keys (only POST /sandbox/partners and key rotation show them). */
-export function partnerView(p: Partner, mask = false) {
+/** A partner as the control API shows it: full keys only where they are created. */
+export function partnerView(p: Partner, mask = false): Partner {
   const keys = (set: KeySet) =>
     mask ? { public_key: set.public_key, secret_key: maskKey(set.secret_key), encryption_key: maskKey(set.encryption_key) } : { ...set };
   return {
@@ -72,24 +37,30 @@ export function maskKey(key: string): string {
   return `${prefix}****${key.slice(-4)}`;
 }
 
-/** CONTRACT §4 partner routes. */
-export function registerPartnerRoutes(router: Router, deps: { partners: PartnerRegistry }): void {
-  router.post('/sandbox/partners', (ctx) => {
-    const body = parseOrThrow(CreatePartnerBodySchema, ctx.request.body);
-    ctx.body = ok('Partner created', partnerView(deps.partners.create(body)));
-  });
-  router.get('/sandbox/partners/:clientId', (ctx) => {
-    ctx.body = ok('Partner retrieved', partnerView(deps.partners.require(ctx.params.clientId!), true));
-  });
-  router.patch('/sandbox/partners/:clientId', (ctx) => {
-    const partner = deps.partners.require(ctx.params.clientId!);
-    const body = parseOrThrow(UpdatePartnerBodySchema, ctx.request.body);
-    ctx.body = ok('Partner updated', partnerView(deps.partners.update(partner.client_id, body), true));
-  });
-  router.post('/sandbox/partners/:clientId/keys', (ctx) => {
-    const partner = deps.partners.require(ctx.params.clientId!);
-    const { environment } = parseOrThrow(RotateKeysBodySchema, ctx.request.body);
-    const keys = deps.partners.rotate(partner.client_id, environment);
-    ctx.body = ok('Key set created; the previous set is revoked', { client_id: partner.client_id, environment, keys });
-  });
+/** CONTRACT §4 partner routes, and the list of CONTRACT §15. */
+export function registerPartnerRoutes(api: Api, deps: { partners: PartnerRegistry }): void {
+  const { partners } = deps;
+  api.route(
+    { ...admin, method: 'POST', path: '/sandbox/partners', operationId: 'createPartner', summary: 'Create a partner (full keys are shown only here and on rotation)', body: CreatePartnerBodySchema, data: PartnerSchema, message: 'Partner created', errors: [409] },
+    ({ body }) => partnerView(partners.create(body)),
+  );
+  api.route(
+    { ...admin, method: 'GET', path: '/sandbox/partners', operationId: 'listPartners', summary: 'Every partner, keys masked', data: z.array(PartnerSchema), message: 'Partners retrieved' },
+    () => partners.list().map((p) => partnerView(p, true)),
+  );
+  api.route(
+    { ...admin, method: 'GET', path: '/sandbox/partners/{client_id}', operationId: 'getPartner', summary: 'A partner’s settings, keys masked', params: ClientIdParamsSchema, data: PartnerSchema, message: 'Partner retrieved', errors: [404] },
+    ({ params }) => partnerView(partners.require(params.client_id), true),
+  );
+  api.route(
+    { ...admin, method: 'PATCH', path: '/sandbox/partners/{client_id}', operationId: 'updatePartner', summary: 'Update KYB status, webhook URL, events or IP whitelist', params: ClientIdParamsSchema, body: UpdatePartnerBodySchema, data: PartnerSchema, message: 'Partner updated', errors: [404] },
+    ({ params, body }) => partnerView(partners.update(partners.require(params.client_id).client_id, body), true),
+  );
+  api.route(
+    { ...admin, method: 'POST', path: '/sandbox/partners/{client_id}/keys', operationId: 'rotatePartnerKeys', summary: 'New key set for an environment; the previous one is revoked at once', params: ClientIdParamsSchema, body: RotateKeysBodySchema, data: KeyRotationSchema, message: 'Key set created; the previous set is revoked', errors: [404] },
+    ({ params, body }) => {
+      const partner = partners.require(params.client_id);
+      return { client_id: partner.client_id, environment: body.environment, keys: partners.rotate(partner.client_id, body.environment) };
+    },
+  );
 }

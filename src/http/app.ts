@@ -4,11 +4,18 @@ import type { Logger } from 'pino';
 import { ApiError } from '../shared/errors';
 import { renderError, ERROR_MESSAGES } from './middleware/errors';
 import { parseBody } from './middleware/body';
+import { Api, type RouteAuth } from './api';
+import { buildOpenApi, type WebhookSpec } from './openapi';
 
 export interface AppOptions {
   logger: Logger;
+  /** The middleware that guards each auth kind (undefined: none at route level). */
+  guard: (auth: RouteAuth, cost: number) => Middleware | undefined;
   /** Registers every route on the one router (a flat router keeps 404/405 exact). */
-  register: (router: Router) => void;
+  register: (api: Api) => void;
+  /** Webhook events documented in `GET /openapi.json`. */
+  webhooks?: readonly WebhookSpec[];
+  version: string;
 }
 
 let counter = 0;
@@ -21,7 +28,15 @@ export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   const router = new Router();
-  options.register(router);
+  const api = new Api(router, options.guard);
+  options.register(api);
+  // CONTRACT §10: generated once at start from the routes just registered.
+  let document: string | undefined;
+  router.get('/openapi.json', (ctx) => {
+    document ??= JSON.stringify(buildOpenApi(api.routes, options.webhooks ?? [], options.version));
+    ctx.set('Content-Type', 'application/json; charset=utf-8');
+    ctx.body = document;
+  });
   app.use(edge(options.logger, router));
   app.use(parseBody());
   app.use(router.routes());

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from '../pricing/pricing.schemas';
+import { DateTime } from '../shared/schemas';
 import { ORDER_STATUSES } from './order.machine';
 
 const MAX_AMOUNT = 1e12;
@@ -21,6 +23,7 @@ export const QuoteBodySchema = z.object({
   /** Sandbox extension: partner fee percent to price in (README "Pricing"). */
   partner_fee: z.number().min(0).max(10).optional(),
 });
+export type QuoteBody = z.output<typeof QuoteBodySchema>;
 
 /** spec §2.4: DD-MM-YYYY, and a real calendar date. */
 const Dob = z
@@ -121,6 +124,7 @@ export const ListQuerySchema = z.object({
   page: intParam('page', 1, 1_000_000, 1),
   per_page: intParam('per_page', 1, 100, 20),
 });
+export type ListQuery = z.output<typeof ListQuerySchema>;
 
 /** CONTRACT §4 control bodies. */
 export const ControlPayinSchema = z.object({
@@ -129,6 +133,7 @@ export const ControlPayinSchema = z.object({
   tx_reference: z.string().trim().min(1).max(100).optional(),
   confirmed: z.boolean().optional(),
 });
+export type ControlPayin = z.output<typeof ControlPayinSchema>;
 
 export const ControlPayoutSchema = z
   .object({
@@ -143,3 +148,145 @@ export const ControlPayoutSchema = z
     message: 'only allowed when outcome is partial',
     path: ['percentage'],
   });
+
+// ---- responses (spec §2.2–§2.5); the views' types are inferred from these -------------------
+
+const TxRefs = z.array(z.string()).meta({ description: 'CONTRACT §7: [] before a payment' });
+const NullableDateTime = DateTime.nullable();
+
+/** Spec §2.5 quote. */
+export const QuoteSchema = z
+  .object({
+    quote_id: z.string(),
+    type: OrderTypeSchema,
+    from: PricedLegSchema,
+    to: PricedLegSchema,
+    pricing: PricingSchema,
+    fee: FeeSchema,
+    timestamp: DateTime,
+    ttl_in_seconds: z.number().int().positive(),
+    provider_id: z.number().int(),
+  })
+  .meta({ id: 'Quote' });
+export type Quote = z.output<typeof QuoteSchema>;
+
+/** Spec §2.2 order summary: also the webhook `data`. */
+export const OrderSummarySchema = z
+  .object({
+    reference: z.string(),
+    merchant_reference: z.string().nullable(),
+    customer_reference: z.string().nullable(),
+    type: OrderTypeSchema,
+    from: PricedLegSchema,
+    to: PricedLegSchema,
+    pricing: PricingSchema,
+    fee: FeeSchema.optional().meta({ description: 'omitted when the fee is embedded in pricing.exchange_rate (swaps)' }),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    amount_paid: z.number(),
+    amount_settled: z.number(),
+    amount_refunded: z.number(),
+    percentage_settled: z.number(),
+    status: z.enum(ORDER_STATUSES),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .meta({ id: 'OrderSummary' });
+export type OrderSummary = z.output<typeof OrderSummarySchema>;
+
+export const FiatRecipientResultSchema = FiatRecipientSchema.meta({ id: 'FiatRecipient' });
+export const CryptoRecipientResultSchema = z
+  .object({ network: z.string(), address: z.string(), memo: z.string().optional() })
+  .meta({ id: 'CryptoRecipientResult' });
+
+export const FiatPayinSchema = z
+  .object({
+    currency: z.string(),
+    account_name: z.string(),
+    account_number: z.string(),
+    institution_code: z.string(),
+    amount: z.number(),
+    tx_reference: TxRefs,
+    expires_at: NullableDateTime,
+    paid_at: NullableDateTime,
+  })
+  .meta({ id: 'FiatPayin' });
+export const CryptoPayinSchema = z
+  .object({
+    asset: z.string(),
+    address: z.string(),
+    network: z.string(),
+    amount: z.number(),
+    tx_hash: TxRefs,
+    expires_at: NullableDateTime,
+    paid_at: NullableDateTime,
+  })
+  .meta({ id: 'CryptoPayin' });
+
+export const FiatPayoutSchema = z
+  .object({
+    currency: z.string(),
+    account_name: z.string(),
+    account_number: z.string(),
+    institution_code: z.string(),
+    amount: z.number(),
+    percentage: z.number().nullable(),
+    tx_reference: TxRefs,
+    paid_at: NullableDateTime,
+  })
+  .meta({ id: 'FiatPayout' });
+export const CryptoPayoutSchema = z
+  .object({
+    asset: z.string(),
+    address: z.string(),
+    network: z.string(),
+    amount: z.number(),
+    percentage: z.number().nullable(),
+    tx_hash: TxRefs,
+    paid_at: NullableDateTime,
+  })
+  .meta({ id: 'CryptoPayout' });
+
+export const FiatRefundSchema = z
+  .object({
+    currency: z.string(),
+    account_name: z.string(),
+    account_number: z.string(),
+    institution_code: z.string(),
+    amount: z.number(),
+    tx_reference: z.string().nullable(),
+    refunded_at: NullableDateTime,
+  })
+  .meta({ id: 'FiatRefund' });
+export const CryptoRefundSchema = z
+  .object({
+    asset: z.string(),
+    address: z.string(),
+    network: z.string(),
+    amount: z.number(),
+    tx_hash: z.string().nullable(),
+    refunded_at: NullableDateTime,
+  })
+  .meta({ id: 'CryptoRefund' });
+
+export const TimelineEntrySchema = z
+  .object({
+    group: z.enum(['status', 'payin', 'payout', 'refund', 'webhook', 'order']),
+    event: z.string(),
+    details: z.record(z.string(), z.unknown()).nullable(),
+    created_at: DateTime,
+  })
+  .meta({ id: 'TimelineEntry' });
+export type TimelineEntry = z.output<typeof TimelineEntrySchema>;
+
+/** Spec §2.3 order detail: the summary plus recipient, payin, and payout/refund/timeline. */
+export const OrderDetailSchema = OrderSummarySchema.extend({
+  recipient: z.union([FiatRecipientResultSchema, CryptoRecipientResultSchema]),
+  payin: z.union([FiatPayinSchema, CryptoPayinSchema]),
+  payout: z.array(z.union([FiatPayoutSchema, CryptoPayoutSchema])).optional().meta({ description: 'with include=payout' }),
+  refund: z.union([FiatRefundSchema, CryptoRefundSchema]).optional(),
+  timeline: z.array(TimelineEntrySchema).optional().meta({ description: 'with include=timeline' }),
+}).meta({ id: 'OrderDetail' });
+export type OrderDetail = z.output<typeof OrderDetailSchema>;
+
+export const ReferenceParamsSchema = z.object({ reference: z.string().meta({ description: 'the order reference' }) });
+export type ControlPayout = z.output<typeof ControlPayoutSchema>;

@@ -29,17 +29,18 @@ import {
   type PayoutOutcome,
 } from './order.machine';
 import {
-  CreateOrderBodySchema,
   CryptoFulfilSchema,
   CryptoRecipientSchema,
   FiatFulfilSchema,
   FiatRecipientSchema,
-  ListQuerySchema,
-  QuoteBodySchema,
-  ControlPayinSchema,
-  ControlPayoutSchema,
+  type ControlPayin,
+  type ControlPayout,
+  type CreateOrderBody,
   type Include,
   type LegInput,
+  type ListQuery,
+  type Quote,
+  type QuoteBody,
 } from './order.schemas';
 import { OrderStore, type OrderRecord, type QuoteRecord, type Recipient, type TimelineRecord } from './order.store';
 import { toDetail, toQuoteView, toSummary, type OrderDetail, type OrderSummary, type Precisions } from './order.view';
@@ -102,9 +103,8 @@ export function createOrderService(deps: OrderServiceDeps) {
 
   // ---- quotes -------------------------------------------------------------------------
 
-  function quote(caller: Caller, body: unknown) {
+  function quote(caller: Caller, input: QuoteBody): Quote {
     requireKyb(caller.partner);
-    const input = parseOrThrow(QuoteBodySchema, body);
     const type = checkLegs(caller.env, input.from, input.to);
     const priced = price(ref, caller.env, type, input.from, input.to, input.partner_fee ?? 0);
     const now = clock.now();
@@ -175,9 +175,8 @@ export function createOrderService(deps: OrderServiceDeps) {
 
   // ---- orders -------------------------------------------------------------------------
 
-  function create(caller: Caller, body: unknown): OrderDetail {
+  function create(caller: Caller, input: CreateOrderBody): OrderDetail {
     requireKyb(caller.partner);
-    const input = parseOrThrow(CreateOrderBodySchema, body);
     const { env } = caller;
     const clientId = caller.partner.client_id;
     if (input.quote_id === undefined && (input.from === undefined || input.to === undefined)) {
@@ -319,8 +318,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     );
   }
 
-  function list(caller: Caller, query: unknown) {
-    const q = parseOrThrow(ListQuerySchema, query);
+  function list(caller: Caller, q: ListQuery) {
     const all = store.ownedBy(caller.partner.client_id, caller.env);
     const matching: OrderRecord[] = [];
     for (let i = all.length - 1; i >= 0; i--) {
@@ -384,9 +382,8 @@ export function createOrderService(deps: OrderServiceDeps) {
     return order;
   }
 
-  function simulatePayin(reference: string, body: unknown): OrderDetail {
+  function simulatePayin(reference: string, b: ControlPayin): OrderDetail {
     const order = find(reference);
-    const b = parseOrThrow(ControlPayinSchema, body);
     if (order.payin.kind === 'fiat' && b.tx_hash !== undefined) {
       throw validationError('tx_hash', 'not allowed for a fiat pay-in; use tx_reference');
     }
@@ -422,9 +419,8 @@ export function createOrderService(deps: OrderServiceDeps) {
     dispatch(order, { type: 'PAYIN', amount, confirmed });
   }
 
-  function decidePayout(reference: string, body: unknown): OrderDetail {
+  function decidePayout(reference: string, b: ControlPayout): OrderDetail {
     const order = find(reference);
-    const b = parseOrThrow(ControlPayoutSchema, body);
     const event: OrderEvent = { type: 'SET_PAYOUT', outcome: b.outcome, ...(b.percentage === undefined ? {} : { percentage: b.percentage }) };
     if (!can(order, event)) {
       throw badRequest(`The payout of order ${reference} can no longer be decided: status ${order.status}`);
@@ -739,7 +735,8 @@ export function createOrderService(deps: OrderServiceDeps) {
 
 export type OrderService = ReturnType<typeof createOrderService>;
 
-function requireKyb(partner: Partner) {
+/** Spec §4.1: quotes and orders need a KYB-approved account (403 otherwise). */
+export function requireKyb(partner: Partner): void {
   if (partner.kyb_status !== 'approved') {
     throw forbidden(`Partner account is not KYB-approved (kyb_status ${partner.kyb_status}); quotes and orders need an approved account`);
   }

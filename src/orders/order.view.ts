@@ -1,36 +1,9 @@
 import { ISO } from '../clock';
-import type { Fee, Pricing, PricedLeg } from '../pricing/pricing';
 import { round } from '../shared/money';
-import type { Include } from './order.schemas';
+import type { Include, OrderDetail, OrderSummary, Quote, TimelineEntry } from './order.schemas';
 import type { OrderRecord, QuoteRecord, Recipient } from './order.store';
 
-/** Spec §2.2 order summary: also the webhook `data`. */
-export interface OrderSummary {
-  reference: string;
-  merchant_reference: string | null;
-  customer_reference: string | null;
-  type: string;
-  from: PricedLeg;
-  to: PricedLeg;
-  pricing: Pricing;
-  fee?: Fee;
-  metadata: Record<string, unknown> | null;
-  amount_paid: number;
-  amount_settled: number;
-  amount_refunded: number;
-  percentage_settled: number;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export type OrderDetail = OrderSummary & {
-  recipient: Record<string, unknown>;
-  payin: Record<string, unknown>;
-  payout?: Array<Record<string, unknown>>;
-  refund?: Record<string, unknown>;
-  timeline?: Array<{ group: string; event: string; details: unknown; created_at: string }>;
-};
+export type { OrderDetail, OrderSummary };
 
 const SETTLED = new Set(['settled', 'completed', 'partially_completed']);
 
@@ -67,12 +40,12 @@ export function toDetail(o: OrderRecord, p: Precisions, include: ReadonlySet<Inc
   if (include.has('payout')) detail.payout = payoutView(o, p);
   if (o.refund) detail.refund = refundView(o);
   if (include.has('timeline')) {
-    detail.timeline = o.timeline.map((t) => ({ group: t.group, event: t.event, details: t.details, created_at: ISO(t.at) }));
+    detail.timeline = o.timeline.map((t): TimelineEntry => ({ group: t.group, event: t.event, details: t.details, created_at: ISO(t.at) }));
   }
   return detail;
 }
 
-export function toQuoteView(q: QuoteRecord) {
+export function toQuoteView(q: QuoteRecord): Quote {
   return {
     quote_id: q.quote_id,
     type: q.type,
@@ -86,14 +59,14 @@ export function toQuoteView(q: QuoteRecord) {
   };
 }
 
-function recipientView(r: Recipient): Record<string, unknown> {
+function recipientView(r: Recipient): OrderDetail['recipient'] {
   const memo = r.memo === undefined ? {} : { memo: r.memo };
   return r.kind === 'fiat'
     ? { institution_code: r.institution_code, account_number: r.account_number, account_name: r.account_name, ...memo }
     : { network: r.network, address: r.address, ...memo };
 }
 
-function payinView(o: OrderRecord): Record<string, unknown> {
+function payinView(o: OrderRecord): OrderDetail['payin'] {
   const t = o.payin;
   const common = {
     amount: o.from.amount,
@@ -122,7 +95,7 @@ function payinView(o: OrderRecord): Record<string, unknown> {
       };
 }
 
-function payoutView(o: OrderRecord, p: Precisions): Array<Record<string, unknown>> {
+function payoutView(o: OrderRecord, p: Precisions): NonNullable<OrderDetail['payout']> {
   if (!o.payout) return [];
   const landed = SETTLED.has(o.status);
   const amount = landed ? round(o.to.amount * o.context.ratio, p.to) : o.payout.amount;
@@ -153,7 +126,7 @@ function payoutView(o: OrderRecord, p: Precisions): Array<Record<string, unknown
   ];
 }
 
-function refundView(o: OrderRecord): Record<string, unknown> {
+function refundView(o: OrderRecord): NonNullable<OrderDetail['refund']> {
   const r = o.refundTarget;
   const refundedAt = o.refund?.refundedAt == null ? null : ISO(o.refund.refundedAt);
   const amount = o.context.refundDue;

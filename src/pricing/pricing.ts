@@ -2,36 +2,15 @@ import type { Environment, ReferenceStore } from '../reference';
 import { badRequest } from '../shared/errors';
 import { ceil, floor, round, sum } from '../shared/money';
 
-export type OrderType = 'onramp' | 'offramp' | 'swap';
+import type { Fee, OrderType, PricedLeg, Pricing } from './pricing.schemas';
+
+export type { Fee, OrderType, PricedLeg, Pricing };
 
 /** A leg as validated (spec §2.6); `network` is present exactly on crypto legs. */
 export interface Leg {
   currency: string;
   network?: string;
   amount?: number;
-}
-
-/** A priced leg: the amount is always set. */
-export interface PricedLeg {
-  currency: string;
-  network?: string;
-  amount: number;
-}
-
-export interface Pricing {
-  base_currency: string;
-  quote_currency: string;
-  exchange_rate: number;
-}
-
-export interface Fee {
-  currency: string;
-  network_fee: number;
-  protocol_fee: number;
-  partner_fee: number;
-  vat: number;
-  total: number;
-  fee_in_rate: boolean;
 }
 
 export interface Priced {

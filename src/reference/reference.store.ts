@@ -13,61 +13,9 @@ import type {
 } from './fixtures.schema';
 import { lookupMagicAccount } from './magic';
 
-/** Spec §2.7 wire shapes. */
-export interface FiatCurrency {
-  id: number;
-  code: string;
-  name: string;
-  short_name: string;
-  symbol: string;
-  decimals: number;
-  logo: string;
-}
-export interface CryptoCurrency {
-  id: number;
-  name: string;
-  symbol: string;
-  logo: string;
-  base_asset_code: string | null;
-}
-export interface Network {
-  id: number;
-  identifier: string;
-  logo: string;
-  chain_id: number;
-  chain_id_hex: string;
-  explorer_url: string;
-  is_testnet: boolean;
-  is_evm: boolean;
-}
-/** CONTRACT §7. */
-export interface Institution {
-  code: string;
-  name: string;
-  type: 'bank' | 'mobile_money';
-  country: string;
-  fiat: string;
-}
-export interface AccountLookup {
-  account_name: string;
-  account_number: string;
-  bank_code: string;
-  bank_name: string;
-}
-export interface MarketRate {
-  pair: string;
-  fiat: string;
-  crypto: string;
-  buy_rate: number;
-  sell_rate: number;
-  timestamp: string;
-}
-export interface ExchangeRate {
-  from: string;
-  to: string;
-  rate: number;
-  timestamp: string;
-}
+import type { AccountLookup, CryptoCurrency, ExchangeRate, FiatCurrency, Institution, MarketRate, Network } from './reference.schemas';
+
+export type { AccountLookup, CryptoCurrency, ExchangeRate, FiatCurrency, Institution, MarketRate, Network };
 
 /** Read-only reference data per environment, with the lookups orders need. */
 export interface ReferenceStore {

@@ -5,8 +5,9 @@ import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
 import { httpRequest } from '../shared/http-request';
+import type { DeliveryStatus, DeliveryView } from './delivery.schemas';
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed';
+export type { DeliveryStatus };
 
 export interface Attempt {
   number: number;
@@ -255,7 +256,7 @@ export function createDispatcher(deps: DispatcherDeps) {
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
 /** The delivery log's view of a delivery (CONTRACT §4). */
-export function deliveryView(d: Delivery) {
+export function deliveryView(d: Delivery): DeliveryView {
   let payload: unknown = d.body;
   try {
     payload = JSON.parse(d.body);

@@ -1,1 +1,2 @@
 export * from './dispatcher';
+export * from './delivery.schemas';

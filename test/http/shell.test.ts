@@ -85,7 +85,7 @@ describe('HTTP shell (CONTRACT §3)', () => {
     try {
       await c.request('GET', '/v1/networks', { headers: { 'x-request-id': 'log-me' } });
       await c.signed('GET', '/v1/networks');
-      const logged = lines.filter((l) => l.msg === 'request');
+      const logged = lines.filter((l) => l.msg === 'request' && l.url !== '/openapi.json');
       expect(logged[0]).toMatchObject({ reqId: 'log-me', method: 'GET', url: '/v1/networks', status: 401 });
       expect(logged[1]).toMatchObject({ status: 200, clientId: c.demo.clientId, env: 'test' });
     } finally {

@@ -1,4 +1,5 @@
 import { startSandbox, type RunningSandbox, type SandboxOverrides } from '../../src/main';
+import { createResponseChecker, type ResponseChecker } from './openapi';
 import { signedHeaders, type TestKeys } from './sign';
 
 export const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -16,6 +17,8 @@ export interface Caller {
 }
 
 export interface TestServer extends RunningSandbox {
+  /** The response checker built from the server's own `GET /openapi.json`. */
+  openapi(): Promise<ResponseChecker>;
   demo: Caller;
   /** A raw request. */
   request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string }): Promise<Reply>;
@@ -43,6 +46,14 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
   const demoPartner = running.sandbox.demoPartner;
   const demo: Caller = { clientId: demoPartner.client_id, keys: { test: { ...demoPartner.keys.test }, live: { ...demoPartner.keys.live } } };
 
+  let checker: ResponseChecker | undefined;
+  const openapi = async () => {
+    if (!checker) {
+      const res = await fetch(`${running.url}/openapi.json`);
+      checker = createResponseChecker((await res.json()) as Parameters<typeof createResponseChecker>[0]);
+    }
+    return checker;
+  };
   const request: TestServer['request'] = async (method, path, init = {}) => {
     const res = await fetch(running.url + path, { method, headers: init.headers, body: init.body });
     const text = await res.text();
@@ -52,11 +63,14 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
     } catch {
       body = undefined;
     }
+    // CONTRACT §10: every response any HTTP test receives must match the OpenAPI document.
+    (await openapi()).check(method, path, res.status, res.headers.get('content-type'), text);
     return { status: res.status, headers: res.headers, body, text };
   };
 
   const server: TestServer = {
     ...running,
+    openapi,
     demo,
     request,
     signed: (method, path, body, opts = {}) => {

@@ -1,6 +1,7 @@
-import type Router from '@koa/router';
+import { z } from 'zod';
 import type { VirtualClock } from '../../clock';
-import { ok } from '../../shared/envelope';
+import { DateTime } from '../../shared/schemas';
+import type { Api } from '../api';
 
 export interface HealthDeps {
   clock: VirtualClock;
@@ -9,15 +10,23 @@ export interface HealthDeps {
   uptimeMs: () => number;
 }
 
+/** CONTRACT §7 health. */
+export const HealthSchema = z
+  .object({
+    uptime_s: z.number().int().nonnegative(),
+    version: z.string(),
+    clock: z.object({ now: DateTime, mode: z.enum(['realtime', 'manual']) }),
+  })
+  .meta({ id: 'Health' });
+
 /** `GET /health` and `GET /v1/health`, no auth (CONTRACT §7). */
-export function registerHealthRoutes(router: Router, deps: HealthDeps): void {
-  const handler = (ctx: { body: unknown }) => {
-    ctx.body = ok('Healthy', {
-      uptime_s: Math.floor(deps.uptimeMs() / 1000),
-      version: deps.version,
-      clock: { now: new Date(deps.clock.now()).toISOString(), mode: deps.clock.mode },
-    });
-  };
-  router.get('/health', handler);
-  router.get('/v1/health', handler);
+export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
+  const health = () => ({
+    uptime_s: Math.floor(deps.uptimeMs() / 1000),
+    version: deps.version,
+    clock: { now: new Date(deps.clock.now()).toISOString(), mode: deps.clock.mode },
+  });
+  const spec = { method: 'GET', auth: 'none', tag: 'Health', data: HealthSchema, message: 'Healthy', summary: 'Health check (no auth)' } as const;
+  api.route({ ...spec, path: '/health', operationId: 'health' }, health);
+  api.route({ ...spec, path: '/v1/health', operationId: 'healthV1' }, health);
 }

@@ -1,70 +1,84 @@
-import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { z } from 'zod';
-import type { ReferenceStore } from '../../reference';
-import { ok } from '../../shared/envelope';
-import { parseOrThrow } from '../../shared/validation';
-import { authOf, requireAuth, type AuthDeps } from '../middleware/authenticate';
+import {
+  AccountLookupQuerySchema,
+  AccountLookupSchema,
+  CryptoCurrencySchema,
+  ExchangeRateQuerySchema,
+  ExchangeRateSchema,
+  FiatCurrencySchema,
+  IdentifierParamsSchema,
+  InstitutionSchema,
+  InstitutionsQuerySchema,
+  MarketRateSchema,
+  NetworkSchema,
+  PairParamsSchema,
+  type ReferenceStore,
+} from '../../reference';
+import { rawData, type Api, type RouteSpec } from '../api';
+import { authOf } from '../middleware/authenticate';
 
-const InstitutionsQuerySchema = z.object({ fiat: z.string().min(1) });
-const AccountLookupQuerySchema = z.object({
-  account_number: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits'),
-  bank_code: z.string().min(1),
-});
-const ExchangeRateQuerySchema = z.object({ from: z.string().min(1), to: z.string().min(1) });
+const read = { auth: 'read', tag: 'Reference data' } as const;
 
 /** Spec §4.2 reference data, plus GET /v1/exchange-rate (CONTRACT §7). Public or secret key. */
-export function registerReferenceRoutes(router: Router, deps: AuthDeps & { reference: ReferenceStore }): void {
-  const read = requireAuth(deps, 'read');
+export function registerReferenceRoutes(api: Api, deps: { reference: ReferenceStore }): void {
   const ref = deps.reference;
-  // Reference lists never change while the sandbox runs: serialise each envelope once.
+  // Reference lists never change while the sandbox runs: serialise each list once.
   const serialised = new Map<string, string>();
-  const cached = (ctx: Context, key: string, build: () => unknown) => {
+  const cached = (key: string, build: () => unknown) => {
     let json = serialised.get(key);
-    if (json === undefined) {
-      json = JSON.stringify(build());
-      serialised.set(key, json);
-    }
-    ctx.set('Content-Type', 'application/json; charset=utf-8'); // set directly: skips a MIME lookup
-    ctx.body = json;
+    if (json === undefined) serialised.set(key, (json = JSON.stringify(build())));
+    return rawData(json);
   };
+  const list = <D extends z.ZodType>(spec: Omit<RouteSpec<undefined, undefined, undefined, z.ZodArray<D>>, 'auth' | 'tag'>) => ({ ...read, ...spec });
 
-  router.get('/v1/fiat-currencies', read, (ctx) => {
-    cached(ctx, 'fiat', () => ok('Fiat currencies retrieved', ref.fiatCurrencies()));
-  });
-  router.get('/v1/crypto-currencies', read, (ctx) => {
-    const env = authOf(ctx).env;
-    cached(ctx, `${env}|crypto`, () => ok('Crypto currencies retrieved', ref.cryptoCurrencies(env)));
-  });
-  router.get('/v1/crypto-currencies/:identifier', read, (ctx) => {
-    ctx.body = ok('Crypto currency retrieved', ref.cryptoCurrency(authOf(ctx).env, ctx.params.identifier!));
-  });
-  router.get('/v1/crypto-currencies/:identifier/networks', read, (ctx) => {
-    ctx.body = ok('Networks retrieved', ref.cryptoNetworks(authOf(ctx).env, ctx.params.identifier!));
-  });
-  router.get('/v1/networks', read, (ctx) => {
-    const env = authOf(ctx).env;
-    cached(ctx, `${env}|networks`, () => ok('Networks retrieved', ref.networks(env)));
-  });
-  router.get('/v1/networks/:identifier', read, (ctx) => {
-    ctx.body = ok('Network retrieved', ref.network(authOf(ctx).env, ctx.params.identifier!));
-  });
-  router.get('/v1/networks/:identifier/crypto-currencies', read, (ctx) => {
-    ctx.body = ok('Crypto currencies retrieved', ref.networkCryptos(authOf(ctx).env, ctx.params.identifier!));
-  });
-  router.get('/v1/institutions', read, (ctx) => {
-    const { fiat } = parseOrThrow(InstitutionsQuerySchema, ctx.query);
-    ctx.body = ok('Institutions retrieved', ref.institutions(fiat));
-  });
-  router.get('/v1/account-lookup', read, (ctx) => {
-    const q = parseOrThrow(AccountLookupQuerySchema, ctx.query);
-    ctx.body = ok('Account resolved', ref.lookupAccount(q.bank_code, q.account_number));
-  });
-  router.get('/v1/market-rates/:pair', read, (ctx) => {
-    ctx.body = ok('Market rate retrieved', ref.marketRate(ctx.params.pair!));
-  });
-  router.get('/v1/exchange-rate', read, (ctx) => {
-    const q = parseOrThrow(ExchangeRateQuerySchema, ctx.query);
-    ctx.body = ok('Exchange rate retrieved', ref.exchangeRate(authOf(ctx).env, q.from, q.to));
-  });
+  api.route(
+    list({ method: 'GET', path: '/v1/fiat-currencies', operationId: 'listFiatCurrencies', summary: 'Fiat currencies', data: z.array(FiatCurrencySchema), message: 'Fiat currencies retrieved' }),
+    () => cached('fiat', () => ref.fiatCurrencies()),
+  );
+  api.route(
+    list({ method: 'GET', path: '/v1/crypto-currencies', operationId: 'listCryptoCurrencies', summary: 'Crypto currencies of the key’s environment', data: z.array(CryptoCurrencySchema), message: 'Crypto currencies retrieved' }),
+    ({ ctx }) => {
+      const env = authOf(ctx).env;
+      return cached(`${env}|crypto`, () => ref.cryptoCurrencies(env));
+    },
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/crypto-currencies/{identifier}', operationId: 'getCryptoCurrency', summary: 'One crypto currency by symbol', params: IdentifierParamsSchema, data: CryptoCurrencySchema, message: 'Crypto currency retrieved', errors: [404] },
+    ({ ctx, params }) => ref.cryptoCurrency(authOf(ctx).env, params.identifier),
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/crypto-currencies/{identifier}/networks', operationId: 'listCryptoCurrencyNetworks', summary: 'Networks where a crypto currency is available', params: IdentifierParamsSchema, data: z.array(NetworkSchema), message: 'Networks retrieved', errors: [404] },
+    ({ ctx, params }) => ref.cryptoNetworks(authOf(ctx).env, params.identifier),
+  );
+  api.route(
+    list({ method: 'GET', path: '/v1/networks', operationId: 'listNetworks', summary: 'Networks of the key’s environment', data: z.array(NetworkSchema), message: 'Networks retrieved' }),
+    ({ ctx }) => {
+      const env = authOf(ctx).env;
+      return cached(`${env}|networks`, () => ref.networks(env));
+    },
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/networks/{identifier}', operationId: 'getNetwork', summary: 'One network', params: IdentifierParamsSchema, data: NetworkSchema, message: 'Network retrieved', errors: [404] },
+    ({ ctx, params }) => ref.network(authOf(ctx).env, params.identifier),
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/networks/{identifier}/crypto-currencies', operationId: 'listNetworkCryptoCurrencies', summary: 'Crypto currencies on a network', params: IdentifierParamsSchema, data: z.array(CryptoCurrencySchema), message: 'Crypto currencies retrieved', errors: [404] },
+    ({ ctx, params }) => ref.networkCryptos(authOf(ctx).env, params.identifier),
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/institutions', operationId: 'listInstitutions', summary: 'Institutions of a fiat currency', query: InstitutionsQuerySchema, data: z.array(InstitutionSchema), message: 'Institutions retrieved', errors: [404] },
+    ({ query }) => ref.institutions(query.fiat),
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/account-lookup', operationId: 'lookupAccount', summary: 'Resolve a bank account name', query: AccountLookupQuerySchema, data: AccountLookupSchema, message: 'Account resolved', errors: [404] },
+    ({ query }) => ref.lookupAccount(query.bank_code, query.account_number),
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/market-rates/{pair}', operationId: 'getMarketRate', summary: 'Aggregated buy and sell rate of a fiat/crypto pair', params: PairParamsSchema, data: MarketRateSchema, message: 'Market rate retrieved', errors: [404] },
+    ({ params }) => ref.marketRate(params.pair),
+  );
+  api.route(
+    { ...read, method: 'GET', path: '/v1/exchange-rate', operationId: 'getExchangeRate', summary: 'Rate between any two currencies (CONTRACT §7)', query: ExchangeRateQuerySchema, data: ExchangeRateSchema, message: 'Exchange rate retrieved', errors: [400, 404] },
+    ({ ctx, query }) => ref.exchangeRate(authOf(ctx).env, query.from, query.to),
+  );
 }

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { ENVIRONMENTS, type Environment } from '../reference';
+import { WEBHOOK_EVENTS } from '../shared/events';
+import { DateTime } from '../shared/schemas';
+import { isIpOrCidr } from './ip';
+
+/** CONTRACT §4: a partner's KYB status; quotes and orders need `approved`. */
+export const KybStatusSchema = z.enum(['approved', 'pending', 'rejected']).meta({ id: 'KybStatus' });
+export type KybStatus = z.output<typeof KybStatusSchema>;
+
+/** CONTRACT §8: the right prefix, then 16–128 characters of [A-Za-z0-9_]. */
+const keyOf = (prefix: string) =>
+  z
+    .string()
+    .refine((k) => k.startsWith(prefix), `must start with ${prefix}`)
+    .refine((k) => /^[A-Za-z0-9_]{16,128}$/.test(k.slice(prefix.length)), {
+      message: `must be ${prefix} followed by 16-128 characters of [A-Za-z0-9_]`,
+    });
+
+/** A key set as given by a caller: prefixes checked for the environment. */
+export const keySetInputSchema = (env: Environment) =>
+  z.object({
+    public_key: keyOf(`pk_${env}_`),
+    secret_key: keyOf(`sk_${env}_`),
+    encryption_key: keyOf(`enc_${env}_`),
+  });
+
+/** A key set as shown (full secrets only when created or rotated; masked elsewhere). */
+export const KeySetSchema = z
+  .object({ public_key: z.string(), secret_key: z.string(), encryption_key: z.string() })
+  .meta({ id: 'KeySet' });
+export type KeySet = z.output<typeof KeySetSchema>;
+
+const settings = {
+  name: z.string().trim().min(1).max(200),
+  kyb_status: KybStatusSchema,
+  webhook_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).nullable(),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
+  ip_whitelist: z.array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block')).max(100),
+};
+
+/** CONTRACT §4 `POST /sandbox/partners`. */
+export const CreatePartnerBodySchema = z.object({
+  client_id: z.string().regex(/^[A-Za-z0-9_-]{3,64}$/, 'must be 3-64 characters of [A-Za-z0-9_-]').optional(),
+  name: settings.name.optional(),
+  kyb_status: settings.kyb_status.optional(),
+  webhook_url: settings.webhook_url.optional(),
+  events: settings.events.optional(),
+  ip_whitelist: settings.ip_whitelist.optional(),
+  keys: z.object({ test: keySetInputSchema('test').optional(), live: keySetInputSchema('live').optional() }).optional(),
+});
+export type CreatePartnerInput = z.output<typeof CreatePartnerBodySchema>;
+
+/** CONTRACT §4 `PATCH /sandbox/partners/{client_id}`. */
+export const UpdatePartnerBodySchema = z.object({
+  name: settings.name.optional(),
+  kyb_status: settings.kyb_status.optional(),
+  webhook_url: settings.webhook_url.optional(),
+  events: settings.events.optional(),
+  ip_whitelist: settings.ip_whitelist.optional(),
+});
+export type UpdatePartnerInput = z.output<typeof UpdatePartnerBodySchema>;
+
+export const RotateKeysBodySchema = z.object({ environment: z.enum(ENVIRONMENTS) });
+
+/** A partner: the record and its control API view (keys masked except where created). */
+export const PartnerSchema = z
+  .object({
+    client_id: z.string(),
+    name: z.string(),
+    kyb_status: KybStatusSchema,
+    webhook_url: z.string().nullable(),
+    events: z.array(z.enum(WEBHOOK_EVENTS)),
+    ip_whitelist: z.array(z.string()),
+    keys: z.object({ test: KeySetSchema, live: KeySetSchema }),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .meta({ id: 'Partner' });
+export type Partner = z.output<typeof PartnerSchema>;
+
+export const KeyRotationSchema = z
+  .object({ client_id: z.string(), environment: z.enum(ENVIRONMENTS), keys: KeySetSchema })
+  .meta({ id: 'KeyRotation' });
+
+export const ClientIdParamsSchema = z.object({ client_id: z.string() });

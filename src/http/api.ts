@@ -1,0 +1,128 @@
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { z } from 'zod';
+import { ok, type PageMeta } from '../shared/envelope';
+import { parseOrThrow } from '../shared/validation';
+
+/** Who may call a route: nobody in particular, a public or secret key, a secret key, the admin. */
+export type RouteAuth = 'none' | 'read' | 'secret' | 'admin';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type Tag = 'Health' | 'Reference data' | 'Orders' | 'sandbox';
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * One route, described once: the router registers it from this, requests are parsed with its
+ * schemas, and the OpenAPI document (CONTRACT §10) is generated from the same object.
+ */
+export interface RouteSpec<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  D extends z.ZodType = z.ZodType,
+> {
+  method: HttpMethod;
+  /** OpenAPI form: `/v1/orders/{reference}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: Tag;
+  auth: RouteAuth;
+  /** Rate-limit tokens (spec §8: get order costs 2). */
+  cost?: number;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /**
+   * 'handler': the body's schema depends on what the route looks up (fulfil: the order's
+   * pay-in kind), so the handler parses it; `body` only documents it.
+   */
+  bodyCheckedBy?: 'handler';
+  /** A permission check of the caller (403) that must come before the shape checks (422). */
+  authorize?: (ctx: Context) => void;
+  /** The success `data` (or the page's items when `paged`). */
+  data: D;
+  paged?: boolean;
+  /** Served as text/html rather than a JSON envelope (the dashboard). */
+  html?: boolean;
+  /** The success `message`. */
+  message: string;
+  /** Statuses the route itself raises, beyond those of its auth and body (e.g. 400, 404, 409). */
+  errors?: readonly number[];
+}
+
+export type AnyRouteSpec = RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType>;
+
+export interface RouteInput<P, Q, B> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+  ctx: Context;
+}
+
+/** `data` already serialised (a cache hit): written into the envelope as it is. */
+export interface RawData {
+  readonly rawJson: string;
+}
+export const rawData = (json: string): RawData => ({ rawJson: json });
+
+export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | { page: z.input<D>[]; meta: PageMeta };
+
+/** Statuses every route of an auth kind can answer (CONTRACT §3, §9), whatever the route. */
+export function errorStatuses(spec: AnyRouteSpec): number[] {
+  const statuses = new Set<number>([413, ...(spec.errors ?? [])]);
+  if (spec.auth !== 'none') for (const s of [400, 401, 415, 422]) statuses.add(s);
+  if (spec.auth === 'read' || spec.auth === 'secret') for (const s of [403, 429]) statuses.add(s);
+  if (spec.query || spec.params) statuses.add(422);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+/**
+ * The routes of one app. `route()` registers a spec on the Koa router behind the guard of its
+ * auth kind, parses params, query and body with its schemas (the first issue becomes the
+ * spec's `<field>: <reason>` 422), and wraps what the handler returns in the success envelope.
+ */
+export class Api {
+  readonly routes: AnyRouteSpec[] = [];
+
+  constructor(
+    readonly router: Router,
+    private readonly guard: (auth: RouteAuth, cost: number) => Middleware | undefined,
+  ) {}
+
+  route<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, D extends z.ZodType>(
+    spec: RouteSpec<P, Q, B, D>,
+    handler: (input: RouteInput<P, Q, B>) => RouteResult<D> | Promise<RouteResult<D>>,
+  ): void {
+    this.routes.push(spec as AnyRouteSpec);
+    const envelopeHead = `{"status":true,"message":${JSON.stringify(spec.message)},"data":`;
+    const run: Middleware = async (ctx) => {
+      spec.authorize?.(ctx);
+      const input = {
+        params: (spec.params ? parseOrThrow(spec.params, ctx.params) : undefined) as Out<P>,
+        query: (spec.query ? parseOrThrow(spec.query, ctx.query) : undefined) as Out<Q>,
+        body: (spec.body && !spec.bodyCheckedBy ? parseOrThrow(spec.body, ctx.request.body) : undefined) as Out<B>,
+        ctx,
+      };
+      const result = await handler(input);
+      if (spec.html) {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = result as string;
+      } else if (result !== null && typeof result === 'object' && 'rawJson' in result) {
+        ctx.set('Content-Type', 'application/json; charset=utf-8');
+        ctx.body = `${envelopeHead}${(result as RawData).rawJson}}`;
+      } else if (spec.paged) {
+        const { page, meta } = result as { page: unknown[]; meta: PageMeta };
+        ctx.body = ok(spec.message, page, meta);
+      } else {
+        ctx.body = ok(spec.message, result);
+      }
+    };
+    const guard = this.guard(spec.auth, spec.cost ?? 1);
+    const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    const method = spec.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
+    if (guard) this.router[method](koaPath, guard, run);
+    else this.router[method](koaPath, run);
+  }
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './errors';
+
+/** Spec §2.1 pagination meta. */
+export const PageMetaSchema = z
+  .object({
+    total: z.number().int().nonnegative(),
+    per_page: z.number().int().positive(),
+    current_page: z.number().int().positive(),
+    last_page: z.number().int().positive(),
+  })
+  .meta({ id: 'PageMeta' });
+
+/** Spec §2.1 success envelope around `data` (with `meta` on paged results). */
+export function successEnvelope<D extends z.ZodType>(data: D, paged = false) {
+  const base = { status: z.literal(true), message: z.string(), data };
+  return paged ? z.object({ ...base, meta: PageMetaSchema }) : z.object(base);
+}
+
+/** Spec §7 error envelope. */
+export const ErrorEnvelopeSchema = z
+  .object({
+    status: z.literal(false),
+    code: z.enum(ERROR_CODES as [string, ...string[]]).or(z.literal('E_SANDBOX_FAULT')),
+    message: z.string().min(1),
+  })
+  .strict()
+  .meta({ id: 'Error', description: 'Spec §7 error envelope; message is `<field>: <reason>` for 422' });
+
+/** Spec §5.4 alternative failure body (missing client id, public key on a secret route). */
+export const AlternativeErrorSchema = z
+  .object({ status: z.literal('failed'), message: z.string().min(1), data: z.null() })
+  .strict()
+  .meta({ id: 'AlternativeError', description: 'Spec §5.4: some authentication failures use this body' });
+
+/** Both auth failure bodies. */
+export const AuthErrorSchema = z.union([ErrorEnvelopeSchema, AlternativeErrorSchema]);
+
+/** An ISO 8601 instant as the sandbox renders it. */
+export const DateTime = z.iso.datetime();

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { OrderSummarySchema } from '../orders/order.schemas';
+import { ENVIRONMENTS } from '../reference';
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
+import { DateTime } from '../shared/schemas';
+
+/** CONTRACT §4/§5: where a delivery stands. */
+export const DeliveryStatusSchema = z.enum(['pending', 'succeeded', 'retrying', 'failed']).meta({ id: 'DeliveryStatus' });
+export type DeliveryStatus = z.output<typeof DeliveryStatusSchema>;
+
+export const WebhookEventSchema = z.enum(WEBHOOK_EVENTS).meta({ id: 'WebhookEvent' });
+
+/** Spec §6.2 webhook body of one event: `{event, data: <order summary>}`. */
+export const webhookPayloadSchema = (event: WebhookEvent) =>
+  z.object({ event: z.literal(event), data: OrderSummarySchema }).meta({ id: `Webhook_${event.replace('.', '_')}` });
+
+export const AttemptSchema = z
+  .object({
+    number: z.number().int().positive(),
+    manual: z.boolean(),
+    url: z.string().nullable(),
+    virtual_at: DateTime,
+    wall_at: DateTime,
+    duration_ms: z.number().int().nonnegative(),
+    http_status: z.number().int().nullable(),
+    error: z.string().nullable(),
+    response_excerpt: z.string().nullable(),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+
+/** CONTRACT §4 delivery log entry. */
+export const DeliverySchema = z
+  .object({
+    id: z.string(),
+    client_id: z.string(),
+    environment: z.enum(ENVIRONMENTS),
+    order: z.string().nullable(),
+    event: WebhookEventSchema,
+    status: DeliveryStatusSchema,
+    in_flight: z.boolean(),
+    source: z.enum(['lifecycle', 'manual']),
+    url: z.string().nullable().meta({ description: 'a fixed target given to send; null: the partner’s webhook_url' }),
+    payload: z.unknown().meta({ description: 'the body sent, parsed' }),
+    raw_body: z.string(),
+    attempts: z.array(AttemptSchema),
+    next_attempt_at: DateTime.nullable(),
+    created_at: DateTime,
+  })
+  .meta({ id: 'Delivery' });
+export type DeliveryView = z.output<typeof DeliverySchema>;

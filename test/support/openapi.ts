@@ -1,0 +1,96 @@
+/**
+ * Checks responses against the sandbox's own OpenAPI document (CONTRACT §10: every response
+ * the sandbox sends validates against it). `test/support/server.ts` runs every HTTP test's
+ * responses through this, so no route escapes.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS; under ESM its default export is the function or holds it.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+
+type Doc = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  webhooks?: Record<string, unknown>;
+};
+
+export interface ResponseChecker {
+  /** Throws, naming the route and the first schema error, when a response is not as documented. */
+  check(method: string, pathWithQuery: string, status: number, contentType: string | null, text: string): void;
+  /** Throws when a webhook body is not the documented payload of its event. */
+  checkWebhook(body: unknown): void;
+}
+
+const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+export function createResponseChecker(doc: Doc): ResponseChecker {
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
+  addFormats(ajv);
+  ajv.addSchema({ ...doc, $id: 'openapi.json' });
+  const templates = Object.keys(doc.paths).map((template) => ({
+    template,
+    params: (template.match(/\{/g) ?? []).length,
+    re: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}$`),
+  }));
+  templates.sort((a, b) => a.params - b.params);
+  const cache = new Map<string, ValidateFunction>();
+  const validator = (pointer: string) => {
+    let v = cache.get(pointer);
+    if (!v) {
+      v = ajv.getSchema(`openapi.json#${pointer}`);
+      if (!v) throw new Error(`OpenAPI: no schema at ${pointer}`);
+      cache.set(pointer, v);
+    }
+    return v;
+  };
+  const errorPointer = '/components/schemas/Error';
+
+  function validate(where: string, pointer: string, body: unknown) {
+    const v = validator(pointer);
+    if (!v(body)) {
+      const e = v.errors?.[0];
+      throw new Error(`${where}: response does not match the OpenAPI document at ${e?.instancePath || '(root)'}: ${e?.message} ${JSON.stringify(e?.params)}\n${JSON.stringify(body).slice(0, 400)}`);
+    }
+  }
+
+  return {
+    check(method, pathWithQuery, status, contentType, text) {
+      // The router ignores one trailing slash (koa-router's non-strict matching).
+      const path = pathWithQuery.split('?')[0]!.replace(/(.)\/$/, '$1');
+      const m = method.toLowerCase();
+      const where = `${method} ${pathWithQuery} → ${status}`;
+      if (m === 'head') return;
+      const matches = templates.filter((t) => t.re.test(path));
+      const item = matches.find((t) => doc.paths[t.template]![m]) ?? matches[0];
+      const op = item ? doc.paths[item.template]![m] : undefined;
+      const parse = () => {
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new Error(`${where}: body is not JSON: ${text.slice(0, 200)}`);
+        }
+      };
+      if (!op) {
+        // Unknown route or method: an error in the envelope (404, 405, or what came first).
+        if (status < 400) throw new Error(`${where}: success from a route the OpenAPI document does not have`);
+        validate(where, errorPointer, parse());
+        return;
+      }
+      const response = op.responses[String(status)];
+      if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${item!.template}`);
+      const media = response.content ? Object.keys(response.content)[0] : undefined;
+      if (!media) return;
+      if (media === 'text/html') {
+        if (!contentType?.startsWith('text/html')) throw new Error(`${where}: expected text/html, got ${contentType}`);
+        return;
+      }
+      if (!contentType?.startsWith('application/json')) throw new Error(`${where}: expected application/json, got ${contentType}`);
+      validate(where, `/paths/${escape(item!.template)}/${m}/responses/${status}/content/${escape(media)}/schema`, parse());
+    },
+    checkWebhook(body) {
+      const event = (body as { event?: unknown })?.event;
+      if (typeof event !== 'string' || !doc.webhooks?.[event]) throw new Error(`webhook: no documented event ${String(event)}`);
+      validate(`webhook ${event}`, `/webhooks/${escape(event)}/post/requestBody/content/application~1json/schema`, body);
+    },
+  };
+}
