@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { firstIssue } from '../shared/validation';
 import { FixtureFilesSchema, type Fixtures } from './fixtures.schema';
 
 /** The fixtures shipped with the sandbox (`fixtures/` at the repository root). */
@@ -23,8 +24,8 @@ export function loadFixtures(dir: string = DEFAULT_FIXTURES_DIR): Fixtures {
     }
     const parsed = FixtureFilesSchema[file].safeParse(raw);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new FixtureError(`${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+      const issue = firstIssue(parsed.error);
+      throw new FixtureError(`${path}: ${issue.path || '(root)'}: ${issue.message}`);
     }
     return parsed.data as ReturnType<(typeof FixtureFilesSchema)[K]['parse']>;
   };

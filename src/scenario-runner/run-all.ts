@@ -7,6 +7,7 @@ import { BuiltInReceiver } from './receiver';
 import { describeFailure, junitXml, summaryTable } from './report';
 import { runScenario, type ScenarioResult } from './runner';
 import { loadScenario, ScenarioFileError, type Scenario } from './schema';
+import { firstIssue } from '../shared/validation';
 
 export const DEFAULT_SCENARIO_DIR = resolve(new URL('../../scenarios', import.meta.url).pathname);
 
@@ -75,8 +76,8 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
   if (options.partnerFile) {
     const parsed = PartnerFileSchema.safeParse(JSON.parse(readFileSync(options.partnerFile, 'utf8')));
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const error = new ScenarioFileError(options.partnerFile, undefined, issue.path.join('.'), issue.message);
+      const issue = firstIssue(parsed.error);
+      const error = new ScenarioFileError(options.partnerFile, undefined, issue.path, issue.message);
       write(`✗ ${error.message}\n`);
       return { ok: false, results: [], fileErrors: [error], ms: 0 };
     }

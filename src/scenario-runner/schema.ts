@@ -5,6 +5,10 @@ import { parseDuration } from '../clock';
 import { ORDER_STATUSES } from '../orders/order.machine';
 import { ERROR_CODES } from '../shared/errors';
 import { WEBHOOK_EVENTS } from '../shared/events';
+import { KybStatusSchema } from '../auth/partner.schemas';
+import { ENVIRONMENTS } from '../reference';
+import { DeliveryStatusSchema } from '../webhooks/delivery.schemas';
+import { firstIssue } from '../shared/validation';
 
 /** A `${...}` reference, resolved when the step runs. */
 const Ref = z.string().regex(/^\$\{[^}]+\}$/, 'must be a ${...} reference');
@@ -32,7 +36,7 @@ export const STEP_SCHEMAS = {
       statuses: z.array(Status).min(1).optional(),
       fields: z.record(z.string(), z.unknown()).optional(),
       webhooks: z.object({ events: z.array(Event), in_order: z.boolean().default(true) }).optional(),
-      delivery: z.object({ event: Event, status: z.enum(['pending', 'succeeded', 'retrying', 'failed']).optional(), min_attempts: z.number().int().positive().optional() }).optional(),
+      delivery: z.object({ event: Event, status: DeliveryStatusSchema.optional(), min_attempts: z.number().int().positive().optional() }).optional(),
     })
     .refine((e) => e.status || e.statuses || e.fields || e.webhooks || e.delivery, 'give at least one of status, statuses, fields, webhooks, delivery')
     .refine((e) => e.order !== undefined || !(e.status || e.statuses || e.webhooks || e.delivery), { message: 'required for status, statuses, webhooks and delivery checks', path: ['order'] }),
@@ -61,7 +65,7 @@ export const STEP_SCHEMAS = {
     .object({
       webhook_url: z.union([z.enum(['target', 'down']), z.url(), z.null()]).optional(),
       events: z.array(Event).optional(),
-      kyb_status: z.enum(['approved', 'pending', 'rejected']).optional(),
+      kyb_status: KybStatusSchema.optional(),
     })
     .refine((p) => Object.keys(p).length > 0, 'give webhook_url, events or kyb_status'),
 } as const;
@@ -89,11 +93,11 @@ export type Step = {
 const ScenarioHeadSchema = z.object({
   name: z.string().min(1),
   description: z.string().optional(),
-  environment: z.enum(['test', 'live']).default('test'),
+  environment: z.enum(ENVIRONMENTS).default('test'),
   partner: z
     .object({
       events: z.array(Event).optional(),
-      kyb_status: z.enum(['approved', 'pending', 'rejected']).optional(),
+      kyb_status: KybStatusSchema.optional(),
       /** Point the partner's webhook_url at the target (default true). */
       webhook: z.boolean().default(true),
     })
@@ -101,14 +105,7 @@ const ScenarioHeadSchema = z.object({
   steps: z.array(z.unknown()).min(1),
 });
 
-export interface Scenario {
-  file: string;
-  name: string;
-  description?: string;
-  environment: 'test' | 'live';
-  partner: { events?: string[]; kyb_status?: 'approved' | 'pending' | 'rejected'; webhook: boolean };
-  steps: Step[];
-}
+export type Scenario = Omit<z.output<typeof ScenarioHeadSchema>, 'steps'> & { file: string; steps: Step[] };
 
 /** A scenario file that cannot run: says the file, the step number and the field. */
 export class ScenarioFileError extends Error {
@@ -136,10 +133,10 @@ export function parseScenario(text: string, file: string): Scenario {
   const raw: unknown = doc.toJS();
   const head = ScenarioHeadSchema.safeParse(raw);
   if (!head.success) {
-    const issue = head.error.issues[0]!;
-    const [first, second] = issue.path;
+    const issue = firstIssue(head.error);
+    const [first, second] = issue.segments;
     const step = first === 'steps' && typeof second === 'number' ? second + 1 : undefined;
-    throw new ScenarioFileError(file, step, issue.path.join('.') || '(root)', issue.message);
+    throw new ScenarioFileError(file, step, issue.path || '(root)', issue.message);
   }
   const defined = new Set<string>(['fake', 'partner', 'target']);
   const steps: Step[] = head.data.steps.map((value, i) => {
@@ -156,16 +153,16 @@ export function parseScenario(text: string, file: string): Scenario {
     const kind = kinds[0] as StepKind;
     const parsed = STEP_SCHEMAS[kind].safeParse(record[kind]);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      fail([`steps.${i}.${kind}`, ...issue.path.map(String)].join('.'), issue.message);
+      const issue = firstIssue(parsed.error, `steps.${i}.${kind}`);
+      fail(issue.path, issue.message);
     }
     const as = record.as === undefined ? undefined : Name.safeParse(record.as);
     if (as && !as.success) fail(`steps.${i}.as`, 'must be a name of letters, digits and _');
     if (record.as !== undefined && kind !== 'quote' && kind !== 'order') fail(`steps.${i}.as`, 'only quote and order steps give a result to name');
     const expectError = record.expect_error === undefined ? undefined : ExpectErrorSchema.safeParse(record.expect_error);
     if (expectError && !expectError.success) {
-      const issue = expectError.error.issues[0]!;
-      fail([`steps.${i}.expect_error`, ...issue.path.map(String)].join('.'), issue.message);
+      const issue = firstIssue(expectError.error, `steps.${i}.expect_error`);
+      fail(issue.path, issue.message);
     }
     // Every reference must name something an earlier step defined: caught before anything runs.
     for (const [path, name] of references(record[kind], `steps.${i}.${kind}`)) {
