@@ -1,3 +1,4 @@
+import { systemWallClock } from '../clock';
 import { sign } from './signature';
 
 export interface SignRequestInput {
@@ -21,7 +22,7 @@ export interface SignRequestInput {
  * await fetch(`${baseUrl}/v1/orders/quote`, { method: 'POST', headers, body });
  */
 export function signRequest(input: SignRequestInput): Record<string, string> {
-  const timestamp = String(input.timestamp ?? Date.now()); // wall clock: CONTRACT §2 transport time
+  const timestamp = String(input.timestamp ?? systemWallClock.now()); // CONTRACT §2 transport time
   const rawBody = input.body ?? '';
   const headers: Record<string, string> = {
     'svc-client-id': input.clientId,

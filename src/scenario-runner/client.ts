@@ -1,5 +1,5 @@
 import { signRequest, type KeySet } from '../auth';
-import { httpRequest } from '../shared/http-request';
+import { httpRequest } from '../transport/http-request';
 
 export interface Reply<T = any> {
   status: number;

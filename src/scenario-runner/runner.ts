@@ -1,5 +1,5 @@
 import { sign } from '../auth';
-import { httpRequest } from '../shared/http-request';
+import { httpRequest } from '../transport/http-request';
 import { parseDuration } from '../clock';
 import type { KeySet } from '../auth';
 import { SandboxClient, type PartnerIdentity, type Reply } from './client';

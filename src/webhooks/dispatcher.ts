@@ -4,7 +4,7 @@ import { ISO, type VirtualClock, type WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
-import { httpRequest } from '../shared/http-request';
+import { httpRequest } from '../transport/http-request';
 import type { DeliveryStatus, DeliveryView } from './delivery.schemas';
 
 export type { DeliveryStatus };
