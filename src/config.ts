@@ -3,6 +3,7 @@ import { DEFAULT_FIXTURES_DIR } from './reference';
 import { parseDuration, type ClockMode } from './clock';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from './orders/order.machine';
 import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from './webhooks';
+import { DEFAULT_INSPECT_LIMIT } from './inspector/request-log';
 
 /** Lifecycle steps whose delay `--lifecycle` may set (the pay-in window has its own flag). */
 const LIFECYCLE_STEPS = ['provisioning', 'processing', 'routing', 'lpAssignment', 'payout', 'settlement', 'refund'] as const;
@@ -33,6 +34,8 @@ export interface SandboxConfig {
   webhookTimeoutMs: number;
   /** Virtual delays before webhook attempts 2..n (CONTRACT §5). */
   webhookRetryScheduleMs: number[];
+  /** How many /v1 requests the inspector keeps (CONTRACT §11). */
+  inspectLimit: number;
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = {
@@ -52,6 +55,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   lifecycleDelays: {},
   webhookTimeoutMs: DEFAULT_DISPATCHER_OPTIONS.timeoutMs,
   webhookRetryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
+  inspectLimit: DEFAULT_INSPECT_LIMIT,
 };
 
 export const USAGE = `Usage: npm start -- [options]
@@ -74,6 +78,7 @@ export const USAGE = `Usage: npm start -- [options]
   --webhook-timeout D  wall time a receiver has to answer 2xx (SANDBOX_WEBHOOK_TIMEOUT; default 15s)
   --webhook-retries L  virtual delays before attempts 2..n, comma-separated
                        (SANDBOX_WEBHOOK_RETRIES; default 5s,5m,30m,2h,5h,10h,10h)
+  --inspect-limit N   /v1 requests the inspector keeps (SANDBOX_INSPECT_LIMIT; default 10000)
   --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
   --help              this text
 `;
@@ -106,6 +111,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       'webhook-timeout': { type: 'string' },
       lifecycle: { type: 'string' },
       'webhook-retries': { type: 'string' },
+      'inspect-limit': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -159,6 +165,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       capacity: num(pick(values['rate-capacity'], 'SANDBOX_RATE_CAPACITY'), '--rate-capacity', 60, (n) => n >= 2),
       refillPerSecond: num(pick(values['rate-refill'], 'SANDBOX_RATE_REFILL'), '--rate-refill', 30, (n) => n > 0),
     },
+    inspectLimit: num(pick(values['inspect-limit'], 'SANDBOX_INSPECT_LIMIT'), '--inspect-limit', DEFAULT_CONFIG.inspectLimit, (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000),
     logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
     clockStart,
   };

@@ -18,6 +18,10 @@ import { deliveriesSection, registerDashboard } from './control/dashboard';
 import { createOrderService, type OrderService } from './orders';
 import { createDispatcher, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from './webhooks';
 import { registerWebhookRoutes } from './control/webhooks.routes';
+import { registerFaultRoutes, registerRequestRoutes } from './control/inspector.routes';
+import { FaultStore } from './faults/fault.store';
+import { RequestLog } from './inspector/request-log';
+import { recordRequests } from './http/middleware/inspect';
 import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
 import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from './shared/events';
 import { requireAuth } from './http/middleware/authenticate';
@@ -51,6 +55,10 @@ export interface Sandbox {
   demoPartner: Partner;
   orders: OrderService;
   dispatcher: Dispatcher;
+  /** The request inspector's log (CONTRACT §11). */
+  requests: RequestLog;
+  /** Injected faults (CONTRACT §12). */
+  faults: FaultStore;
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
   reset(): void;
   /**
@@ -128,6 +136,9 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     return { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary() }).id };
   });
 
+  const requests = new RequestLog(config.inspectLimit);
+  const faults = new FaultStore(config.seed);
+
   const sandbox: Sandbox = {
     config,
     app: undefined as unknown as Koa,
@@ -141,11 +152,15 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     demoPartner,
     orders,
     dispatcher,
+    requests,
+    faults,
     reset() {
       dispatcher.clear();
       orders.clear();
       partners.retainOnly([demoPartner.client_id]);
       rateLimiter.clear();
+      faults.clear();
+      requests.clear();
       clock.reset();
       ids.reseed(runSeed);
     },
@@ -168,10 +183,12 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     wall,
     rateLimiter,
     authOptions: { skewMs: config.skewMs },
+    faults,
   };
   const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
   sandbox.app = createApp({
     logger,
+    observe: recordRequests(requests, clock, wall),
     version: VERSION,
     webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
     // /sandbox is guarded once for every path under it (unknown ones included), just below.
@@ -190,6 +207,8 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders });
       registerWebhookRoutes(api, { dispatcher, partners, orders });
+      registerRequestRoutes(api, { requests });
+      registerFaultRoutes(api, { faults });
       registerDashboard(api, { clock, partners, orders, sections: [() => deliveriesSection(dispatcher)] });
       api.route(
         { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' },

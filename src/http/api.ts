@@ -73,7 +73,8 @@ export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | { page: z.
 export function errorStatuses(spec: AnyRouteSpec): number[] {
   const statuses = new Set<number>([413, ...(spec.errors ?? [])]);
   if (spec.auth !== 'none') for (const s of [400, 401, 415, 422]) statuses.add(s);
-  if (spec.auth === 'read' || spec.auth === 'secret') for (const s of [403, 429]) statuses.add(s);
+  // 429 and 5xx may also be injected faults (CONTRACT §12), which apply to authenticated /v1 routes.
+  if (spec.auth === 'read' || spec.auth === 'secret') for (const s of [403, 429, 500, 502, 503, 504]) statuses.add(s);
   if (spec.query || spec.params) statuses.add(422);
   return [...statuses].sort((a, b) => a - b);
 }

@@ -13,6 +13,8 @@ export interface AppOptions {
   guard: (auth: RouteAuth, cost: number) => Middleware | undefined;
   /** Registers every route on the one router (a flat router keeps 404/405 exact). */
   register: (api: Api) => void;
+  /** Sees every finished request (the request inspector); called after the answer is rendered. */
+  observe?: (ctx: Context, outcome: Outcome) => void;
   /** Webhook events documented in `GET /openapi.json`. */
   webhooks?: readonly WebhookSpec[];
   version: string;
@@ -37,7 +39,7 @@ export function createApp(options: AppOptions): Koa {
     ctx.set('Content-Type', 'application/json; charset=utf-8');
     ctx.body = document;
   });
-  app.use(edge(options.logger, router));
+  app.use(edge(options.logger, router, options.observe));
   app.use(parseBody());
   app.use(router.routes());
   return app;
@@ -49,21 +51,32 @@ export function createApp(options: AppOptions): Koa {
  * error rendered in the documented envelope (Koa's own handler would answer text/plain), and
  * unknown route (404) or wrong method (405 with Allow) when no route answered.
  */
-function edge(logger: Logger, router: Router): Middleware {
+/** How a request ended, for observers. */
+export interface Outcome {
+  ms: number;
+  /** The error it was answered with, if any. */
+  error?: ApiError;
+}
+
+function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void): Middleware {
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');
     const reqId = given && /^[\w.:-]{1,64}$/.test(given) ? given : `req-${(++counter).toString(36)}`;
     ctx.state.reqId = reqId;
     ctx.set('x-request-id', reqId);
     const started = performance.now();
+    let error: ApiError | undefined;
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) throw unmatched(router, ctx.path, ctx.method);
-      serialise(ctx);
+      if (ctx.respond === false) {
+        // the connection was dropped on purpose (an injected fault): nothing to answer
+      } else if (ctx.status === 404 && ctx.body == null) throw unmatched(router, ctx.path, ctx.method);
+      else serialise(ctx);
     } catch (caught) {
-      renderError(ctx, caught, logger);
+      error = renderError(ctx, caught, logger);
       serialise(ctx);
     }
+    observe?.(ctx, { ms: performance.now() - started, error });
     if (logger.isLevelEnabled('info')) {
       logger.info(
         {

@@ -8,6 +8,8 @@ export const STATUS_BY_CODE = {
   E_CONFLICT: 409,
   E_VALIDATION_ERROR: 422,
   E_RATE_LIMITED: 429,
+  /** Not a spec code, on purpose: an injected 5xx (CONTRACT §12) is never mistaken for a real one. */
+  E_SANDBOX_FAULT: 500,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

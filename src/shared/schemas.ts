@@ -21,7 +21,7 @@ export function successEnvelope<D extends z.ZodType>(data: D, paged = false) {
 export const ErrorEnvelopeSchema = z
   .object({
     status: z.literal(false),
-    code: z.enum(ERROR_CODES as [string, ...string[]]).or(z.literal('E_SANDBOX_FAULT')),
+    code: z.enum(ERROR_CODES as [string, ...string[]]),
     message: z.string().min(1),
   })
   .strict()

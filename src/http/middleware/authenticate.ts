@@ -3,17 +3,22 @@ import { authenticate, type Access, type AuthContext, type AuthOptions, type Par
 import type { WallClock } from '../../clock';
 import { ApiError } from '../../shared/errors';
 import { rawBodyOf, requireJsonBody } from './body';
+import { applyFault } from './faults';
+import type { FaultStore } from '../../faults/fault.store';
 
 export interface AuthDeps {
   partners: PartnerRegistry;
   wall: WallClock;
   rateLimiter: RateLimiter;
   authOptions: AuthOptions;
+  /** Injected faults (CONTRACT §12): they apply after authentication. */
+  faults?: FaultStore;
 }
 
 /**
  * Route middleware: authenticates per spec §5, then takes `cost` rate-limit tokens from the
- * key's bucket (CONTRACT §3), then raises any body error (auth → shape → meaning).
+ * key's bucket (CONTRACT §3), then carries out an injected fault if one matches (CONTRACT
+ * §12), then raises any body error (auth → shape → meaning).
  */
 export function requireAuth(deps: AuthDeps, access: Access, cost = 1): Middleware {
   return async (ctx, next) => {
@@ -38,6 +43,14 @@ export function requireAuth(deps: AuthDeps, access: Access, cost = 1): Middlewar
       throw new ApiError('E_RATE_LIMITED', `Rate limit exceeded; retry after ${taken.retryAfterSeconds} s`, {
         headers: { 'Retry-After': String(taken.retryAfterSeconds) },
       });
+    }
+    const effect = deps.faults?.match({ clientId: auth.partner.client_id, env: auth.env, method: ctx.method, path: ctx.path });
+    if (effect) {
+      await applyFault(ctx, effect, async () => {
+        requireJsonBody(ctx);
+        await next();
+      });
+      return;
     }
     requireJsonBody(ctx);
     await next();

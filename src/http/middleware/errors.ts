@@ -16,19 +16,20 @@ export const ERROR_MESSAGES = {
  * code; other 4xx (parser) → E_BADREQUEST / E_NOTFOUND; anything else is our bug: logged with
  * its stack and answered 500.
  */
-export function renderError(ctx: Context, caught: unknown, logger: Logger): void {
+export function renderError(ctx: Context, caught: unknown, logger: Logger): ApiError {
   const error = toApiError(caught);
   if (!error) {
     logger.error({ err: caught, reqId: ctx.state.reqId, method: ctx.method, url: ctx.originalUrl }, 'unexpected error');
     ctx.status = 500;
     ctx.body = { status: false, code: 'E_BADREQUEST', message: ERROR_MESSAGES.internal };
-    return;
+    return new ApiError('E_BADREQUEST', ERROR_MESSAGES.internal, { status: 500 });
   }
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
   ctx.body = error.alternative
     ? { status: 'failed', message: error.message, data: null }
     : { status: false, code: error.code, message: error.message };
+  return error;
 }
 
 /** Maps a thrown value to an ApiError, or undefined when it is an unexpected bug. */

@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import { ENVIRONMENTS, type Environment } from '../reference';
+
+/** CONTRACT §12 fault, as created by `POST /sandbox/faults` (and the scenario `fault` step). */
+export const FaultInputSchema = z
+  .object({
+    client_id: z.string().min(1).optional(),
+    environment: z.enum(ENVIRONMENTS).optional(),
+    method: z
+      .string()
+      .regex(/^[A-Za-z]+$/, 'must be an HTTP method')
+      .transform((m) => m.toUpperCase())
+      .optional(),
+    path: z
+      .string()
+      .regex(/^\/v1(?:\/|$)/, 'must be a /v1 path glob (faults apply to /v1 only), e.g. /v1/orders or /v1/orders/*')
+      .max(300)
+      .optional()
+      .meta({ description: 'glob: `*` one segment, `**` any number of segments; the query is ignored' }),
+    latency_ms: z
+      .union([
+        z.number().int().min(0).max(120_000),
+        z
+          .object({ min: z.number().int().min(0).max(120_000), max: z.number().int().min(0).max(120_000) })
+          .refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['min'] }),
+      ])
+      .optional(),
+    error: z
+      .object({
+        status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+        rate: z.number().min(0).max(1).optional(),
+      })
+      .optional(),
+    drop: z.number().min(0).max(1).optional().meta({ description: 'rate (0..1) at which the connection is closed without an answer' }),
+    phase: z.enum(['before', 'after']).optional().meta({ description: 'before (default): the request is not carried out; after: it is, then the answer is replaced' }),
+    times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
+  })
+  .refine((f) => f.latency_ms !== undefined || f.error !== undefined || f.drop !== undefined, {
+    message: 'give at least one of latency_ms, error or drop',
+    path: ['error'],
+  });
+export type FaultInput = z.output<typeof FaultInputSchema>;
+
+export const FaultSchema = z
+  .object({
+    id: z.string(),
+    client_id: z.string().optional(),
+    environment: z.enum(ENVIRONMENTS).optional(),
+    method: z.string().optional(),
+    path: z.string().optional(),
+    latency_ms: z.union([z.number(), z.object({ min: z.number(), max: z.number() })]).optional(),
+    error: z.object({ status: z.number().int(), rate: z.number().optional() }).optional(),
+    drop: z.number().optional(),
+    phase: z.enum(['before', 'after']),
+    times: z.number().int().optional(),
+    remaining: z.number().int().nullable().meta({ description: 'applications left (null: unlimited)' }),
+    applied: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'Fault' });
+export type Fault = z.output<typeof FaultSchema>;
+
+/** What a fault does to one request, decided when it matches. */
+export interface FaultEffect {
+  fault: Fault;
+  phase: 'before' | 'after';
+  latencyMs: number;
+  /** The injected answer's status, or undefined for latency only. */
+  errorStatus?: number;
+  drop: boolean;
+}
+
+export interface FaultRequest {
+  clientId: string;
+  env: Environment;
+  method: string;
+  path: string;
+}
+
+/**
+ * Injected faults (CONTRACT §12). The first fault (in creation order) that matches a request
+ * and takes effect decides what happens to it. Rates draw from a seeded generator, so a run
+ * with the same seed and the same requests injects the same faults.
+ */
+export class FaultStore {
+  private readonly faults: Fault[] = [];
+  private readonly globs = new Map<string, RegExp>();
+  private serial = 0;
+  private random: () => number;
+
+  constructor(private readonly seed = 1) {
+    this.random = mulberry32(seed);
+  }
+
+  add(input: FaultInput): Fault {
+    const fault: Fault = {
+      id: `flt_${++this.serial}`,
+      ...input,
+      phase: input.phase ?? 'before',
+      remaining: input.times ?? null,
+      applied: 0,
+    };
+    this.faults.push(fault);
+    if (fault.path) this.globs.set(fault.id, globToRegExp(fault.path));
+    return fault;
+  }
+
+  list(): Fault[] {
+    return [...this.faults];
+  }
+
+  get(id: string): Fault | undefined {
+    return this.faults.find((f) => f.id === id);
+  }
+
+  remove(id: string): boolean {
+    const i = this.faults.findIndex((f) => f.id === id);
+    if (i < 0) return false;
+    this.faults.splice(i, 1);
+    this.globs.delete(id);
+    return true;
+  }
+
+  /** Removes every fault; the generator restarts from the seed (as after start). */
+  clear(): void {
+    this.faults.length = 0;
+    this.globs.clear();
+    this.random = mulberry32(this.seed);
+  }
+
+  get size(): number {
+    return this.faults.length;
+  }
+
+  /** The effect on this request of the first matching fault that takes effect, if any. */
+  match(req: FaultRequest): FaultEffect | undefined {
+    if (this.faults.length === 0) return undefined;
+    for (const fault of this.faults) {
+      if (fault.client_id !== undefined && fault.client_id !== req.clientId) continue;
+      if (fault.environment !== undefined && fault.environment !== req.env) continue;
+      if (fault.method !== undefined && fault.method !== req.method) continue;
+      if (fault.path !== undefined && !this.globs.get(fault.id)!.test(req.path.split('?')[0]!)) continue;
+      const drop = fault.drop !== undefined && this.random() < fault.drop;
+      const error = !drop && fault.error !== undefined && this.random() < (fault.error.rate ?? 1);
+      const latencyMs = fault.latency_ms === undefined ? 0 : typeof fault.latency_ms === 'number' ? fault.latency_ms : Math.round(fault.latency_ms.min + this.random() * (fault.latency_ms.max - fault.latency_ms.min));
+      if (!drop && !error && latencyMs === 0) continue; // matched, but a rate said no this time
+      fault.applied++;
+      if (fault.remaining !== null && --fault.remaining <= 0) this.remove(fault.id);
+      return { fault, phase: fault.phase, latencyMs, drop, ...(error ? { errorStatus: fault.error!.status } : {}) };
+    }
+    return undefined;
+  }
+}
+
+/** `*` matches one path segment, `**` any number of them (none included). */
+export function globToRegExp(glob: string): RegExp {
+  const parts = glob.replace(/\/+$/, '').split('/');
+  let re = '';
+  for (const part of parts.slice(1)) {
+    if (part === '**') re += '(?:/[^/]+)*';
+    else re += '/' + part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*');
+  }
+  return new RegExp(`^${re}/?$`);
+}
+
+/** A small seeded PRNG (mulberry32): deterministic fault rates under the sandbox seed. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { ENVIRONMENTS } from '../reference';
+import { DateTime } from '../shared/schemas';
+
+/** CONTRACT §11: bodies are kept up to this many characters. */
+export const BODY_EXCERPT = 4096;
+export const DEFAULT_INSPECT_LIMIT = 10_000;
+
+/** One recorded /v1 request, as `GET /sandbox/requests` shows it (CONTRACT §11). */
+export const RecordedRequestSchema = z
+  .object({
+    id: z.string(),
+    at: DateTime.meta({ description: 'wall time' }),
+    virtual_at: DateTime,
+    method: z.string(),
+    path: z.string().meta({ description: 'with the query string' }),
+    status: z.number().int(),
+    code: z.string().optional(),
+    message: z.string().optional(),
+    duration_ms: z.number().nonnegative(),
+    client_id: z.string().optional().meta({ description: 'the authenticated partner, else the svc-client-id sent' }),
+    environment: z.enum(ENVIRONMENTS).optional(),
+    auth: z.enum(['public', 'secret', 'none', 'failed']),
+    hint: z.string().optional().meta({ description: 'the svc-sandbox-hint of a failed signature check' }),
+    fault: z.string().optional().meta({ description: 'the id of the injected fault' }),
+    headers: z.record(z.string(), z.string()).meta({ description: 'request headers; authorization and svc-signature masked' }),
+    request_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
+    response_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
+  })
+  .meta({ id: 'RecordedRequest' });
+export type RecordedRequest = z.output<typeof RecordedRequestSchema>;
+
+export const RequestsQuerySchema = z.object({
+  client_id: z.string().optional(),
+  environment: z.enum(ENVIRONMENTS).optional(),
+  status: z
+    .string()
+    .regex(/^(?:[1-5]\d\d|[1-5]xx)$/, 'must be an HTTP status (401) or a class (4xx)')
+    .optional(),
+  path: z.string().optional().meta({ description: 'part of the path' }),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be an integer from 1 to 1000')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1000, 'must be an integer from 1 to 1000')
+    .optional()
+    .transform((n) => n ?? 50),
+});
+export type RequestsQuery = z.output<typeof RequestsQuerySchema>;
+
+/**
+ * The request inspector's store: a ring buffer of the last `limit` /v1 requests. Ids are a
+ * counter, not the seeded generator, so inspecting never shifts the references a seed makes.
+ */
+export class RequestLog {
+  private readonly ring: Array<RecordedRequest | undefined>;
+  private next = 0;
+  private count = 0;
+  private serial = 0;
+  private readonly listeners = new Set<(entry: RecordedRequest) => void>();
+
+  constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {
+    this.ring = new Array(limit);
+  }
+
+  /** Stores an entry (its id is assigned here) and tells the listeners. */
+  record(entry: Omit<RecordedRequest, 'id'>): RecordedRequest {
+    const full = entry as RecordedRequest;
+    full.id = `req_${(++this.serial).toString(36)}`;
+    this.ring[this.next] = full;
+    this.next = (this.next + 1) % this.limit;
+    if (this.count < this.limit) this.count++;
+    for (const listener of this.listeners) listener(full);
+    return full;
+  }
+
+  /** Newest first, filtered. */
+  list(q: Partial<RequestsQuery> = {}): RecordedRequest[] {
+    const out: RecordedRequest[] = [];
+    const limit = q.limit ?? 50;
+    const statusClass = q.status?.endsWith('xx') ? Number(q.status[0]) : undefined;
+    const status = q.status && statusClass === undefined ? Number(q.status) : undefined;
+    for (let i = 1; i <= this.count && out.length < limit; i++) {
+      const e = this.ring[(this.next - i + this.limit) % this.limit]!;
+      if (q.client_id !== undefined && e.client_id !== q.client_id) continue;
+      if (q.environment !== undefined && e.environment !== q.environment) continue;
+      if (status !== undefined && e.status !== status) continue;
+      if (statusClass !== undefined && Math.floor(e.status / 100) !== statusClass) continue;
+      if (q.path !== undefined && !e.path.includes(q.path)) continue;
+      out.push(e);
+    }
+    return out;
+  }
+
+  get(id: string): RecordedRequest | undefined {
+    for (let i = 1; i <= this.count; i++) {
+      const e = this.ring[(this.next - i + this.limit) % this.limit]!;
+      if (e.id === id) return e;
+    }
+    return undefined;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  clear(): void {
+    this.ring.fill(undefined);
+    this.next = 0;
+    this.count = 0;
+  }
+
+  /** Called with each new entry (the dashboard's live feed); returns the unsubscribe. */
+  onRecord(listener: (entry: RecordedRequest) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/** Header values with key material masked (CONTRACT §11): `Bearer sk_test_****abcd`. */
+export function maskedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of SHOWN_HEADERS) {
+    const raw = headers[name];
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : value.slice(0, 256);
+  }
+  return out;
+}
+
+const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
+
+function maskBearer(value: string): string {
+  const m = /^(Bearer\s+)([a-z]+_(?:test|live)_)?(\S*)$/i.exec(value);
+  if (!m) return '****';
+  const [, bearer, prefix = '', rest = ''] = m;
+  return `${bearer}${prefix}****${rest.length > 8 ? rest.slice(-4) : ''}`;
+}
+
+function maskSignature(value: string): string {
+  return value.startsWith('sha256=') ? 'sha256=****' : '****';
+}

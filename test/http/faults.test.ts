@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signedHeaders } from '../support/sign';
+import { createOrder, customer, EVM_ADDRESS, legs } from '../support/orders';
+import { startTestServer, type TestServer } from '../support/server';
+
+// CONTRACT §12: fault injection on /v1.
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+beforeEach(async () => {
+  await s.control('DELETE', '/sandbox/faults');
+});
+
+const addFault = async (body: Record<string, unknown>) => {
+  const res = await s.control('POST', '/sandbox/faults', body);
+  expect(res.status, res.text).toBe(200);
+  return res.body.data;
+};
+
+describe('fault injection (CONTRACT §12)', () => {
+  it('answers an injected 5xx with E_SANDBOX_FAULT, and the inspector shows the fault', async () => {
+    const fault = await addFault({ path: '/v1/networks', error: { status: 503 } });
+    expect(fault).toMatchObject({ id: expect.stringMatching(/^flt_/), phase: 'before', remaining: null, applied: 0 });
+    const res = await s.signed('GET', '/v1/networks');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: false, code: 'E_SANDBOX_FAULT', message: `injected fault ${fault.id}` });
+    expect((await s.signed('GET', '/v1/fiat-currencies')).status).toBe(200);
+    const [entry] = (await s.control('GET', '/sandbox/requests?path=/v1/networks')).body.data;
+    expect(entry).toMatchObject({ status: 503, fault: fault.id, code: 'E_SANDBOX_FAULT' });
+  });
+
+  it('answers an injected 429 as E_RATE_LIMITED with Retry-After', async () => {
+    await addFault({ method: 'get', path: '/v1/**', error: { status: 429 } });
+    const res = await s.pub('GET', '/v1/networks');
+    expect(res.status).toBe(429);
+    expect(res.body.code).toBe('E_RATE_LIMITED');
+    expect(res.headers.get('retry-after')).toBe('1');
+  });
+
+  it('applies to the next `times` requests, then is removed', async () => {
+    await addFault({ path: '/v1/networks', error: { status: 500 }, times: 2 });
+    expect((await s.signed('GET', '/v1/networks')).status).toBe(500);
+    expect((await s.control('GET', '/sandbox/faults')).body.data[0]).toMatchObject({ remaining: 1, applied: 1 });
+    expect((await s.signed('GET', '/v1/networks')).status).toBe(500);
+    expect((await s.signed('GET', '/v1/networks')).status).toBe(200);
+    expect((await s.control('GET', '/sandbox/faults')).body.data).toEqual([]);
+  });
+
+  it('matches by partner, environment, method and path glob', async () => {
+    const other = await s.createPartner();
+    await addFault({ client_id: other.clientId, environment: 'live', method: 'GET', path: '/v1/networks/*', error: { status: 502 } });
+    expect((await s.signed('GET', '/v1/networks/base-sepolia', undefined, { as: other })).status).toBe(200);
+    expect((await s.signed('GET', '/v1/networks/ethereum', undefined, { as: other, env: 'live' })).status).toBe(502);
+    expect((await s.signed('GET', '/v1/networks/ethereum', undefined, { env: 'live' })).status).toBe(200);
+    expect((await s.signed('GET', '/v1/networks', undefined, { as: other, env: 'live' })).status).toBe(200);
+  });
+
+  it('adds latency in wall time', async () => {
+    await addFault({ path: '/v1/fiat-currencies', latency_ms: 150 });
+    const started = performance.now();
+    const res = await s.pub('GET', '/v1/fiat-currencies');
+    expect(res.status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+  });
+
+  it('drops the connection without an answer', async () => {
+    await addFault({ path: '/v1/networks', drop: 1, times: 1 });
+    const headers = signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'GET', path: '/v1/networks' });
+    await expect(fetch(`${s.url}/v1/networks`, { headers })).rejects.toThrow();
+    const [entry] = (await s.control('GET', '/sandbox/requests?path=/v1/networks')).body.data;
+    expect(entry).toMatchObject({ status: 0, fault: expect.stringMatching(/^flt_/) });
+    expect((await s.signed('GET', '/v1/networks')).status).toBe(200);
+  });
+
+  it('leaves authentication first: a request that fails auth gets its 401', async () => {
+    await addFault({ error: { status: 500 } });
+    const res = await s.request('GET', '/v1/networks', { headers: { 'svc-client-id': s.demo.clientId, authorization: 'Bearer pk_test_nope' } });
+    expect(res.status).toBe(401);
+    expect((await s.control('GET', '/sandbox/clock')).status).toBe(200); // never /sandbox
+  });
+
+  it('phase "after" carries the request out and loses the answer: the retry with the same merchant_reference is a 409', async () => {
+    await addFault({ method: 'POST', path: '/v1/orders', phase: 'after', error: { status: 500 }, times: 1 });
+    const body = { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer, merchant_reference: 'lost-response-1' };
+    const first = await s.signed('POST', '/v1/orders', body);
+    expect(first.status).toBe(500);
+    expect(first.body.code).toBe('E_SANDBOX_FAULT');
+    const retry = await s.signed('POST', '/v1/orders', body);
+    expect(retry.status).toBe(409);
+    const mine = (await s.signed('GET', '/v1/orders?per_page=100')).body.data.filter((o: any) => o.merchant_reference === 'lost-response-1');
+    expect(mine).toHaveLength(1);
+  });
+
+  it('refuses a fault that is not one (422), lists, removes one, and reset removes all', async () => {
+    expect((await s.control('POST', '/sandbox/faults', { path: '/v1/x' })).status).toBe(422);
+    expect((await s.control('POST', '/sandbox/faults', { path: '/sandbox/clock', error: { status: 500 } })).body.message).toMatch(/^path: /);
+    expect((await s.control('POST', '/sandbox/faults', { error: { status: 418 } })).status).toBe(422);
+    expect((await s.control('POST', '/sandbox/faults', { error: { status: 500, rate: 2 } })).status).toBe(422);
+    const a = await addFault({ latency_ms: 1 });
+    const b = await addFault({ latency_ms: { min: 1, max: 2 } });
+    expect((await s.control('GET', '/sandbox/faults')).body.data.map((f: any) => f.id)).toEqual([a.id, b.id]);
+    expect((await s.control('DELETE', `/sandbox/faults/${a.id}`)).body.data.id).toBe(a.id);
+    expect((await s.control('DELETE', `/sandbox/faults/${a.id}`)).status).toBe(404);
+    await s.control('POST', '/sandbox/reset');
+    expect((await s.control('GET', '/sandbox/faults')).body.data).toEqual([]);
+    await createOrder(s, 'onramp');
+  });
+});
