@@ -36,6 +36,8 @@ export interface VirtualClockOptions {
 }
 
 const MAX_HOST_DELAY = 2 ** 31 - 1;
+/** The latest instant a Date can hold, less a century of headroom for timers set after it. */
+const MAX_INSTANT = 8.64e15 - 100 * 365 * 86_400_000;
 
 /**
  * The virtual clock of CONTRACT §2. `manual` moves only on `advance`/`advanceTo`;
@@ -218,6 +220,8 @@ export class VirtualClock implements Scheduler {
     if (!Number.isFinite(target) || target < now) {
       throw new RangeError(`the virtual clock never goes back (now ${new Date(now).toISOString()})`);
     }
+    // Past this a Date is invalid and every rendered instant would throw (the hardening issue).
+    if (target > MAX_INSTANT) throw new RangeError(`the virtual clock cannot go past ${new Date(MAX_INSTANT).toISOString()}`);
   }
 
   private reanchor(virtual: number): void {

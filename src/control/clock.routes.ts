@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
-import { badRequest, conflict } from '../shared/errors';
+import { badRequest, conflict, validationError } from '../shared/errors';
 import { DateTime } from '../shared/schemas';
 import type { Api } from '../http/api';
 
@@ -11,13 +11,18 @@ const ClockBodySchema = z.object({
   speed: z.number().positive().max(1_000_000).optional(),
 });
 
+/** CONTRACT §9: the clock moves at most 10 years per advance, whatever the input says. */
+export const MAX_ADVANCE_MS = 10 * 365 * 86_400_000;
+
 const AdvanceBodySchema = z
   .object({
-    ms: z.number().int().nonnegative().max(10 * 365 * 86_400_000).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
+    ms: z.number().int().nonnegative().max(MAX_ADVANCE_MS, 'must be at most 10 years (315360000000 ms)').optional(),
+    to: z.iso.datetime({ offset: true }).optional().meta({ description: 'at most 10 years ahead of the virtual now' }),
     duration: z
       .string()
+      .max(64)
       .refine((d) => parseDuration(d) !== undefined, 'must be a duration such as 90s, 5m, 2h, 1d or 1h30m')
+      .refine((d) => (parseDuration(d) ?? 0) <= MAX_ADVANCE_MS, 'must be at most 10 years (3650d)')
       .optional(),
   })
   .refine((b) => [b.ms, b.to, b.duration].filter((v) => v !== undefined).length === 1, {
@@ -87,6 +92,7 @@ export function registerClockRoutes(
           ? Date.parse(body.to)
           : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
       if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
+      if (target - clock.now() > MAX_ADVANCE_MS) throw validationError('to', `must be at most 10 years ahead of the virtual now (${ISO(clock.now())})`);
       let fired: FiredTimer[];
       try {
         fired = await deps.advanceTo(target);

@@ -132,3 +132,32 @@ describe('amount precision (CONTRACT §9: more places than the currency has is a
     expect(after.body.data.amount_paid).toBe(0);
   });
 });
+
+describe('clock bounds (CONTRACT §9: at most 10 years ahead; otherwise 422 and the clock is unchanged)', () => {
+  const cases: Array<[object, string]> = [
+    [{ duration: '999999999d' }, 'duration: must be at most 10 years (3650d)'],
+    [{ duration: '3651d' }, 'duration: must be at most 10 years (3650d)'],
+    [{ ms: 10 * 365 * 86_400_000 + 1 }, 'ms: must be at most 10 years (315360000000 ms)'],
+    [{ to: '+275000-01-01T00:00:00Z' }, 'to: '],
+    [{ to: '9999-12-31T00:00:00Z' }, 'to: must be at most 10 years ahead of the virtual now'],
+  ];
+  it.each(cases)('refuses %j and leaves the clock and every route working', async (body, message) => {
+    const before = (await s.control('GET', '/sandbox/clock')).body.data.now;
+    const res = await s.control('POST', '/sandbox/clock/advance', body);
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.code).toBe('E_VALIDATION_ERROR');
+    expect(res.body.message.startsWith(message), res.body.message).toBe(true);
+    const clock = await s.control('GET', '/sandbox/clock');
+    expect(clock.status).toBe(200);
+    expect(clock.body.data.now).toBe(before);
+    expect((await s.request('GET', '/health')).status).toBe(200);
+    expect((await s.signed('POST', '/v1/orders/quote', { from: legs.onramp.from, to: legs.onramp.to })).status).toBe(200);
+  });
+
+  it('accepts an advance of exactly 10 years', async () => {
+    const res = await s.control('POST', '/sandbox/clock/advance', { duration: '3650d' });
+    expect(res.status, res.text).toBe(200);
+    expect((await s.request('GET', '/health')).status).toBe(200);
+    expect((await s.signed('GET', '/v1/orders?per_page=1')).status).toBe(200);
+  });
+});
