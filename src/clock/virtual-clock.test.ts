@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fixedWallClock } from './clock';
 import { parseDuration } from './duration';
-import { VirtualClock, type HostTimers } from './virtual-clock';
+import { AdvanceInterruptedError, ClockBusyError, VirtualClock, type HostTimers } from './virtual-clock';
 import { withSeed } from '../../test/support/property';
 
 const START = Date.UTC(2026, 0, 1);
@@ -183,11 +183,41 @@ describe('VirtualClock.advanceToAsync', () => {
   it('refuses a second advance while one is running', async () => {
     const clock = manualClock();
     let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
     clock.setTimer(START + 1, () => {});
-    const first = clock.advanceToAsync(START + 10, () => new Promise<void>((r) => (release = r)));
-    await expect(clock.advanceToAsync(START + 20, () => undefined)).rejects.toThrow(/already advancing/);
+    const first = clock.advanceToAsync(START + 10, () => gate);
+    await expect(clock.advanceToAsync(START + 20, () => undefined)).rejects.toThrow(ClockBusyError);
     release();
     await first;
+  });
+
+  it('fires every timer due at one instant before waiting once for their work', async () => {
+    const clock = manualClock();
+    const log: string[] = [];
+    for (const name of ['a', 'b', 'c']) clock.setTimer(START + 5, () => log.push(`fire ${name}`));
+    clock.setTimer(START + 6, () => log.push('fire d'));
+    await clock.advanceToAsync(START + 10, () => {
+      log.push('settle');
+      return undefined;
+    });
+    expect(log).toEqual(['settle', 'fire a', 'fire b', 'fire c', 'settle', 'fire d', 'settle']);
+  });
+
+  it('stops an advance that a reset interrupted, keeping the clock at its start', async () => {
+    const clock = manualClock();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let late = false;
+    clock.setTimer(START + 1, () => {});
+    clock.setTimer(START + 5, () => (late = true));
+    const first = clock.advanceToAsync(START + 10, () => gate);
+    clock.reset();
+    // the clock is free at once for the next caller
+    await clock.advanceToAsync(START + 2, () => undefined);
+    release();
+    await expect(first).rejects.toThrow(AdvanceInterruptedError);
+    expect(late).toBe(false);
+    expect(clock.now()).toBe(START + 2);
   });
 });
 

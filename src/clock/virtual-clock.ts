@@ -36,6 +36,22 @@ export interface VirtualClockOptions {
 }
 
 const MAX_HOST_DELAY = 2 ** 31 - 1;
+
+/** Another advance is under way: the clock moves for one caller at a time. */
+export class ClockBusyError extends Error {
+  constructor() {
+    super('the clock is already advancing');
+    this.name = 'ClockBusyError';
+  }
+}
+
+/** A reset put the clock back at its start while this advance was waiting (CONTRACT §9). */
+export class AdvanceInterruptedError extends Error {
+  constructor() {
+    super('the advance was stopped by a reset');
+    this.name = 'AdvanceInterruptedError';
+  }
+}
 /** The latest instant a Date can hold, less a century of headroom for timers set after it. */
 const MAX_INSTANT = 8.64e15 - 100 * 365 * 86_400_000;
 
@@ -61,6 +77,8 @@ export class VirtualClock implements Scheduler {
   private lastNow: number;
   private hostHandle: unknown = null;
   private firing = false;
+  /** Bumped by `reset`, so an advance that was waiting knows it must stop. */
+  private epoch = 0;
 
   constructor(options: VirtualClockOptions = {}) {
     this.wall = options.wall ?? systemWallClock;
@@ -146,18 +164,33 @@ export class VirtualClock implements Scheduler {
    * timer's virtual time, so what it schedules next (a retry) lands inside the same advance.
    */
   async advanceToAsync(target: number, settle: () => Promise<void> | undefined): Promise<FiredTimer[]> {
-    if (this.firing) throw new Error('the clock is already advancing');
+    if (this.firing) throw new ClockBusyError();
     this.checkTarget(target);
     const fired: FiredTimer[] = [];
+    const epoch = this.epoch;
     this.firing = true;
+    const settled = async () => {
+      const pending = settle();
+      if (pending) await pending;
+      // A reset while we waited: nothing from before it survives, this advance included.
+      if (this.epoch !== epoch) throw new AdvanceInterruptedError();
+    };
     try {
+      // Work already under way finishes first, at the time it started.
+      await settled();
       while (this.fireNext(target, fired)) {
-        const pending = settle();
-        if (pending) await pending;
+        // Every timer due at this same instant fires before we wait, so their work (webhook
+        // attempts) runs concurrently: one hanging receiver costs one timeout per instant.
+        const instant = this.pinned ?? this.lastNow;
+        while (this.fireNext(instant, fired));
+        await settled();
       }
     } finally {
-      this.pinned = null;
-      this.firing = false;
+      // After a reset the clock is no longer ours: a new advance may already be running.
+      if (this.epoch === epoch) {
+        this.pinned = null;
+        this.firing = false;
+      }
     }
     this.reanchor(target);
     this.arm();
@@ -172,8 +205,11 @@ export class VirtualClock implements Scheduler {
     return fired;
   }
 
-  /** Drops every timer and puts the clock back at its start. */
+  /** Drops every timer and puts the clock back at its start, stopping an advance under way. */
   reset(): void {
+    this.epoch++;
+    this.pinned = null;
+    this.firing = false;
     this.queue.clear();
     this.lastNow = this.startMs;
     this.reanchor(this.startMs);

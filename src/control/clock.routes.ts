@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
+import { AdvanceInterruptedError, ClockBusyError, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
 import { badRequest, conflict, validationError } from '../shared/errors';
 import { DateTime } from '../shared/schemas';
 import type { Api } from '../http/api';
@@ -97,8 +97,11 @@ export function registerClockRoutes(
       try {
         fired = await deps.advanceTo(target);
       } catch (error) {
-        if (error instanceof Error && /already advancing/.test(error.message)) {
+        if (error instanceof ClockBusyError) {
           throw conflict('The clock is already being advanced by another request; try again when it returns');
+        }
+        if (error instanceof AdvanceInterruptedError) {
+          throw conflict(`The advance was stopped by POST /sandbox/reset; the clock is back at its start (${ISO(clock.now())})`);
         }
         throw error;
       }

@@ -74,6 +74,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const deliveries = new Map<string, Delivery>();
   const inFlight = new Set<Promise<void>>();
   const maxAutomatic = options.retryScheduleMs.length + 1;
+  /** Bumped by `clear`: attempts that were in flight across it are forgotten when they end. */
+  let generation = 0;
 
   interface DeliveryInput {
     partner: Partner;
@@ -146,11 +148,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     delivery.inFlight = true;
     delivery.next_attempt_at = null;
     let ok = false;
+    const generationAtStart = generation;
     if (!url || !partner) {
       record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
     } else {
       ok = await post(delivery, partner, url, number, record);
     }
+    // A reset while the receiver answered: this delivery is gone and schedules nothing.
+    if (generation !== generationAtStart) return;
     delivery.inFlight = false;
     if (ok) {
       delivery.status = 'succeeded';
@@ -246,9 +251,12 @@ export function createDispatcher(deps: DispatcherDeps) {
       return inFlight.size;
     },
     options,
+    /** Forgets every delivery; attempts in flight finish unseen and no one waits for them. */
     clear(): void {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
       deliveries.clear();
+      inFlight.clear();
+      generation++;
     },
   };
 }
