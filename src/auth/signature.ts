@@ -1,4 +1,4 @@
-import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** The pieces of the spec §5.2 / §6.4 canonical string. */
 export interface CanonicalParts {
@@ -20,11 +20,15 @@ export function sign(parts: CanonicalParts, encryptionKey: string): string {
   return `sha256=${createHmac('sha256', encryptionKey).update(canonicalString(parts)).digest('hex')}`;
 }
 
-/** Constant-time comparison of two signature strings. */
+const EQUALITY_KEY = randomBytes(32);
+
+/** Constant-time comparison of two secrets (signatures, the admin token), whatever their lengths. */
 export function safeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
+  // Digests have one length whatever the inputs, so the time taken says nothing about `b`,
+  // not even its length (CONTRACT §9); the per-process key keeps the digests unguessable.
+  const da = createHmac('sha256', EQUALITY_KEY).update(a).digest();
+  const db = createHmac('sha256', EQUALITY_KEY).update(b).digest();
+  return timingSafeEqual(da, db);
 }
 
 /**

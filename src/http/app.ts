@@ -6,6 +6,7 @@ import { renderError, ERROR_MESSAGES } from './middleware/errors';
 import { parseBody } from './middleware/body';
 import { Api, type RouteAuth } from './api';
 import { buildOpenApi, type WebhookSpec } from './openapi';
+import { redactUrl } from './redact';
 
 export interface AppOptions {
   logger: Logger;
@@ -82,7 +83,7 @@ function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: 
         {
           reqId,
           method: ctx.method,
-          url: ctx.originalUrl,
+          url: redactUrl(ctx.originalUrl),
           status: ctx.status,
           ms: Math.round((performance.now() - started) * 100) / 100,
           clientId: ctx.state.auth?.partner.client_id,

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError } from '../../shared/errors';
+import { redactUrl } from '../redact';
 
 export const ERROR_MESSAGES = {
   malformedJson: 'Malformed JSON body',
@@ -19,7 +20,7 @@ export const ERROR_MESSAGES = {
 export function renderError(ctx: Context, caught: unknown, logger: Logger): ApiError {
   const error = toApiError(caught);
   if (!error) {
-    logger.error({ err: caught, reqId: ctx.state.reqId, method: ctx.method, url: ctx.originalUrl }, 'unexpected error');
+    logger.error({ err: caught, reqId: ctx.state.reqId, method: ctx.method, url: redactUrl(ctx.originalUrl) }, 'unexpected error');
     ctx.status = 500;
     ctx.body = { status: false, code: 'E_BADREQUEST', message: ERROR_MESSAGES.internal };
     return new ApiError('E_BADREQUEST', ERROR_MESSAGES.internal, { status: 500 });
