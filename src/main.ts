@@ -10,6 +10,8 @@ import { requireAdmin } from './control/admin';
 import { ClockViewSchema, clockView, registerClockRoutes } from './control/clock.routes';
 import { registerPartnerRoutes } from './control/partners.routes';
 import { createApp } from './http/app';
+import { answerClientError } from './http/client-error';
+import { gracefulStop, trackRequests, type StopReport } from './http/graceful';
 import { registerHealthRoutes } from './http/routes/health.routes';
 import { registerReferenceRoutes } from './http/routes/reference.routes';
 import { registerOrderRoutes } from './http/routes/orders.routes';
@@ -225,13 +227,25 @@ export interface RunningSandbox {
   sandbox: Sandbox;
   server: Server;
   url: string;
+  /** Closes at once, cutting whatever is in flight (tests). */
   close(): Promise<void>;
+  /**
+   * The graceful stop of SIGINT/SIGTERM (CONTRACT §9): no new connections; requests and webhook
+   * attempts in flight finish, within the webhook timeout plus a few seconds; logs what was
+   * pending and what had to be cut.
+   */
+  shutdown(): Promise<StopReport>;
 }
+
+/** Beyond the webhook timeout, how long a graceful stop waits for requests in flight. */
+const SHUTDOWN_MARGIN_MS = 5_000;
 
 /** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
 export async function startSandbox(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
   const sandbox = createSandbox(overrides);
   const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
+  server.on('clientError', answerClientError);
+  const requests = trackRequests(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -248,5 +262,21 @@ export async function startSandbox(overrides: SandboxOverrides = {}): Promise<Ru
         server.closeAllConnections?.();
         server.close(() => resolve());
       }),
+    async shutdown() {
+      const { dispatcher, logger, wall } = sandbox;
+      logger.info({ requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount }, 'shutting down: finishing requests and webhook attempts in flight');
+      const report = await gracefulStop({
+        server,
+        requests,
+        attempts: { get count() { return dispatcher.inFlightCount; }, idle: () => dispatcher.idle() },
+        graceMs: sandbox.config.webhookTimeoutMs + SHUTDOWN_MARGIN_MS,
+        now: () => wall.now(),
+      });
+      sandbox.close();
+      const pending = { ...report, pendingTimers: sandbox.clock.pending, retryingDeliveries: dispatcher.list().filter((d) => d.status === 'retrying').length };
+      if (report.requestsCut > 0 || report.attemptsCut > 0) logger.warn(pending, 'stopped: cut work still in flight after the grace period');
+      else logger.info(pending, 'stopped: nothing in flight was cut');
+      return report;
+    },
   };
 }

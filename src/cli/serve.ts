@@ -69,11 +69,19 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  const stop = () => {
-    void running.close().then(() => process.exit(0));
+  // CONTRACT §9: the first signal stops gracefully; a second one (Ctrl-C again) exits at once.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      sandbox.logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    stopping = true;
+    sandbox.logger.info({ signal }, 'signal received');
+    void running.shutdown().then(() => process.exit(0));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {
