@@ -18,7 +18,8 @@ export function loadFixtures(dir: string = DEFAULT_FIXTURES_DIR): Fixtures {
     const path = join(dir, file);
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(path, 'utf8'));
+      // Editors on Windows save UTF-8 with a byte order mark; JSON.parse refuses it.
+      raw = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
     } catch (error) {
       throw new FixtureError(`${path}: ${(error as Error).message}`);
     }

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +175,20 @@ describe('fixtures (--fixtures DIR)', () => {
     try {
       const res = await c.pub('GET', '/v1/fiat-currencies');
       expect(res.body.data[0].name).toBe('Renamed Naira');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('accepts fixture files saved with a UTF-8 byte order mark', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
+    cpSync(DEFAULT_FIXTURES_DIR, dir, { recursive: true });
+    for (const file of readdirSync(dir)) writeFileSync(join(dir, file), '\uFEFF' + readFileSync(join(dir, file), 'utf8'));
+    const c = await startTestServer({ fixturesDir: dir });
+    try {
+      const res = await c.pub('GET', '/v1/fiat-currencies');
+      expect(res.status).toBe(200);
+      expect(res.body.data.length).toBeGreaterThan(0);
     } finally {
       await c.close();
     }
