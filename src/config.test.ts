@@ -7,6 +7,9 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({ port: 5000, clockMode: 'manual', seed: 9, speed: 60, host: '127.0.0.1' });
     expect(loadConfig([], {})).toEqual(DEFAULT_CONFIG);
     expect(loadConfig(['--help'], {})).toBe('help');
+    expect(loadConfig(['--max-orders', '500'], { SANDBOX_MAX_ORDERS: '7' })).toMatchObject({ maxOrders: 500 });
+    expect(loadConfig([], { SANDBOX_MAX_ORDERS: '7' })).toMatchObject({ maxOrders: 7 });
+    expect(DEFAULT_CONFIG.maxOrders).toBe(200_000);
   });
 
   it('reads durations, the retry schedule and lifecycle delays', () => {
@@ -23,6 +26,8 @@ describe('loadConfig', () => {
       [['--quote-ttl', 'soon'], '--quote-ttl'],
       [['--lifecycle', 'nap=1m'], '--lifecycle'],
       [['--clock-start', 'yesterday'], '--clock-start'],
+      [['--max-orders', '0'], '--max-orders'],
+      [['--max-orders', '1.5'], '--max-orders'],
     ] as const) {
       expect(() => loadConfig([...args], {}), flag).toThrow(ConfigError);
       expect(() => loadConfig([...args], {})).toThrow(new RegExp(flag));

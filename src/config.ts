@@ -36,6 +36,8 @@ export interface SandboxConfig {
   webhookRetryScheduleMs: number[];
   /** How many /v1 requests the inspector keeps (CONTRACT §11). */
   inspectLimit: number;
+  /** CONTRACT §9: orders kept at most; beyond it the oldest finished ones are evicted. */
+  maxOrders: number;
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = {
@@ -56,6 +58,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   webhookTimeoutMs: DEFAULT_DISPATCHER_OPTIONS.timeoutMs,
   webhookRetryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
   inspectLimit: DEFAULT_INSPECT_LIMIT,
+  maxOrders: 200_000,
 };
 
 export const USAGE = `Usage: npm start -- [options]
@@ -79,6 +82,8 @@ export const USAGE = `Usage: npm start -- [options]
   --webhook-retries L  virtual delays before attempts 2..n, comma-separated
                        (SANDBOX_WEBHOOK_RETRIES; default 5s,5m,30m,2h,5h,10h,10h)
   --inspect-limit N   /v1 requests the inspector keeps (SANDBOX_INSPECT_LIMIT; default 10000)
+  --max-orders N      orders kept in memory; beyond it the oldest finished ones are evicted
+                      (SANDBOX_MAX_ORDERS; default 200000)
   --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
   --help              this text
 `;
@@ -112,6 +117,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       lifecycle: { type: 'string' },
       'webhook-retries': { type: 'string' },
       'inspect-limit': { type: 'string' },
+      'max-orders': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -166,6 +172,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       refillPerSecond: num(pick(values['rate-refill'], 'SANDBOX_RATE_REFILL'), '--rate-refill', 30, (n) => n > 0),
     },
     inspectLimit: num(pick(values['inspect-limit'], 'SANDBOX_INSPECT_LIMIT'), '--inspect-limit', DEFAULT_CONFIG.inspectLimit, (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000),
+    maxOrders: num(pick(values['max-orders'], 'SANDBOX_MAX_ORDERS'), '--max-orders', DEFAULT_CONFIG.maxOrders, (n) => Number.isInteger(n) && n >= 1 && n <= 100_000_000),
     logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
     clockStart,
   };

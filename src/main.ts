@@ -117,6 +117,11 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     ids,
     quoteTtlMs: config.quoteTtlMs,
     timings: { ...config.lifecycleDelays, payinWindow: config.payinWindowMs },
+    maxOrders: config.maxOrders,
+    onEvicted: (evicted) => {
+      const deliveries = dispatcher.forgetOrders(new Set([...evicted].map((o) => o.reference)));
+      logger.info({ evicted: evicted.size, deliveries, evictedTotal: orders.evictedCount, kept: orders.store.orders.size, maxOrders: config.maxOrders }, 'evicted the oldest finished orders (--max-orders)');
+    },
   });
   const startedAt = wall.now();
   const dispatcher = createDispatcher({
@@ -200,6 +205,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
         version: VERSION,
         startedAt,
         uptimeMs: () => wall.now() - startedAt,
+        evictedOrders: () => orders.evictedCount,
       });
       registerReferenceRoutes(api, { reference });
       registerOrderRoutes(api, { orders });

@@ -283,6 +283,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         on: { SET_PAYOUT: payoutEnds(true) },
       },
       settled: {
+        tags: ['settled'],
         entry: notify('order.settled'),
         after: {
           settlement: [
@@ -293,8 +294,8 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
           ],
         },
       },
-      completed: {},
-      partially_completed: {},
+      completed: { tags: ['settled', 'final'] },
+      partially_completed: { tags: ['settled', 'final'] },
       failed: {
         entry: [payout('failed'), 'refundAll', refund('started')],
         after: { refund: 'refunded' },
@@ -304,9 +305,12 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         after: { refund: 'refunded' },
       },
       refunded: {
+        tags: ['final'],
         entry: [...refundCompleted],
       },
       cancelled: {
+        // Final: a late pay-in is only refunded (README "Assumptions").
+        tags: ['final'],
         entry: notify('order.cancelled'),
         on: {
           PAYIN: { actions: ['lateRefund', refund('started'), raise({ type: 'REFUND_DONE' }, { delay: 'refund', id: 'late-refund' })] },
@@ -314,6 +318,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         },
       },
       expired: {
+        tags: ['final'],
         entry: notify('order.expired'),
         on: {
           PAYIN: { actions: ['lateRefund', refund('started'), raise({ type: 'REFUND_DONE' }, { delay: 'refund', id: 'late-refund' })] },
@@ -325,3 +330,19 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
 }
 
 export type OrderMachine = ReturnType<typeof createOrderMachine>;
+
+/** What a status means, read off the machine's state tags (never listed again elsewhere). */
+export type StatusTag = 'settled' | 'final';
+
+/** The statuses of `machine` whose state carries `tag`. */
+export function statusesTagged(machine: OrderMachine, tag: StatusTag): ReadonlySet<OrderStatus> {
+  const states = machine.root.states as Record<string, { tags: readonly string[] }>;
+  return new Set(ORDER_STATUSES.filter((status) => states[status]?.tags.includes(tag)));
+}
+
+/** Statuses carrying each tag in any order type's machine. */
+export const STATUSES_TAGGED: Record<StatusTag, ReadonlySet<OrderStatus>> = (() => {
+  const machines = (['onramp', 'offramp', 'swap'] as const).map((type) => createOrderMachine(type));
+  const union = (tag: StatusTag) => new Set(machines.flatMap((m) => [...statusesTagged(m, tag)]));
+  return { settled: union('settled'), final: union('final') };
+})();

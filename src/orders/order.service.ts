@@ -42,6 +42,7 @@ import {
   type Quote,
   type QuoteBody,
 } from './order.schemas';
+import { createEviction } from './eviction';
 import { OrderStore, type OrderRecord, type QuoteRecord, type Recipient, type TimelineRecord } from './order.store';
 import { toDetail, toQuoteView, toSummary, type OrderDetail, type OrderSummary, type Precisions } from './order.view';
 
@@ -67,6 +68,10 @@ export interface OrderServiceDeps {
   timings?: Partial<LifecycleTimings>;
   /** Quote lifetime, virtual ms (default 60 s). */
   quoteTtlMs?: number;
+  /** CONTRACT §9: orders kept at most (default: no bound). */
+  maxOrders?: number;
+  /** Told of each batch of evicted orders, to forget what hangs off them (deliveries). */
+  onEvicted?: (orders: ReadonlySet<OrderRecord>) => void;
 }
 
 export const ALL_INCLUDES: ReadonlySet<Include> = new Set(['payout', 'timeline']);
@@ -89,6 +94,14 @@ export function createOrderService(deps: OrderServiceDeps) {
     swap: createPureTransitions(machines.swap),
   };
   const store = new OrderStore();
+  const eviction = createEviction({
+    store,
+    maxOrders: deps.maxOrders ?? Number.POSITIVE_INFINITY,
+    onEvicted: (evicted) => {
+      for (const order of evicted) for (const variant of ['', 'p', 't', 'pt']) rendered.delete(`${order.reference}|${variant}`);
+      deps.onEvicted?.(evicted);
+    },
+  });
   const artefacts = createArtefacts(ids.faker);
   /** Listeners may return details to record on the order's timeline entry (e.g. a delivery id). */
   const listeners = new Set<(e: EmittedEvent) => Record<string, unknown> | void>();
@@ -296,7 +309,9 @@ export function createOrderService(deps: OrderServiceDeps) {
       apply(order, snapshot, actions, queue);
       for (const event of queue) dispatch(order, event);
       if (magic?.kind === 'auto_payin') scheduleMagicPayin(order, magic);
-      return toDetail(order, precisions(order), ALL_INCLUDES);
+      const detail = toDetail(order, precisions(order), ALL_INCLUDES);
+      eviction.afterAdd();
+      return detail;
     } catch (error) {
       for (const [, timer] of order.timers) clock.clearTimer(timer);
       store.remove(order);
@@ -726,9 +741,14 @@ export function createOrderService(deps: OrderServiceDeps) {
     machines,
     timings,
     store,
+    /** Orders evicted to stay within `maxOrders` (CONTRACT §9). */
+    get evictedCount() {
+      return eviction.count;
+    },
     clear: () => {
       store.clear();
       rendered.clear();
+      eviction.reset();
     },
   };
 }

@@ -87,6 +87,22 @@ export class OrderStore {
     if (order.merchant_reference) this.merchantRefs.delete(`${key}|${order.merchant_reference}`);
   }
 
+  /** Drops many orders at once (eviction): each owner's list is filtered once. */
+  evict(orders: ReadonlySet<OrderRecord>): void {
+    const owners = new Set<string>();
+    for (const order of orders) {
+      this.orders.delete(order.reference);
+      const key = OrderStore.owner(order.clientId, order.env);
+      owners.add(key);
+      if (order.merchant_reference) this.merchantRefs.delete(`${key}|${order.merchant_reference}`);
+    }
+    for (const key of owners) {
+      const kept = (this.byOwner.get(key) ?? []).filter((o) => !orders.has(o));
+      if (kept.length > 0) this.byOwner.set(key, kept);
+      else this.byOwner.delete(key);
+    }
+  }
+
   hasMerchantReference(clientId: string, env: Environment, merchantReference: string): boolean {
     return this.merchantRefs.has(`${OrderStore.owner(clientId, env)}|${merchantReference}`);
   }

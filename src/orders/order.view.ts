@@ -2,10 +2,12 @@ import { ISO } from '../clock';
 import { round } from '../shared/money';
 import type { Include, OrderDetail, OrderSummary, Quote, TimelineEntry } from './order.schemas';
 import type { OrderRecord, QuoteRecord, Recipient } from './order.store';
+import { STATUSES_TAGGED } from './order.machine';
 
 export type { OrderDetail, OrderSummary };
 
-const SETTLED = new Set(['settled', 'completed', 'partially_completed']);
+/** Statuses whose pay-out has landed: the machine's `settled` tag. */
+const SETTLED = STATUSES_TAGGED.settled;
 
 /** Precision of a leg's currency, from the order's own amounts (set at pricing). */
 export interface Precisions {

@@ -251,6 +251,17 @@ export function createDispatcher(deps: DispatcherDeps) {
       return inFlight.size;
     },
     options,
+    /** Forgets the deliveries of evicted orders (CONTRACT §9), but for attempts still in flight. */
+    forgetOrders(references: ReadonlySet<string>): number {
+      let forgotten = 0;
+      for (const [id, d] of deliveries) {
+        if (d.order === null || d.inFlight || !references.has(d.order)) continue;
+        if (d.timer !== null) clock.clearTimer(d.timer);
+        deliveries.delete(id);
+        forgotten++;
+      }
+      return forgotten;
+    },
     /** Forgets every delivery; attempts in flight finish unseen and no one waits for them. */
     clear(): void {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);

@@ -159,7 +159,7 @@ describe('reference data (spec §4.2)', () => {
     for (const path of ['/health', '/v1/health']) {
       const res = await s.request('GET', path);
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ uptime_s: expect.any(Number), version: expect.any(String), clock: { now: new Date(T0).toISOString(), mode: 'manual' } });
+      expect(res.body.data).toEqual({ uptime_s: expect.any(Number), version: expect.any(String), clock: { now: new Date(T0).toISOString(), mode: 'manual' }, evicted_orders: 0 });
     }
   });
 });

@@ -8,6 +8,8 @@ export interface HealthDeps {
   version: string;
   startedAt: number;
   uptimeMs: () => number;
+  /** Orders evicted to stay within --max-orders (CONTRACT §9). */
+  evictedOrders: () => number;
 }
 
 /** CONTRACT §7 health. */
@@ -16,6 +18,7 @@ export const HealthSchema = z
     uptime_s: z.number().int().nonnegative(),
     version: z.string(),
     clock: z.object({ now: DateTime, mode: z.enum(['realtime', 'manual']) }),
+    evicted_orders: z.number().int().nonnegative().meta({ description: 'orders evicted to stay within --max-orders' }),
   })
   .meta({ id: 'Health' });
 
@@ -25,6 +28,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
     uptime_s: Math.floor(deps.uptimeMs() / 1000),
     version: deps.version,
     clock: { now: new Date(deps.clock.now()).toISOString(), mode: deps.clock.mode },
+    evicted_orders: deps.evictedOrders(),
   });
   const spec = { method: 'GET', auth: 'none', tag: 'Health', data: HealthSchema, message: 'Healthy', summary: 'Health check (no auth)' } as const;
   api.route({ ...spec, path: '/health', operationId: 'health' }, health);
