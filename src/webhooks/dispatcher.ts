@@ -74,6 +74,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   const deliveries = new Map<string, Delivery>();
   const inFlight = new Set<Promise<void>>();
   const maxAutomatic = options.retryScheduleMs.length + 1;
+  /** Told each delivery that changes (null: all of them went); the dashboard's live feed. */
+  const changeListeners = new Set<(delivery: Delivery | null) => void>();
+  const changed = (delivery: Delivery | null) => {
+    for (const listener of changeListeners) listener(delivery);
+  };
 
   interface DeliveryInput {
     partner: Partner;
@@ -145,6 +150,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     delivery.attempts.push(record);
     delivery.inFlight = true;
     delivery.next_attempt_at = null;
+    changed(delivery);
     let ok = false;
     if (!url || !partner) {
       record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
@@ -152,6 +158,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       ok = await post(delivery, partner, url, number, record);
     }
     delivery.inFlight = false;
+    changed(delivery);
     if (ok) {
       delivery.status = 'succeeded';
       return;
@@ -246,9 +253,15 @@ export function createDispatcher(deps: DispatcherDeps) {
       return inFlight.size;
     },
     options,
+    /** Called with each delivery that changes (null: every delivery went); returns the unsubscribe. */
+    onChange(listener: (delivery: Delivery | null) => void): () => void {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
     clear(): void {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
       deliveries.clear();
+      changed(null);
     },
   };
 }
