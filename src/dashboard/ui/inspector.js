@@ -19,7 +19,7 @@ function Hint({ hint }) {
   }
   return html`<div class="hint" data-testid="hint">
     <div><strong>Signature hint</strong> <span class="muted small">the string the sandbox signed (minus the body): diff it with yours</span></div>
-    <code class="break">${prefix}<span class="muted">&lt;body&gt;</span></code>
+    <code class="break">${prefix}<span class="muted">${'<body>'}</span></code>
     <div class="small muted">body sha256 <span class="mono">${parts.body_sha256 ?? '-'}</span>, ${parts.body_length ?? '?'} bytes</div>
   </div>`;
 }

@@ -72,7 +72,7 @@ export function Actions({ order, actions, onDone }) {
           </div>`
         : null}
     </div>
-    ${action.done && !action.error ? html`<p class="ok small" role="status">Done: ${action.done}. Advance the clock to move the order on.</p>` : null}
+    ${action.done && !action.error && any ? html`<p class="ok small" role="status">Done: ${action.done}. Advance the clock to move the order on.</p>` : null}
     <${ErrorBox} error=${action.error} />
     <details class="help"><summary>How to reach each outcome</summary>
       <ul>

@@ -43,24 +43,6 @@ export function OrderScreen({ reference }) {
             ['Updated', html`<${Time} iso=${o.updated_at} />`],
           ]} />
         </${Section}>
-        <div class="triple">
-          <${Section} title="Pay-in"><${Party} value=${o.payin} kind="payin" /></${Section}>
-          <${Section} title="Payout">${o.payout?.length ? o.payout.map((p) => html`<${Party} value=${p} kind="payout" />`) : html`<p class="muted small">Not sent yet. Recipient:</p><${Party} value=${o.recipient} kind="recipient" />`}</${Section}>
-          <${Section} title="Refund">${o.refund ? html`<${Party} value=${o.refund} kind="refund" />` : html`<p class="muted small">No refund.</p>`}</${Section}>
-        </div>
-        <${Section} title="Timeline">
-          <table class="list timeline" data-testid="timeline">
-            <thead><tr><th>Virtual time</th><th>What</th><th>Event</th><th>Details</th></tr></thead>
-            <tbody>${(o.timeline ?? []).map(
-              (t) => html`<tr class=${`tl-${t.group}`}><td><${Time} iso=${t.created_at} /></td><td>${t.group}</td>
-                <td>${t.group === 'status' ? html`<${Status} status=${t.event} />` : html`<span class="mono">${t.event}</span>`}</td>
-                <td class="details">${t.details ? Object.entries(t.details).map(([k, v]) => html`<span class="detail"><span class="muted">${k}</span> ${k === 'delivery_id' ? html`<a href=${link('deliveries')}>${String(v)}</a>` : String(v)}</span>`) : null}</td></tr>`,
-            )}</tbody>
-          </table>
-        </${Section}>
-        <${Section} title="Webhook deliveries of this order" actions=${html`<a class="small" href=${link('deliveries')}>All deliveries →</a>`}>
-          <${DeliveryTable} order=${o.reference} compact />
-        </${Section}>
       </div>
       <div class="col-side">
         <${Section} title=${`Lifecycle of ${o.type}`}>
@@ -72,6 +54,24 @@ export function OrderScreen({ reference }) {
         ${o.metadata ? html`<${Section} title="Metadata"><${Json} value=${o.metadata} /></${Section}>` : null}
       </div>
     </div>
+    <div class="triple">
+      <${Section} title="Pay-in"><${Party} value=${o.payin} kind="payin" /></${Section}>
+      <${Section} title="Payout">${o.payout?.length ? o.payout.map((p) => html`<${Party} value=${p} kind="payout" />`) : html`<p class="muted small">Not sent yet. Recipient:</p><${Party} value=${o.recipient} kind="recipient" />`}</${Section}>
+      <${Section} title="Refund">${o.refund ? html`<${Party} value=${o.refund} kind="refund" />` : html`<p class="muted small">No refund.</p>`}</${Section}>
+    </div>
+    <${Section} title="Timeline">
+      <table class="list timeline" data-testid="timeline">
+        <thead><tr><th>Virtual time</th><th>What</th><th>Event</th><th>Details</th></tr></thead>
+        <tbody>${(o.timeline ?? []).map(
+          (t) => html`<tr class=${`tl-${t.group}`}><td><${Time} iso=${t.created_at} /></td><td>${t.group}</td>
+            <td>${t.group === 'status' ? html`<${Status} status=${t.event} />` : html`<span class="mono">${t.event}</span>`}</td>
+            <td class="details">${t.details ? Object.entries(t.details).map(([k, v]) => html`<span class="detail"><span class="muted">${k}</span> ${k === 'delivery_id' ? html`<a href=${link('deliveries')}>${String(v)}</a>` : String(v)}</span>`) : null}</td></tr>`,
+        )}</tbody>
+      </table>
+    </${Section}>
+    <${Section} title="Webhook deliveries of this order" actions=${html`<a class="small" href=${link('deliveries')}>All deliveries →</a>`}>
+      <${DeliveryTable} order=${o.reference} compact />
+    </${Section}>
   </div>`;
 }
 

@@ -21,7 +21,7 @@ export function PartnersScreen() {
       partners.reload();
       setSelected(p.client_id);
     }} />
-    <div class="columns">
+    <div class="columns partners">
       <div class="col-main">
         <${Section} title="Partners">
           <${ErrorBox} error=${partners.error} />
