@@ -110,6 +110,71 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
     await orderStatus('cancelled');
   }, 60_000);
 
+  it('takes orders of each type to every other outcome from the page alone', async () => {
+    /** Creates an order with the page's New order form and opens it. */
+    const fromPage = async (type: 'onramp' | 'offramp' | 'swap') => {
+      await page.click('nav >> text=Orders');
+      const opener = page.locator('button:has-text("New order")');
+      if (await opener.count()) await opener.click();
+      await page.selectOption('select[name="type"]', type);
+      await page.click('button:has-text("Create order")');
+      const created = page.locator('.form-actions a.mono');
+      await created.waitFor();
+      const reference = await created.innerText();
+      await created.click();
+      await orderStatus('awaiting_user_payment');
+      return reference;
+    };
+    const decide = async (outcome: string) => {
+      await page.selectOption('select[name="outcome"]', outcome);
+      if (outcome === 'partial') await page.fill('input[name="percentage"]', '40');
+      await page.click('[data-action="payout"]');
+      await page.locator('[role="status"]', { hasText: `payout ${outcome}` }).waitFor();
+    };
+    const advance = () => page.click('button:has-text("+30m")');
+
+    await fromPage('offramp');
+    await decide('fail');
+    await page.click('[data-action="payin-exact"]');
+    await orderStatus('processing');
+    await advance();
+    await orderStatus('refunded');
+    expect(await page.locator('[data-testid="diagram"] g.visited[data-status="failed"]').count()).toBe(1);
+    await shot('08-failed-refunded');
+
+    await fromPage('swap');
+    await decide('revert');
+    await page.click('[data-action="payin-exact"]');
+    await advance();
+    await orderStatus('refunded');
+    expect(await page.locator('[data-testid="diagram"] g.visited[data-status="reverted"]').count()).toBe(1);
+
+    await fromPage('onramp');
+    await page.click('[data-action="payin-partial"]');
+    await page.locator('[role="status"]', { hasText: 'paid in part' }).waitFor();
+    await page.click('[data-action="expire"]');
+    await orderStatus('processing');
+    await advance();
+    await orderStatus('partially_completed');
+
+    await fromPage('swap');
+    await decide('partial');
+    await page.click('[data-action="payin-over"]');
+    await advance();
+    await orderStatus('partially_completed');
+
+    await fromPage('offramp');
+    await page.click('[data-action="payin-unconfirmed"]');
+    await orderStatus('pending');
+    await page.click('[data-action="fulfil"]');
+    await orderStatus('processing');
+
+    await fromPage('onramp');
+    await page.click('[data-action="expire"]');
+    await orderStatus('expired');
+    await page.locator('text=a late pay-in is refunded').waitFor();
+  }, 90_000);
+
   it('retries a failed delivery from the page', async () => {
     await page.click('nav >> text=Webhook deliveries');
     const retrying = page.locator('[data-testid="deliveries"] tr.st-row-retrying').first();
