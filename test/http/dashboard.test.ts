@@ -141,15 +141,16 @@ describe('GET /sandbox/events (CONTRACT §15)', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     (await s.openapi()).check('GET', '/sandbox/events', res.status, res.headers.get('content-type'), '');
     const order = await createOrder(s, 'onramp');
-    for (let i = 0; i < 20; i++) await s.pub('GET', '/v1/networks');
+    await Promise.all(Array.from({ length: 20 }, () => s.pub('GET', '/v1/networks')));
     await s.control('POST', '/sandbox/clock/advance', { duration: '1m' }, { authorization: 'Bearer tok' });
-    const events = await readEvents(res, (e) => e.some((x) => x.event === 'order') && e.filter((x) => x.event === 'clock').length >= 2);
+    const requestsSeen = (e: Array<{ event: string; data: any }>) => e.filter((x) => x.event === 'request').reduce((n, x) => n + x.data.count, 0);
+    const events = await readEvents(res, (e) => e.some((x) => x.event === 'order') && e.filter((x) => x.event === 'clock').length >= 2 && requestsSeen(e) >= 21, 10_000);
     expect(events[0]!.event).toBe('clock');
     expect(events.find((e) => e.event === 'order')!.data.references).toContain(order.reference);
     const requests = events.filter((e) => e.event === 'request');
-    expect(requests.length).toBeLessThan(5); // 23 requests, a few messages
-    expect(requests.reduce((n, e) => n + e.data.count, 0)).toBeGreaterThanOrEqual(21);
-    expect(events.at(-1)!.data.now_ms).toBe(s.sandbox.clock.now());
+    expect(requestsSeen(events)).toBeGreaterThanOrEqual(21);
+    expect(requests.length).toBeLessThan(12); // 20 requests at once and a few more: coalesced into fewer messages
+    expect(events.filter((e) => e.event === 'clock').at(-1)!.data.now_ms).toBe(s.sandbox.clock.now());
 
     // An open stream does not hold the server open: closing ends it.
     const again = await fetch(`${s.url}/sandbox/events`, { headers: { authorization: 'Bearer tok' } });
