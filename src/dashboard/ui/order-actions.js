@@ -14,7 +14,7 @@ export function Actions({ order, actions, onDone }) {
   const outstanding = Math.max(0, due - order.amount_paid);
   const [partial, setPartial] = useState(String(half(outstanding || due)));
   const [excess, setExcess] = useState(String(over(due)));
-  const [outcome, setOutcome] = useState('fail');
+  const [outcome, setOutcome] = useState('success');
   const [percentage, setPercentage] = useState('50');
   const [reason, setReason] = useState('');
   const base = `/sandbox/orders/${encodeURIComponent(order.reference)}`;
