@@ -16,7 +16,7 @@ import { registerHealthRoutes } from './http/routes/health.routes';
 import { registerReferenceRoutes } from './http/routes/reference.routes';
 import { registerOrderRoutes } from './http/routes/orders.routes';
 import { registerOrderControlRoutes } from './control/orders.routes';
-import { deliveriesSection, registerDashboard } from './control/dashboard';
+import { LiveFeed, registerDashboard } from './dashboard';
 import { createOrderService, type OrderService } from './orders';
 import { createDispatcher, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from './webhooks';
 import { registerWebhookRoutes } from './control/webhooks.routes';
@@ -145,6 +145,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
 
   const requests = new RequestLog(config.inspectLimit);
   const faults = new FaultStore(config.seed);
+  const live = new LiveFeed({ clock, orders, dispatcher, requests });
 
   const sandbox: Sandbox = {
     config,
@@ -181,6 +182,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     },
     close() {
       clock.stop();
+      live.close();
     },
   };
 
@@ -212,11 +214,11 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       api.router.use('/sandbox', requireAdmin(config.adminToken));
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
-      registerOrderControlRoutes(api, { orders });
+      registerOrderControlRoutes(api, { orders, partners, reference });
       registerWebhookRoutes(api, { dispatcher, partners, orders });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
-      registerDashboard(api, { clock, partners, orders, sections: [() => deliveriesSection(dispatcher)] });
+      registerDashboard(api, { live });
       api.route(
         { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' },
         () => {

@@ -1,18 +1,145 @@
-import { ControlPayinSchema, ControlPayoutSchema, OrderDetailSchema, ReferenceParamsSchema, type OrderService } from '../orders';
+import { z } from 'zod';
+import type { PartnerRegistry } from '../auth';
 import type { Api } from '../http/api';
+import { ENVIRONMENTS, type ReferenceStore } from '../reference';
+import {
+  ALL_INCLUDES,
+  availableActions,
+  CancelBodySchema,
+  ControlPayinSchema,
+  ControlPayoutSchema,
+  lifecycleGraph,
+  LifecycleGraphSchema,
+  OrderActionsSchema,
+  OrderDetailSchema,
+  ORDER_STATUSES,
+  ReferenceParamsSchema,
+  type OrderService,
+} from '../orders';
+import { OrderTypeSchema } from '../pricing/pricing.schemas';
+import { badRequest } from '../shared/errors';
+import { paginate } from '../shared/envelope';
+import { ControlCreateOrderSchema, createOrderBody, SandboxOrderSummarySchema } from './order-defaults';
 
 const admin = { auth: 'admin', tag: 'sandbox', params: ReferenceParamsSchema, data: OrderDetailSchema } as const;
 
-/** CONTRACT §4 order simulation controls; orders are addressed by reference across environments. */
-export function registerOrderControlRoutes(api: Api, deps: { orders: OrderService }): void {
-  const { orders } = deps;
+const pageParam = (name: string, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a positive integer`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `${name} must be from 1 to ${max}`)
+    .optional()
+    .transform((n) => n ?? fallback);
+
+const ListQuerySchema = z.object({
+  client_id: z.string().optional(),
+  environment: z.enum(ENVIRONMENTS).optional(),
+  status: z.enum(ORDER_STATUSES).optional(),
+  type: OrderTypeSchema.optional(),
+  page: pageParam('page', 1_000_000, 1),
+  per_page: pageParam('per_page', 500, 50),
+});
+
+const FulfilBodySchema = z.object({
+  tx_hash: z.string().trim().min(1).max(200).optional().meta({ description: 'crypto pay-in; default: the hash of the pending pay-in' }),
+  reference: z.string().trim().min(1).max(100).optional().meta({ description: 'fiat pay-in; default: the reference of the pending pay-in' }),
+  institution: z.string().trim().min(1).max(100).optional().meta({ description: 'fiat pay-in; default: the pay-in institution' }),
+});
+
+const LifecycleViewSchema = z
+  .object({
+    reference: z.string(),
+    client_id: z.string(),
+    environment: z.enum(ENVIRONMENTS),
+    status: z.enum(ORDER_STATUSES),
+    path: z.array(z.enum(ORDER_STATUSES)).meta({ description: 'the statuses the order went through, in order' }),
+    actions: OrderActionsSchema,
+    graph: LifecycleGraphSchema,
+  })
+  .meta({ id: 'OrderLifecycle' });
+
+export interface OrderControlDeps {
+  orders: OrderService;
+  /** For the steps a partner takes through /v1 (create, cancel, fulfil), taken here on its behalf. */
+  partners: PartnerRegistry;
+  reference: ReferenceStore;
+}
+
+/** CONTRACT §4 order simulation controls and the §15 order list; orders are addressed by reference across environments. */
+export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): void {
+  const { orders, partners } = deps;
+  /** The partner and environment that own an order: who a /v1 step is taken for. */
+  const ownerOf = (reference: string) => {
+    const order = orders.find(reference);
+    return { order, caller: { partner: partners.require(order.clientId), env: order.env } };
+  };
+
+  api.route(
+    { ...admin, params: undefined, data: SandboxOrderSummarySchema, method: 'GET', path: '/sandbox/orders', operationId: 'sandboxListOrders', summary: 'Orders of every partner and environment, newest first', query: ListQuerySchema, paged: true, message: 'Orders retrieved' },
+    ({ query: q }) => {
+      const all = [...orders.store.orders.values()];
+      const matching = [];
+      for (let i = all.length - 1; i >= 0; i--) {
+        const o = all[i]!;
+        if (q.client_id && o.clientId !== q.client_id) continue;
+        if (q.environment && o.env !== q.environment) continue;
+        if (q.status && o.status !== q.status) continue;
+        if (q.type && o.type !== q.type) continue;
+        matching.push(o);
+      }
+      const { data, meta } = paginate(matching, q.page, q.per_page);
+      return { page: data.map((o) => ({ ...orders.summary(o), client_id: o.clientId, environment: o.env })), meta };
+    },
+  );
+  api.route(
+    { ...admin, params: undefined, method: 'POST', path: '/sandbox/orders', operationId: 'sandboxCreateOrder', summary: 'Create an order for a partner, unsigned (customer and recipient filled in when not given)', body: ControlCreateOrderSchema, message: 'Order created', errors: [400, 403, 404, 409] },
+    ({ body }) => {
+      const env = body.environment ?? 'test';
+      return orders.create({ partner: partners.require(body.client_id), env }, createOrderBody(deps.reference, env, body));
+    },
+  );
   api.route(
     { ...admin, method: 'GET', path: '/sandbox/orders/{reference}', operationId: 'sandboxGetOrder', summary: 'Any order’s detail, with payout and timeline', message: 'Order retrieved', errors: [404] },
     ({ params }) => orders.detail(params.reference),
   );
   api.route(
+    { ...admin, data: LifecycleViewSchema, method: 'GET', path: '/sandbox/orders/{reference}/lifecycle', operationId: 'sandboxOrderLifecycle', summary: 'The order type’s lifecycle (from the state machine), the path the order took and the steps its status allows now', message: 'Lifecycle retrieved', errors: [404] },
+    ({ params }) => {
+      const order = orders.find(params.reference);
+      return {
+        reference: order.reference,
+        client_id: order.clientId,
+        environment: order.env,
+        status: order.status,
+        path: order.timeline.filter((t) => t.group === 'status').map((t) => t.event as (typeof ORDER_STATUSES)[number]),
+        actions: availableActions(orders.machines[order.type], order.status, order.context),
+        graph: lifecycleGraph(order.type, orders.timings),
+      };
+    },
+  );
+  api.route(
     { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/payin', operationId: 'simulatePayin', summary: 'Simulate a pay-in arriving (exact by default; partial, over, unconfirmed)', body: ControlPayinSchema, message: 'Pay-in simulated', errors: [400, 404] },
     ({ params, body }) => orders.simulatePayin(params.reference, body),
+  );
+  api.route(
+    { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/fulfil', operationId: 'sandboxFulfilOrder', summary: 'Confirm a pending (unconfirmed) pay-in, as POST /v1/orders/{reference}/fulfill does for the partner', body: FulfilBodySchema, message: 'Pay-in confirmed', errors: [400, 404] },
+    ({ params, body }) => {
+      const { order, caller } = ownerOf(params.reference);
+      const seen = order.payinRefs.at(-1);
+      if (order.status !== 'pending' || seen === undefined) {
+        throw badRequest(`Order ${params.reference} has no pay-in awaiting confirmation (status ${order.status}); fulfil confirms a pay-in that was seen but not confirmed`);
+      }
+      const proof =
+        order.payin.kind === 'fiat'
+          ? { reference: body.reference ?? seen, institution: body.institution ?? order.payin.institution_code }
+          : { tx_hash: body.tx_hash ?? seen };
+      return orders.fulfil(caller, params.reference, proof, ALL_INCLUDES);
+    },
+  );
+  api.route(
+    { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/cancel', operationId: 'sandboxCancelOrder', summary: 'Cancel an order, as PATCH /v1/orders/{reference}/cancel does for the partner', body: CancelBodySchema, message: 'Order cancelled', errors: [400, 404] },
+    ({ params, body }) => orders.cancel(ownerOf(params.reference).caller, params.reference, body.reason),
   );
   api.route(
     { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/payout', operationId: 'decidePayout', summary: 'Decide how the payout ends: success, fail, revert, partial', body: ControlPayoutSchema, message: 'Payout outcome set', errors: [400, 404] },

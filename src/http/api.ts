@@ -46,6 +46,14 @@ export interface RouteSpec<
   paged?: boolean;
   /** Served as text/html rather than a JSON envelope (the dashboard). */
   html?: boolean;
+  /**
+   * Served as one of these media types rather than a JSON envelope (static assets, a
+   * text/event-stream): the handler sets `ctx.type` and `ctx.body` itself (an empty list:
+   * no body, e.g. a redirect).
+   */
+  media?: readonly string[];
+  /** The success status when it is not 200 (a redirect: 302). */
+  successStatus?: number;
   /** The success `message`. */
   message: string;
   /** Statuses the route itself raises, beyond those of its auth and body (e.g. 400, 404, 409). */
@@ -110,6 +118,8 @@ export class Api {
       if (spec.html) {
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = result as string;
+      } else if (spec.media) {
+        // the handler has answered
       } else if (result !== null && typeof result === 'object' && 'rawJson' in result) {
         ctx.set('Content-Type', 'application/json; charset=utf-8');
         ctx.body = `${envelopeHead}${(result as RawData).rawJson}}`;

@@ -66,10 +66,12 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], webhooks: readonly
   });
 
   for (const spec of routes) {
-    const responses: Record<string, { description: string; content: Record<string, { schema: z.ZodType }> }> = {
-      200: spec.html
+    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
+      [spec.successStatus ?? 200]: spec.html
         ? { description: spec.message, content: { 'text/html': { schema: z.string() } } }
-        : { description: spec.message, content: { 'application/json': { schema: successEnvelope(spec.paged ? z.array(spec.data) : spec.data, spec.paged) } } },
+        : spec.media
+          ? { description: spec.message, ...(spec.media.length ? { content: Object.fromEntries(spec.media.map((m) => [m, { schema: z.string() }])) } : {}) }
+          : { description: spec.message, content: { 'application/json': { schema: successEnvelope(spec.paged ? z.array(spec.data) : spec.data, spec.paged) } } },
     };
     for (const status of errorStatuses(spec)) {
       responses[status] = {

@@ -3,3 +3,4 @@ export * from './order.schemas';
 export * from './order.service';
 export * from './order.view';
 export type { OrderRecord, QuoteRecord, TimelineRecord } from './order.store';
+export * from './lifecycle-graph';

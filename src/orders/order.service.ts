@@ -100,11 +100,14 @@ export function createOrderService(deps: OrderServiceDeps) {
     onEvicted: (evicted) => {
       for (const order of evicted) for (const variant of ['', 'p', 't', 'pt']) rendered.delete(`${order.reference}|${variant}`);
       deps.onEvicted?.(evicted);
+      for (const changed of changeListeners) changed(null);
     },
   });
   const artefacts = createArtefacts(ids.faker);
   /** Listeners may return details to record on the order's timeline entry (e.g. a delivery id). */
   const listeners = new Set<(e: EmittedEvent) => Record<string, unknown> | void>();
+  /** Told the reference of each order that changed (null: all of them went, a reset); the dashboard's live feed. */
+  const changeListeners = new Set<(reference: string | null) => void>();
 
   const precisionOf = (env: Environment, code: string): number =>
     ref.findFiat(code)?.decimals ?? ref.findCrypto(env, code)?.precision ?? 8;
@@ -560,6 +563,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     const entry: TimelineRecord = { group: 'webhook', event, details: null, at };
     order.timeline.push(entry);
     order.version++;
+    for (const changed of changeListeners) changed(order.reference);
     if (listeners.size === 0) return;
     const summary = () => toSummary(order, precisions(order));
     for (const listener of listeners) {
@@ -606,6 +610,7 @@ export function createOrderService(deps: OrderServiceDeps) {
   function note(order: OrderRecord, group: TimelineRecord['group'], event: string, details: TimelineRecord['details']) {
     order.timeline.push({ group, event, details, at: clock.now() });
     order.version++;
+    for (const changed of changeListeners) changed(order.reference);
   }
 
   /**
@@ -738,6 +743,11 @@ export function createOrderService(deps: OrderServiceDeps) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    /** Called with the reference of each order that changes (null: every order went); returns the unsubscribe. */
+    onChange(listener: (reference: string | null) => void) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
     machines,
     timings,
     store,
@@ -749,6 +759,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       store.clear();
       rendered.clear();
       eviction.reset();
+      for (const changed of changeListeners) changed(null);
     },
   };
 }

@@ -76,6 +76,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   const maxAutomatic = options.retryScheduleMs.length + 1;
   /** Bumped by `clear`: attempts that were in flight across it are forgotten when they end. */
   let generation = 0;
+  /** Told each delivery that changes (null: all of them went); the dashboard's live feed. */
+  const changeListeners = new Set<(delivery: Delivery | null) => void>();
+  const changed = (delivery: Delivery | null) => {
+    for (const listener of changeListeners) listener(delivery);
+  };
 
   interface DeliveryInput {
     partner: Partner;
@@ -147,6 +152,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     delivery.attempts.push(record);
     delivery.inFlight = true;
     delivery.next_attempt_at = null;
+    changed(delivery);
     let ok = false;
     const generationAtStart = generation;
     if (!url || !partner) {
@@ -157,6 +163,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     // A reset while the receiver answered: this delivery is gone and schedules nothing.
     if (generation !== generationAtStart) return;
     delivery.inFlight = false;
+    changed(delivery);
     if (ok) {
       delivery.status = 'succeeded';
       return;
@@ -260,7 +267,13 @@ export function createDispatcher(deps: DispatcherDeps) {
         deliveries.delete(id);
         forgotten++;
       }
+      if (forgotten > 0) changed(null);
       return forgotten;
+    },
+    /** Called with each delivery that changes (null: every delivery went); returns the unsubscribe. */
+    onChange(listener: (delivery: Delivery | null) => void): () => void {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
     },
     /** Forgets every delivery; attempts in flight finish unseen and no one waits for them. */
     clear(): void {
@@ -268,6 +281,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       deliveries.clear();
       inFlight.clear();
       generation++;
+      changed(null);
     },
   };
 }

@@ -193,34 +193,3 @@ describe('reset and admin token', () => {
     }
   });
 });
-
-describe('dashboard', () => {
-  it('renders the clock, partners and latest orders as HTML', async () => {
-    const c = await startTestServer();
-    try {
-      const { createOrder } = await import('../support/orders');
-      const o = await createOrder(c, 'onramp');
-      const res = await c.request('GET', '/sandbox/dashboard');
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/text\/html/);
-      expect(res.text).toContain(new Date(T0).toISOString());
-      expect(res.text).toContain(c.demo.clientId);
-      expect(res.text).toContain(o.reference);
-      expect(res.text).toContain('awaiting_user_payment');
-      expect(res.text).toContain(`${c.url}/sandbox/clock/advance`);
-    } finally {
-      await c.close();
-    }
-  });
-
-  it('takes the admin token as ?token= when one is set', async () => {
-    const c = await startTestServer({ adminToken: 'tok' });
-    try {
-      expect((await c.request('GET', '/sandbox/dashboard')).status).toBe(401);
-      expect((await c.request('GET', '/sandbox/dashboard?token=tok')).status).toBe(200);
-      expect((await c.request('GET', '/sandbox/clock?token=tok')).status).toBe(401);
-    } finally {
-      await c.close();
-    }
-  });
-});

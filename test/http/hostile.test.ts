@@ -88,6 +88,7 @@ function expectEnvelope(where: string, status: number, text: string, method: str
   expect(status, where).toBeLessThan(500);
   if (method === 'HEAD' || status === 204 || (method === 'OPTIONS' && status === 200)) return;
   if (status === 200 && text.startsWith('<!doctype html>')) return; // the dashboard
+  if (status === 302 && text.startsWith('Redirecting to /sandbox/dashboard')) return; // GET / (CONTRACT §15)
   let body: any;
   try {
     body = JSON.parse(text);

@@ -37,14 +37,17 @@ describe('GET /openapi.json (CONTRACT §10)', () => {
       'POST /sandbox/clock/advance', 'GET /sandbox/orders/{reference}', 'POST /sandbox/orders/{reference}/payin',
       'POST /sandbox/orders/{reference}/payout', 'POST /sandbox/orders/{reference}/expire', 'GET /sandbox/webhooks/deliveries',
       'GET /sandbox/webhooks/deliveries/{id}', 'POST /sandbox/webhooks/deliveries/{id}/retry', 'POST /sandbox/webhooks/send',
-      'POST /sandbox/reset', 'GET /sandbox/dashboard',
+      'POST /sandbox/reset', 'GET /sandbox/dashboard', 'GET /sandbox/orders', 'POST /sandbox/orders',
+      'GET /sandbox/orders/{reference}/lifecycle', 'POST /sandbox/orders/{reference}/cancel', 'POST /sandbox/orders/{reference}/fulfil',
+      'GET /sandbox/events', 'GET /sandbox/dashboard/assets/{name}', 'GET /',
     ]) {
       expect(ops).toContain(expected);
     }
     for (const [path, item] of Object.entries(doc.paths) as Array<[string, any]>) {
       for (const op of Object.values(item) as any[]) {
         expect(op.tags, path).toEqual([path.startsWith('/sandbox') ? 'sandbox' : expect.any(String)]);
-        expect(op.responses['200'], path).toBeDefined();
+        // GET / is the one redirect (to the dashboard).
+        expect(op.responses[path === '/' ? '302' : '200'], path).toBeDefined();
       }
     }
   });

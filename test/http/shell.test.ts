@@ -16,7 +16,11 @@ describe('HTTP shell (CONTRACT §3)', () => {
       expect(res.body).toEqual({ status: false, code: 'E_NOTFOUND', message: expect.any(String) });
       expect(res.headers.get('content-type')).toMatch(/application\/json/);
     }
-    expect((await s.request('GET', '/')).status).toBe(404);
+    expect((await s.request('GET', '/nothing-here')).status).toBe(404);
+    // CONTRACT §15: / is the dashboard's address.
+    const home = await s.request('GET', '/');
+    expect(home.status).toBe(302);
+    expect(home.headers.get('location')).toBe('/sandbox/dashboard');
     expect((await s.request('GET', '/sandbox/nope')).status).toBe(404);
   });
 

@@ -55,7 +55,8 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
     return checker;
   };
   const request: TestServer['request'] = async (method, path, init = {}) => {
-    const res = await fetch(running.url + path, { method, headers: init.headers, body: init.body });
+    // Redirects are checked as they are sent (GET / → the dashboard), not followed.
+    const res = await fetch(running.url + path, { method, headers: init.headers, body: init.body, redirect: 'manual' });
     const text = await res.text();
     let body: any = undefined;
     try {

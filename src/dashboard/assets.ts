@@ -1,0 +1,85 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where the dashboard's assets are served from (CONTRACT §15: every asset local, no CDN). */
+export const ASSET_PREFIX = '/sandbox/dashboard/assets';
+
+/**
+ * The browser builds of the UI libraries, served from node_modules as they are installed:
+ * the page's import map points the bare names (`preact`, `preact/hooks`, `htm`) here.
+ */
+const VENDOR: Record<string, { specifier: string; sibling?: string; imports: string }> = {
+  'preact.js': { specifier: 'preact', imports: 'preact' },
+  'preact-hooks.js': { specifier: 'preact/hooks', imports: 'preact/hooks' },
+  // htm exports its CommonJS build to require(); its ES module build sits beside it.
+  'htm.js': { specifier: 'htm', sibling: 'htm.module.js', imports: 'htm' },
+};
+
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
+
+/** The media types of the assets, for the OpenAPI document. */
+export const ASSET_MEDIA = ['text/javascript', 'text/css'] as const;
+
+export interface Asset {
+  type: string;
+  body: string;
+}
+
+/**
+ * The UI's own modules live in `ui/` beside this file. When the package is compiled to dist/,
+ * the build copies them there; the source tree is the fallback (running from src/ with tsx).
+ */
+function uiDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, 'ui'), join(here, '../../src/dashboard/ui')];
+  return candidates.find((dir) => existsSync(join(dir, 'app.js'))) ?? candidates[0]!;
+}
+
+/** Resolves asset names to files once, reads each on first use and keeps it. */
+export function createAssetStore() {
+  const files = new Map<string, string>();
+  const cache = new Map<string, Asset>();
+  let resolved = false;
+
+  function resolveAll() {
+    if (resolved) return;
+    const require = createRequire(import.meta.url);
+    for (const [name, { specifier, sibling }] of Object.entries(VENDOR)) {
+      const main = require.resolve(specifier);
+      files.set(name, sibling ? join(dirname(main), sibling) : main);
+    }
+    const dir = uiDir();
+    if (existsSync(dir)) {
+      for (const name of readdirSync(dir)) if (/^[\w-]+\.(?:js|css)$/.test(name)) files.set(name, join(dir, name));
+    }
+    resolved = true;
+  }
+
+  return {
+    /** The import map of the page: bare module names to asset URLs. */
+    importMap(): Record<string, string> {
+      return Object.fromEntries(Object.entries(VENDOR).map(([name, v]) => [v.imports, `${ASSET_PREFIX}/${name}`]));
+    },
+    /** One asset by name, or undefined when there is no such asset. */
+    async get(name: string): Promise<Asset | undefined> {
+      const hit = cache.get(name);
+      if (hit) return hit;
+      resolveAll();
+      const path = files.get(name);
+      if (!path) return undefined;
+      const ext = name.slice(name.lastIndexOf('.') + 1);
+      // Source maps are not served: drop the comment that would make the browser ask for one.
+      const body = (await readFile(path, 'utf8')).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+      const asset = { type: TYPES[ext] ?? 'application/octet-stream', body };
+      cache.set(name, asset);
+      return asset;
+    },
+  };
+}
+export type AssetStore = ReturnType<typeof createAssetStore>;

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { Api } from '../http/api';
+import { notFound } from '../shared/errors';
+import { ASSET_MEDIA, ASSET_PREFIX, createAssetStore } from './assets';
+import type { LiveFeed } from './live';
+
+export { LiveFeed, type LiveFeedDeps, type LiveKind } from './live';
+
+export const DASHBOARD_PATH = '/sandbox/dashboard';
+
+/**
+ * Paths under /sandbox that answer without the admin token: the page and its assets hold no
+ * data, and the page must load to ask for the token (CONTRACT §15). Every data call needs it.
+ */
+export function isPublicDashboardPath(path: string): boolean {
+  return path === DASHBOARD_PATH || path.startsWith(`${ASSET_PREFIX}/`);
+}
+
+const AssetParamsSchema = z.object({ name: z.string().regex(/^[\w-]+\.(?:js|css)$/, 'must be an asset name such as app.js') });
+
+/**
+ * CONTRACT §15: the dashboard page (`GET /sandbox/dashboard`, and `GET /` redirects there),
+ * its assets (served by the sandbox, no CDN) and its live feed (`GET /sandbox/events`).
+ */
+export function registerDashboard(api: Api, deps: { live: LiveFeed }): void {
+  const assets = createAssetStore();
+  const page = { auth: 'none', tag: 'sandbox', data: z.void() } as const;
+
+  api.route(
+    { ...page, method: 'GET', path: '/', operationId: 'home', summary: 'Redirects to the dashboard', media: [], successStatus: 302, message: 'Redirect to /sandbox/dashboard' },
+    ({ ctx }) => {
+      ctx.redirect(DASHBOARD_PATH);
+    },
+  );
+  api.route(
+    { ...page, data: z.string(), method: 'GET', path: DASHBOARD_PATH, operationId: 'dashboard', summary: 'The dashboard (HTML; it asks for the admin token when one is set)', html: true, message: 'The dashboard' },
+    ({ ctx }) => {
+      ctx.set('Cache-Control', 'no-cache');
+      return shell(assets.importMap());
+    },
+  );
+  api.route(
+    { ...page, method: 'GET', path: `${ASSET_PREFIX}/{name}`, operationId: 'dashboardAsset', summary: 'A script or stylesheet of the dashboard', params: AssetParamsSchema, media: ASSET_MEDIA, message: 'The asset', errors: [404] },
+    async ({ params, ctx }) => {
+      const asset = await assets.get(params.name);
+      if (!asset) throw notFound(`No dashboard asset ${params.name}`);
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.type = asset.type;
+      ctx.body = asset.body;
+    },
+  );
+  api.route(
+    {
+      method: 'GET',
+      path: '/sandbox/events',
+      operationId: 'sandboxEvents',
+      summary: 'Server-sent events: what changed (order, delivery, request, clock), at most every 250 ms',
+      description:
+        'Each message is `event: order|delivery|request|clock` with JSON data: `{all, references}` (orders), `{all, ids}` (deliveries), `{count}` (requests), the clock view (clock). Send the admin token as a bearer token: read the stream with fetch().',
+      auth: 'admin',
+      tag: 'sandbox',
+      data: z.void(),
+      media: ['text/event-stream'],
+      message: 'The event stream',
+    },
+    ({ ctx }) => {
+      ctx.req.socket.setNoDelay(true);
+      ctx.req.socket.setTimeout(0);
+      ctx.set('Cache-Control', 'no-cache, no-transform');
+      ctx.set('X-Accel-Buffering', 'no');
+      ctx.type = 'text/event-stream; charset=utf-8';
+      ctx.status = 200;
+      ctx.body = deps.live.open();
+    },
+  );
+}
+
+function shell(importMap: Record<string, string>): string {
+  // The import map is JSON in a script element: `<` is escaped so no value can close it.
+  const map = JSON.stringify({ imports: importMap }).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en"><head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>ramp-sandbox dashboard</title>
+<link rel="stylesheet" href="${ASSET_PREFIX}/style.css">
+<script type="importmap">${map}</script>
+<script type="module" src="${ASSET_PREFIX}/app.js"></script>
+</head><body>
+<div id="app"><p class="loading">Loading the dashboard…</p></div>
+<noscript>The dashboard needs JavaScript. Everything it shows is also in the control API: see GET /openapi.json (tag sandbox).</noscript>
+</body></html>`;
+}

@@ -1,0 +1,96 @@
+// The lifecycle diagram of an order type, drawn from the graph the sandbox reads off its state
+// machine (GET /sandbox/orders/{reference}/lifecycle): boxes in layers, top to bottom, with the
+// current status and the path the order took marked. No status list lives in the page.
+import { html } from './ui.js';
+
+const W = 156;
+const H = 28;
+const GAP_X = 14;
+const GAP_Y = 30;
+const PAD = 10;
+
+/** Layers by longest path from the initial status (the lifecycle has no cycles), then x order by predecessors. */
+export function layout(graph) {
+  const layer = new Map(graph.states.map((s) => [s.id, 0]));
+  for (let i = 0; i < graph.states.length; i++) {
+    for (const e of graph.edges) layer.set(e.to, Math.max(layer.get(e.to) ?? 0, (layer.get(e.from) ?? 0) + 1));
+  }
+  const rows = [];
+  for (const s of graph.states) (rows[layer.get(s.id)] ??= []).push(s.id);
+  const x = new Map();
+  rows.forEach((row, depth) => {
+    if (depth > 0) {
+      const centre = (id) => {
+        const preds = graph.edges.filter((e) => e.to === id && x.has(e.from)).map((e) => x.get(e.from));
+        return preds.length ? preds.reduce((a, b) => a + b, 0) / preds.length : 0;
+      };
+      row.sort((a, b) => centre(a) - centre(b));
+    }
+    row.forEach((id, i) => x.set(id, i - (row.length - 1) / 2));
+  });
+  const widest = Math.max(...rows.map((r) => r.length));
+  const width = widest * (W + GAP_X) - GAP_X + PAD * 2;
+  const height = rows.length * (H + GAP_Y) - GAP_Y + PAD * 2;
+  const pos = new Map();
+  for (const [id, col] of x) {
+    pos.set(id, { x: width / 2 + col * (W + GAP_X) - W / 2, y: PAD + layer.get(id) * (H + GAP_Y) });
+  }
+  return { pos, width, height };
+}
+
+export function Diagram({ graph, path, status }) {
+  const { pos, width, height } = layout(graph);
+  const visited = new Set(path);
+  const taken = new Set(path.slice(1).map((to, i) => `${path[i]}>${to}`));
+  const edges = [];
+  const seen = new Set();
+  for (const e of graph.edges) {
+    const key = `${e.from}>${e.to}`;
+    const label = `${e.from} → ${e.to}: ${e.on}${e.when ? ` [${e.when}]` : ''}${e.emits.length ? ` / ${e.emits.join(', ')}` : ''}`;
+    if (seen.has(key)) {
+      edges.find((x) => x.key === key).labels.push(label);
+      continue;
+    }
+    seen.add(key);
+    edges.push({ key, from: e.from, to: e.to, labels: [label] });
+  }
+  return html`<svg class="diagram" data-testid="diagram" viewBox=${`0 0 ${width} ${height}`} width=${width} height=${height} role="img" aria-label=${`Lifecycle of a ${graph.type} order, now ${status}`}>
+    <defs>
+      <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead" /></marker>
+      <marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead taken" /></marker>
+    </defs>
+    ${edges.map((e) => {
+      const a = pos.get(e.from);
+      const b = pos.get(e.to);
+      const x1 = a.x + W / 2;
+      const y1 = a.y + H;
+      const x2 = b.x + W / 2;
+      const y2 = b.y;
+      const span = y2 - y1;
+      // Long edges bow out to the side so they pass beside the boxes in between.
+      const bow = span > H + GAP_Y ? (x2 >= x1 ? 1 : -1) * (W / 2 + GAP_X) : 0;
+      const d = `M${x1},${y1} C${x1 + bow},${y1 + span * 0.5} ${x2 + bow},${y2 - span * 0.5} ${x2},${y2}`;
+      const isTaken = taken.has(e.key);
+      const isNext = e.from === status && !isTaken;
+      return html`<path d=${d} class=${`edge${isTaken ? ' taken' : ''}${isNext ? ' next' : ''}`} marker-end=${isTaken ? 'url(#arrow-taken)' : 'url(#arrow)'}><title>${e.labels.join('\n')}</title></path>`;
+    })}
+    ${graph.states.map((s) => {
+      const p = pos.get(s.id);
+      const cls = `node${visited.has(s.id) ? ' visited' : ''}${s.id === status ? ' current' : ''}${s.final ? ' final' : ''}`;
+      return html`<g class=${cls} data-status=${s.id}>
+        <rect x=${p.x} y=${p.y} width=${W} height=${H} rx=${s.final ? 14 : 5} />
+        <text x=${p.x + W / 2} y=${p.y + H / 2 + 4} text-anchor="middle">${s.id}</text>
+        <title>${s.id}${s.final ? ' (final)' : ''}</title>
+      </g>`;
+    })}
+  </svg>`;
+}
+
+/** What moves the order on from `status`, in words, from the same graph. */
+export function NextSteps({ graph, status }) {
+  const out = graph.edges.filter((e) => e.from === status);
+  if (out.length === 0) return html`<p class="muted small">${status} is final.</p>`;
+  return html`<ul class="next-steps">${out.map(
+    (e) => html`<li><strong>${e.to}</strong> <span class="muted">on</span> ${e.on}${e.when ? html` <span class="muted">when</span> ${e.when}` : null}${e.emits.length ? html` <span class="muted">sends</span> <span class="mono small">${e.emits.join(', ')}</span>` : null}</li>`,
+  )}</ul>`;
+}

@@ -1,0 +1,88 @@
+// The control steps an order's status allows now. Which ones: the sandbox's state machine says
+// (`actions` of GET /sandbox/orders/{reference}/lifecycle); the page keeps no status list.
+import { useState } from 'preact/hooks';
+import { post } from './api.js';
+import { ErrorBox, html, Section, useAction } from './ui.js';
+
+/** Whole amounts where possible: they fit every currency's precision. */
+const half = (n) => (n >= 2 ? Math.floor(n / 2) : Math.round(n * 50) / 100);
+const over = (n) => (n >= 10 ? Math.ceil(n * 1.1) : Math.round(n * 110) / 100);
+
+export function Actions({ order, actions, onDone }) {
+  const action = useAction();
+  const due = order.from.amount;
+  const outstanding = Math.max(0, due - order.amount_paid);
+  const [partial, setPartial] = useState(String(half(outstanding || due)));
+  const [excess, setExcess] = useState(String(over(due)));
+  const [outcome, setOutcome] = useState('success');
+  const [percentage, setPercentage] = useState('50');
+  const [reason, setReason] = useState('');
+  const base = `/sandbox/orders/${encodeURIComponent(order.reference)}`;
+  const run = (label, path, body) => action.run(label, () => post(`${base}/${path}`, body)).then((r) => r && onDone());
+  const any = Object.values(actions).some(Boolean);
+  const cur = order.from.currency;
+
+  return html`<${Section} title="Actions" id="actions">
+    ${!any ? html`<p class="muted">No step applies to a ${order.status} order: it is final, or it moves on by itself as the clock advances.</p>` : null}
+    <div class="actions" data-testid="actions">
+      ${actions.payin
+        ? html`<div class="action-group"><span class="label">Pay in</span>
+            <button class="primary" data-action="payin-exact" disabled=${action.busy} onClick=${() => run('paid in', 'payin', {})}>Exact (${outstanding || due} ${cur})</button>
+            <form class="inline" onSubmit=${(e) => (e.preventDefault(), run('paid in part', 'payin', { amount: Number(partial) }))}>
+              <input aria-label="Partial amount" name="partial" size="9" value=${partial} onInput=${(e) => setPartial(e.currentTarget.value)} />
+              <button data-action="payin-partial" type="submit" disabled=${action.busy}>Partial</button>
+            </form>
+            <form class="inline" onSubmit=${(e) => (e.preventDefault(), run('overpaid', 'payin', { amount: Number(excess) }))}>
+              <input aria-label="Over amount" name="over" size="9" value=${excess} onInput=${(e) => setExcess(e.currentTarget.value)} />
+              <button data-action="payin-over" type="submit" disabled=${action.busy}>Over</button>
+            </form>
+            ${actions.payin_unconfirmed
+              ? html`<button data-action="payin-unconfirmed" disabled=${action.busy} title="The pay-in is seen but not confirmed: the order waits in pending until fulfilled" onClick=${() => run('seen, unconfirmed', 'payin', { confirmed: false })}>Unconfirmed</button>`
+              : null}
+            ${['cancelled', 'expired'].includes(order.status) ? html`<span class="muted small">a late pay-in is refunded</span>` : null}
+          </div>`
+        : null}
+      ${actions.fulfil
+        ? html`<div class="action-group"><span class="label">Pending pay-in</span>
+            <button class="primary" data-action="fulfil" disabled=${action.busy} onClick=${() => run('fulfilled', 'fulfil', {})}>Fulfil (confirm)</button></div>`
+        : null}
+      ${actions.payout
+        ? html`<div class="action-group"><span class="label">Payout outcome</span>
+            <form class="inline" onSubmit=${(e) => {
+              e.preventDefault();
+              run(`payout ${outcome}`, 'payout', outcome === 'partial' ? { outcome, percentage: Number(percentage) } : { outcome });
+            }}>
+              <select name="outcome" aria-label="Payout outcome" value=${outcome} onChange=${(e) => setOutcome(e.currentTarget.value)}>
+                <option value="success">success</option><option value="fail">fail → refunded</option>
+                <option value="revert">revert → refunded</option><option value="partial">partial → partially_completed</option>
+              </select>
+              ${outcome === 'partial' ? html`<input aria-label="Percentage paid out" name="percentage" size="4" value=${percentage} onInput=${(e) => setPercentage(e.currentTarget.value)} /><span class="muted">%</span>` : null}
+              <button data-action="payout" type="submit" disabled=${action.busy}>Decide</button>
+            </form>
+            <span class="muted small">applied when the payout runs</span></div>`
+        : null}
+      ${actions.expire || actions.cancel
+        ? html`<div class="action-group"><span class="label">End it</span>
+            ${actions.expire ? html`<button data-action="expire" disabled=${action.busy} title="End the pay-in window now" onClick=${() => run('expired', 'expire')}>Expire window</button>` : null}
+            ${actions.cancel
+              ? html`<form class="inline" onSubmit=${(e) => (e.preventDefault(), run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {}))}>
+                  <input aria-label="Cancel reason" name="reason" placeholder="reason (optional)" size="16" value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />
+                  <button class="danger" data-action="cancel" type="submit" disabled=${action.busy}>Cancel order</button></form>`
+              : null}
+          </div>`
+        : null}
+    </div>
+    ${action.done && !action.error && any ? html`<p class="ok small" role="status">Done: ${action.done}. Advance the clock to move the order on.</p>` : null}
+    <${ErrorBox} error=${action.error} />
+    <details class="help"><summary>How to reach each outcome</summary>
+      <ul>
+        <li><b>completed</b>: pay in exact, then advance the clock (+30m).</li>
+        <li><b>expired</b>: expire the window (or advance 30m without paying).</li>
+        <li><b>cancelled</b>: cancel before any pay-in.</li>
+        <li><b>failed → refunded</b> / <b>reverted → refunded</b>: decide the payout outcome fail / revert, pay in, advance.</li>
+        <li><b>partially_completed</b>: pay in partial, then expire the window and advance; or decide a partial payout.</li>
+        <li><b>pending</b>: pay in unconfirmed, then fulfil.</li>
+      </ul>
+    </details>
+  </${Section}>`;
+}

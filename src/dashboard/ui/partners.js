@@ -1,0 +1,120 @@
+// Partners: create, settings (KYB, webhook URL, events, IP whitelist), key rotation. Full keys
+// are shown only in the answer that makes them (creation, rotation), as the API gives them.
+import { useEffect, useState } from 'preact/hooks';
+import { patch, post } from './api.js';
+import { useMeta, usePartners } from './orders.js';
+import { ErrorBox, html, Input, Section, Select, useAction } from './ui.js';
+
+function Keys({ keys, title }) {
+  return html`<div class="keys" data-testid="new-keys"><strong>${title}</strong> <span class="muted small">shown once: copy them now</span>
+    ${Object.entries(keys).map(([env, set]) => html`<div class="keyset"><span class="label">${env}</span>
+      ${Object.entries(set).map(([k, v]) => html`<div><span class="muted small">${k}</span> <code class="break">${v}</code></div>`)}</div>`)}</div>`;
+}
+
+export function PartnersScreen() {
+  const partners = usePartners();
+  const [selected, setSelected] = useState(undefined);
+  const list = partners.data ?? [];
+  const current = list.find((p) => p.client_id === selected) ?? list[0];
+  return html`<div class="screen">
+    <${CreatePartner} onCreated=${(p) => {
+      partners.reload();
+      setSelected(p.client_id);
+    }} />
+    <div class="columns partners">
+      <div class="col-main">
+        <${Section} title="Partners">
+          <${ErrorBox} error=${partners.error} />
+          <table class="list" data-testid="partners">
+            <thead><tr><th>Name</th><th>Client id</th><th>KYB</th><th>Webhook URL</th><th>Events</th><th>IP whitelist</th></tr></thead>
+            <tbody>${list.map((p) => html`<tr key=${p.client_id} class=${`clickable ${current?.client_id === p.client_id ? 'selected' : ''}`} onClick=${() => setSelected(p.client_id)}>
+              <td>${p.name}</td><td class="mono small">${p.client_id}</td><td><span class=${`status kyb-${p.kyb_status}`}>${p.kyb_status}</span></td>
+              <td class="mono small break">${p.webhook_url ?? html`<span class="muted">none</span>`}</td><td class="num">${p.events.length}</td>
+              <td class="small">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td></tr>`)}</tbody>
+          </table>
+        </${Section}>
+      </div>
+      <div class="col-side">${current ? html`<${Settings} key=${current.client_id} partner=${current} onSaved=${() => partners.reload()} />` : null}</div>
+    </div>
+  </div>`;
+}
+
+function Settings({ partner, onSaved }) {
+  const meta = useMeta();
+  const [form, setForm] = useState(() => ({
+    kyb_status: partner.kyb_status,
+    webhook_url: partner.webhook_url ?? '',
+    events: new Set(partner.events),
+    ip_whitelist: partner.ip_whitelist.join('\n'),
+  }));
+  useEffect(() => setForm((f) => ({ ...f, kyb_status: partner.kyb_status })), [partner.kyb_status]);
+  const [rotated, setRotated] = useState(undefined);
+  const action = useAction();
+  const save = (e) => {
+    e.preventDefault();
+    const body = {
+      kyb_status: form.kyb_status,
+      webhook_url: form.webhook_url.trim() || null,
+      events: (meta?.events ?? []).filter((ev) => form.events.has(ev)),
+      ip_whitelist: form.ip_whitelist.split(/[\s,]+/).filter(Boolean),
+    };
+    action.run('saved', () => patch(`/sandbox/partners/${partner.client_id}`, body)).then((r) => r && onSaved());
+  };
+  const rotate = (environment) =>
+    action.run(`rotated ${environment}`, () => post(`/sandbox/partners/${partner.client_id}/keys`, { environment })).then((r) => r && setRotated(r));
+  const toggle = (ev) => {
+    const events = new Set(form.events);
+    if (events.has(ev)) events.delete(ev);
+    else events.add(ev);
+    setForm({ ...form, events });
+  };
+  return html`<${Section} title=${`Settings of ${partner.name}`} id="partner-settings">
+    <form class="stack" onSubmit=${save}>
+      <${Select} label="KYB status" name="kyb_status" value=${form.kyb_status} onChange=${(v) => setForm({ ...form, kyb_status: v })} options=${meta?.kyb ?? [form.kyb_status]} />
+      <${Input} label="Webhook URL" name="webhook_url" value=${form.webhook_url} onInput=${(v) => setForm({ ...form, webhook_url: v })} placeholder="http://127.0.0.1:8080/hooks (empty: none)" />
+      <fieldset class="events"><legend>Events sent</legend>
+        ${(meta?.events ?? []).map((ev) => html`<label class="check"><input type="checkbox" checked=${form.events.has(ev)} onChange=${() => toggle(ev)} /> <span class="mono small">${ev}</span></label>`)}
+      </fieldset>
+      <label class="field wide"><span>IP whitelist (IPs or CIDRs; empty: any)</span>
+        <textarea name="ip_whitelist" rows="2" value=${form.ip_whitelist} onInput=${(e) => setForm({ ...form, ip_whitelist: e.currentTarget.value })}></textarea></label>
+      <div class="form-actions"><button class="primary" type="submit" disabled=${action.busy}>Save settings</button>
+        ${action.done === 'saved' && !action.error ? html`<span class="ok small">Saved.</span>` : null}</div>
+    </form>
+    <h3>Keys</h3>
+    <div class="keyset-masked">${Object.entries(partner.keys).map(([env, set]) => html`<div><span class="label">${env}</span> <code>${set.public_key}</code> <code>${set.secret_key}</code>
+      <button class="small" onClick=${() => rotate(env)} disabled=${action.busy}>Rotate ${env} keys</button></div>`)}</div>
+    ${rotated ? html`<${Keys} title=${`New ${rotated.environment} keys; the previous set no longer works`} keys=${{ [rotated.environment]: rotated.keys }} />` : null}
+    <${ErrorBox} error=${action.error} />
+  </${Section}>`;
+}
+
+function CreatePartner({ onCreated }) {
+  const meta = useMeta();
+  const [open, setOpen] = useState(false);
+  const [form, setForm] = useState({ name: '', kyb_status: 'approved', webhook_url: '' });
+  const [created, setCreated] = useState(undefined);
+  const action = useAction();
+  const set = (key) => (value) => setForm({ ...form, [key]: value });
+  const submit = async (e) => {
+    e.preventDefault();
+    const body = { kyb_status: form.kyb_status };
+    if (form.name.trim()) body.name = form.name.trim();
+    if (form.webhook_url.trim()) body.webhook_url = form.webhook_url.trim();
+    const p = await action.run('created', () => post('/sandbox/partners', body));
+    if (p) {
+      setCreated(p);
+      onCreated(p);
+    }
+  };
+  if (!open) return html`<div class="toolbar"><button class="primary" onClick=${() => setOpen(true)}>New partner…</button></div>`;
+  return html`<${Section} title="New partner" actions=${html`<button class="small" onClick=${() => setOpen(false)}>Close</button>`}>
+    <form class="form-grid" onSubmit=${submit}>
+      <${Input} label="Name" name="name" value=${form.name} onInput=${set('name')} placeholder="Acme Wallet" />
+      <${Select} label="KYB status" name="kyb" value=${form.kyb_status} onChange=${set('kyb_status')} options=${meta?.kyb ?? ['approved']} />
+      <${Input} label="Webhook URL" name="webhook" value=${form.webhook_url} onInput=${set('webhook_url')} placeholder="http://127.0.0.1:8080/hooks" size="30" />
+      <div class="form-actions"><button class="primary" type="submit" disabled=${action.busy}>Create partner</button></div>
+    </form>
+    ${created ? html`<p>Created <span class="mono">${created.client_id}</span>.</p><${Keys} title="Keys" keys=${created.keys} />` : null}
+    <${ErrorBox} error=${action.error} />
+  </${Section}>`;
+}
