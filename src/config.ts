@@ -58,7 +58,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   inspectLimit: DEFAULT_INSPECT_LIMIT,
 };
 
-export const USAGE = `Usage: npm start -- [options]
+export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm start -- [options])
 
   --port N            listen port (PORT; default 4010, 0 = any free port)
   --host H            listen address (HOST; default 127.0.0.1)

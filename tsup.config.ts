@@ -1,0 +1,19 @@
+import { defineConfig } from 'tsup';
+
+/**
+ * `npm run build` (run by `npm pack` / `npm publish` through prepack): dist/ for the tarball.
+ * Bundled because the sources use extensionless imports (STYLE: moduleResolution Bundler),
+ * which Node's ESM loader cannot follow in plain tsc output; esbuild is what tsx runs anyway.
+ * Dependencies stay external (tsup's default), so dist/ holds only our code.
+ */
+export default defineConfig({
+  entry: { index: 'src/index.ts', 'cli/bin': 'src/cli/bin.ts' },
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outDir: 'dist',
+  clean: true,
+  splitting: true,
+  // One rolled-up index.d.ts: it resolves under every moduleResolution a user's project may use.
+  dts: { entry: { index: 'src/index.ts' } },
+});
