@@ -14,6 +14,8 @@ export default defineConfig({
   outDir: 'dist',
   clean: true,
   splitting: true,
+  // Keep `node:fs` as written: Node 20 has every builtin under node:, and tsup's default strips it.
+  removeNodeProtocol: false,
   // One rolled-up index.d.ts: it resolves under every moduleResolution a user's project may use.
   dts: { entry: { index: 'src/index.ts' } },
 });
