@@ -61,14 +61,14 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   maxOrders: 200_000,
 };
 
-export const USAGE = `Usage: npm start -- [options]
+export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm start -- [options])
 
   --port N            listen port (PORT; default 4010, 0 = any free port)
   --host H            listen address (HOST; default 127.0.0.1)
   --clock MODE        realtime | manual (SANDBOX_CLOCK; default realtime)
   --speed N           virtual seconds per wall second in realtime mode (SANDBOX_SPEED; default 1)
   --seed N            same seed: same demo keys, references and faker data (SANDBOX_SEED; default 1)
-  --fixtures DIR      reference data directory replacing ./fixtures (SANDBOX_FIXTURES)
+  --fixtures DIR      reference data directory replacing the shipped fixtures/ (SANDBOX_FIXTURES)
   --admin-token T     require Bearer T on /sandbox (SANDBOX_ADMIN_TOKEN)
   --skew-seconds N    allowed svc-timestamp skew (SANDBOX_SKEW_SECONDS; default 300)
   --rate-capacity N   token bucket size per key (SANDBOX_RATE_CAPACITY; default 60)

@@ -29,9 +29,10 @@ import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from './shared/events';
 import { requireAuth } from './http/middleware/authenticate';
 import { z } from 'zod';
 import { createIds, type Ids } from './shared/ids';
+import { packagePath } from './runtime/package-root';
 
 export const VERSION: string = JSON.parse(
-  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+  readFileSync(packagePath('package.json'), 'utf8'),
 ).version;
 
 /** Timeline details of an event that was not delivered; shared, so 100k orders pay nothing for them. */

@@ -1,51 +1,5 @@
-import { parseArgs } from 'node:util';
-import { signedCurl } from '../auth';
-import { createSandbox } from '../main';
+import { main } from './sign.command';
+import { runMain } from './run-main';
 
-const USAGE = `Usage: npm run sign -- [options] METHOD PATH [BODY]
-
-Prints a signed curl command (spec §5.2) with a fresh timestamp, for the demo partner of
---seed (default 1, as npm start) or for the keys you pass.
-
-  --env test|live         which key set (default test)
-  --base URL              sandbox base URL (default http://127.0.0.1:4010)
-  --seed N                demo partner of this seed
-  --client-id ID --secret-key SK --encryption-key ENC   sign as another partner
-
-Example: npm run sign -- POST /v1/orders/quote '{"from":{"currency":"NGN","amount":50000},"to":{"currency":"USDT","network":"base-sepolia"}}'
-`;
-
-function main(): void {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      env: { type: 'string', default: 'test' },
-      base: { type: 'string', default: 'http://127.0.0.1:4010' },
-      seed: { type: 'string', default: '1' },
-      'client-id': { type: 'string' },
-      'secret-key': { type: 'string' },
-      'encryption-key': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-  const [method, path, body] = positionals;
-  if (values.help || !method || !path || (values.env !== 'test' && values.env !== 'live')) {
-    process.stdout.write(USAGE);
-    process.exitCode = values.help ? 0 : 2;
-    return;
-  }
-  let clientId = values['client-id'];
-  let secretKey = values['secret-key'];
-  let encryptionKey = values['encryption-key'];
-  if (!clientId || !secretKey || !encryptionKey) {
-    const sandbox = createSandbox({ seed: Number(values.seed), logLevel: 'silent' });
-    const demo = sandbox.demoPartner;
-    sandbox.close();
-    clientId ??= demo.client_id;
-    secretKey ??= demo.keys[values.env].secret_key;
-    encryptionKey ??= demo.keys[values.env].encryption_key;
-  }
-  process.stdout.write(`${signedCurl(values.base, { method: method.toUpperCase(), path, body, clientId, secretKey, encryptionKey })}\n`);
-}
-
-main();
+/** `npm run sign` under tsx: the same as `ramp-sandbox sign` (logic in sign.command.ts). */
+runMain(main);

@@ -1,8 +1,8 @@
+import { packagePath } from '../runtime/package-root';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /** Where the dashboard's assets are served from (CONTRACT §15: every asset local, no CDN). */
 export const ASSET_PREFIX = '/sandbox/dashboard/assets';
@@ -33,11 +33,11 @@ export interface Asset {
 
 /**
  * The UI's own modules live in `ui/` beside this file. When the package is compiled to dist/,
- * the build copies them there; the source tree is the fallback (running from src/ with tsx).
+ * the build copies them to dist/dashboard/ui (tsup.config.ts); the source tree is the fallback
+ * (running from src/ with tsx).
  */
 function uiDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'ui'), join(here, '../../src/dashboard/ui')];
+  const candidates = [packagePath('dist/dashboard/ui'), packagePath('src/dashboard/ui')];
   return candidates.find((dir) => existsSync(join(dir, 'app.js'))) ?? candidates[0]!;
 }
 

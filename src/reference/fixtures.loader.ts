@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../runtime/package-root';
 import { firstIssue } from '../shared/validation';
 import { FixtureFilesSchema, type Fixtures } from './fixtures.schema';
 
-/** The fixtures shipped with the sandbox (`fixtures/` at the repository root). */
-export const DEFAULT_FIXTURES_DIR = fileURLToPath(new URL('../../fixtures', import.meta.url));
+/** The fixtures shipped with the sandbox (`fixtures/` at the package root, from src/ or dist/). */
+export const DEFAULT_FIXTURES_DIR = packagePath('fixtures');
 
 /** Thrown when a fixtures directory is missing a file or holds bad data. */
 export class FixtureError extends Error {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { startSandbox, type RunningSandbox } from '../main';
 import { SandboxClient, type PartnerIdentity } from './client';
@@ -8,8 +8,10 @@ import { describeFailure, junitXml, summaryTable } from './report';
 import { runScenario, type ScenarioResult } from './runner';
 import { loadScenario, ScenarioFileError, type Scenario } from './schema';
 import { firstIssue } from '../shared/validation';
+import { packagePath } from '../runtime/package-root';
 
-export const DEFAULT_SCENARIO_DIR = resolve(new URL('../../scenarios', import.meta.url).pathname);
+/** The scenario library shipped with the sandbox (`scenarios/` at the package root). */
+export const DEFAULT_SCENARIO_DIR = packagePath('scenarios');
 
 export interface RunAllOptions {
   /** Scenario files; default: every .yaml/.yml in scenarios/. */

@@ -53,6 +53,17 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { timeoutMs: 15_000
 
 const EXCERPT = 500;
 
+/** One delivery to make: what `enqueue` and `send` take. */
+export interface DeliveryInput {
+  partner: Partner;
+  environment: Environment;
+  order: string | null;
+  event: WebhookEvent;
+  data: unknown;
+  url?: string | null;
+  source?: Delivery['source'];
+}
+
 export interface DispatcherDeps {
   clock: VirtualClock;
   wall: WallClock;
@@ -81,16 +92,6 @@ export function createDispatcher(deps: DispatcherDeps) {
   const changed = (delivery: Delivery | null) => {
     for (const listener of changeListeners) listener(delivery);
   };
-
-  interface DeliveryInput {
-    partner: Partner;
-    environment: Environment;
-    order: string | null;
-    event: WebhookEvent;
-    data: unknown;
-    url?: string | null;
-    source?: Delivery['source'];
-  }
 
   /** Queues a delivery and starts its first attempt; does not wait for it. */
   function enqueue(input: DeliveryInput): Delivery {

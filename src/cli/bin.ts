@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+import { PACKAGE_VERSION } from '../runtime/package-root';
+import { runMain, type CommandMain } from './run-main';
+
+/**
+ * The `ramp-sandbox` command (CONTRACT §14): one dispatcher over the subcommand modules, which
+ * load lazily so `--help` and `--version` answer without starting the sandbox's code.
+ */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: CommandMain }> }> = {
+  serve: {
+    summary: 'start the sandbox (the default; npm start in a clone)',
+    load: () => import('./serve.command'),
+  },
+  scenarios: {
+    summary: 'run scenario files, or the shipped library, and exit non-zero on a failure',
+    load: () => import('./scenarios.command'),
+  },
+  sign: {
+    summary: 'print a signed curl for a request (demo partner keys by default)',
+    load: () => import('./sign.command'),
+  },
+};
+
+const HELP = `ramp-sandbox ${PACKAGE_VERSION}: an in-memory Partner Order API sandbox
+
+Usage: ramp-sandbox [COMMAND] [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`)
+  .join('\n')}
+  help [CMD]  this text, or a command's options (same as ramp-sandbox CMD --help)
+
+Options without a command go to serve: ramp-sandbox --port 0 --clock manual
+
+  --help, -h      this text
+  --version, -v   the version
+
+Examples:
+  ramp-sandbox serve --port 4010 --clock manual
+  ramp-sandbox scenarios cancel onramp-happy-path --target http://127.0.0.1:3000/webhooks
+  ramp-sandbox sign GET /v1/networks
+`;
+
+/** Picks the subcommand of `argv` (arguments after the program name) and runs it. */
+export async function dispatch(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || (first === 'help' && rest.length === 0)) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`${PACKAGE_VERSION}\n`);
+    return;
+  }
+  if (first === 'help') return dispatch([rest[0] ?? '', '--help']);
+  if (first === undefined || first.startsWith('-')) return run('serve', argv);
+  return run(first, rest);
+}
+
+async function run(name: string, argv: string[]): Promise<void> {
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(
+      `ramp-sandbox: unknown command '${name}'. Commands: ${Object.keys(COMMANDS).join(', ')}, help. See ramp-sandbox --help.\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const { main } = await command.load();
+  await main(argv);
+}
+
+runMain(dispatch);

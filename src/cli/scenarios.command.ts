@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_SCENARIO_DIR, runAll } from '../scenario-runner';
+
+const USAGE = `Usage: ramp-sandbox scenarios [FILE|NAME...] [options]
+       (from a clone: npm run scenarios -- [FILE|NAME...] [options])
+
+Runs scenario files (default: every file of the shipped library) and exits non-zero when any
+fails. A NAME that is not a file, such as cancel or cancel.yaml, picks that library scenario.
+
+  --sandbox URL       drive a running sandbox (e.g. npm start -- --clock manual) instead of in-process ones
+  --admin-token T     admin token of that sandbox's control API
+  --target URL        send the scenarios' webhooks to your receiver (default: a built-in receiver)
+  --partner FILE      JSON {client_id, keys: {test, live}}: act as this partner, so your receiver
+                      verifies with keys it already holds
+  --junit FILE        write a JUnit XML report
+  --seed N            seed for faker helpers and in-process sandboxes (default 1)
+  --concurrency N     scenarios at once in process (default 4; 1 with --sandbox or --partner)
+`;
+
+/** `ramp-sandbox scenarios` (`npm run scenarios`): exit 0 all passed, 1 one failed, 2 bad input. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await scenarios(argv);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+/** A path as given when it exists, else the shipped library's file of that name. */
+export function resolveScenarioFile(arg: string, library = DEFAULT_SCENARIO_DIR): string {
+  if (existsSync(arg)) return arg;
+  for (const name of [arg, `${arg}.yaml`, `${arg}.yml`]) {
+    if (!name.includes('/') && existsSync(join(library, name))) return join(library, name);
+  }
+  return arg;
+}
+
+async function scenarios(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        sandbox: { type: 'string' },
+        'admin-token': { type: 'string' },
+        target: { type: 'string' },
+        partner: { type: 'string' },
+        junit: { type: 'string' },
+        seed: { type: 'string' },
+        concurrency: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const result = await runAll({
+    files: positionals.map((file) => resolveScenarioFile(file)),
+    sandboxUrl: values.sandbox,
+    adminToken: values['admin-token'] ?? process.env.SANDBOX_ADMIN_TOKEN,
+    targetUrl: values.target,
+    partnerFile: values.partner,
+    junitFile: values.junit,
+    seed: values.seed ? Number(values.seed) : undefined,
+    concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+    live: process.stdout.isTTY === true && process.env.CI !== 'true',
+  });
+  process.exitCode = result.fileErrors.length > 0 ? 2 : result.ok ? 0 : 1;
+}

@@ -1,0 +1,97 @@
+import { signedCurl } from '../auth';
+import { ConfigError, loadConfig, USAGE } from '../config';
+import { startSandbox, VERSION } from '../main';
+import { FixtureError } from '../reference';
+
+/**
+ * `ramp-sandbox serve` (`npm start`): the sandbox on 127.0.0.1:4010 with the demo partner, and
+ * how to call it. Resolves once listening; SIGINT/SIGTERM stop it gracefully and exit 0.
+ */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await serve(argv);
+  } catch (error) {
+    process.stderr.write(`ramp-sandbox failed to start: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+async function serve(argv: string[]): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(argv, process.env);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof TypeError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (config === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let running;
+  try {
+    running = await startSandbox(config);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') {
+      process.stderr.write(`Port ${config.port} on ${config.host} is already in use: stop the other process or pass --port N (0 picks a free port).\n`);
+      process.exit(1);
+    }
+    if (e instanceof FixtureError) {
+      process.stderr.write(`Bad fixtures: ${e.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const { sandbox, url } = running;
+  const demo = sandbox.demoPartner;
+  const curl = signedCurl(url, {
+    method: 'GET',
+    path: '/v1/networks',
+    clientId: demo.client_id,
+    secretKey: demo.keys.test.secret_key,
+    encryptionKey: demo.keys.test.encryption_key,
+  });
+  const clock = sandbox.clock;
+  process.stdout.write(
+    [
+      '',
+      `ramp-sandbox ${VERSION} listening on ${url}`,
+      `  clock ${clock.mode}${clock.mode === 'realtime' ? ` x${clock.speed}` : ''}, virtual now ${new Date(clock.now()).toISOString()}, seed ${sandbox.config.seed}`,
+      '',
+      'Demo partner (KYB approved)',
+      `  client id (svc-client-id)  ${demo.client_id}`,
+      ...(['test', 'live'] as const).flatMap((env) => [
+        `  ${env} public key            ${demo.keys[env].public_key}`,
+        `  ${env} secret key            ${demo.keys[env].secret_key}`,
+        `  ${env} encryption key        ${demo.keys[env].encryption_key}`,
+      ]),
+      '',
+      `Dashboard      ${url}/sandbox/dashboard`,
+      `Control API    ${url}/sandbox  (clock, partners, reset; see README)`,
+      `Health         ${url}/health`,
+      '',
+      'A signed request (test keys; the timestamp is valid for 5 minutes, `ramp-sandbox sign` or `npm run sign` makes a fresh one):',
+      '',
+      curl,
+      '',
+      '',
+    ].join('\n'),
+  );
+  // CONTRACT §9: the first signal stops gracefully; a second one (Ctrl-C again) exits at once.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      sandbox.logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    stopping = true;
+    sandbox.logger.info({ signal }, 'signal received');
+    void running.shutdown().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,212 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedHeaders } from '../support/sign';
+
+/**
+ * CONTRACT §14: the package as a user gets it. `npm pack` (prepack builds dist/), then
+ * `npm install <tarball>` into an empty directory and run the bin with plain Node: no tsx, no
+ * TypeScript, no source tree. Slow (a build and an install), so one file and long timeouts.
+ */
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const VERSION: string = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+const SLOW = 180_000;
+
+let work: string;
+let app: string;
+let installed: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'ramp-pkg-'));
+  app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
+  await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, env: npmEnv(), maxBuffer: 1 << 24 });
+  const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
+  await run('npm', ['install', join(work, tarball!), '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock'], { cwd: app, env: npmEnv() });
+  installed = join(app, 'node_modules', 'ramp-sandbox');
+}, SLOW);
+
+afterAll(() => {
+  for (const child of children.splice(0)) stopGroup(child);
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** `npx ramp-sandbox …` in the consumer directory: exit code, stdout and stderr. */
+async function npx(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npx', ['ramp-sandbox', ...args], { cwd: app, env: { ...npmEnv(), CI: 'true' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('the packed tarball installed in an empty directory (CONTRACT §14)', () => {
+  it('ships compiled JavaScript, one declaration file and the data, but no sources or tests', () => {
+    const files = walk(installed);
+    expect(files).toContain('dist/cli/bin.js');
+    expect(files).toContain('dist/index.d.ts');
+    expect(files).toContain('fixtures/networks.json');
+    expect(files).toContain('scenarios/cancel.yaml');
+    expect(files.filter((f) => /^(src|test|bench|examples)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+    for (const f of files.filter((name) => name.endsWith('.js'))) {
+      const text = readFileSync(join(installed, f), 'utf8');
+      expect(text, f).not.toMatch(/from\s+["'][^"']*\.ts["']|import\(["'][^"']*\.ts["']\)|["']tsx["']/);
+    }
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+  });
+
+  it('answers --help with the subcommands, --version, and exit 2 for an unknown command', async () => {
+    const help = await npx(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['serve', 'scenarios', 'sign']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    expect((await npx(['--version'])).stdout.trim()).toBe(VERSION);
+    expect((await npx(['serve', '--help'])).stdout).toMatch(/--clock MODE/);
+    const unknown = await npx(['serv']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command 'serv'/);
+  }, SLOW);
+
+  it('serves /health and a signed /v1/networks with the demo keys it prints, and stops on SIGTERM', async () => {
+    // Its own process group: npm exec does not pass SIGTERM on to the command it runs, so the
+    // signal goes to the group, as a terminal's Ctrl-C or a process manager's stop would.
+    const child = spawn('npx', ['ramp-sandbox', 'serve', '--port', '0', '--host', '127.0.0.1', '--log-level', 'warn'], {
+      cwd: app,
+      env: npmEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    children.push(child);
+    const banner = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 30_000);
+      child.stdout!.on('data', (chunk) => {
+        out += String(chunk);
+        if (/curl[\s\S]*svc-signature[^\n]*\n\n/.test(out)) {
+          clearTimeout(timer);
+          resolve(out);
+        }
+      });
+      child.stderr!.on('data', (chunk) => (out += String(chunk)));
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const url = banner.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)![1]!;
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health).toMatchObject({ status: true, data: { version: VERSION } });
+
+    const clientId = banner.match(/client id \(svc-client-id\)\s+(\S+)/)![1]!;
+    const key = (kind: string) => banner.match(new RegExp(`test ${kind} key\\s+(\\S+)`))![1]!;
+    const keys = { public_key: key('public'), secret_key: key('secret'), encryption_key: key('encryption') };
+    const networks = await fetch(`${url}/v1/networks`, { headers: signedHeaders({ clientId, keys, method: 'GET', path: '/v1/networks' }) });
+    expect(networks.status).toBe(200);
+    const body = (await networks.json()) as { status: boolean; data: Array<{ identifier: string }> };
+    expect(body.data.map((n) => n.identifier)).toContain('base-sepolia');
+
+    // The dashboard and every asset it loads come from the installed package (CONTRACT §15).
+    const page = await fetch(`${url}/sandbox/dashboard`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const assets = [...html.matchAll(/\/sandbox\/dashboard\/assets\/[\w.-]+/g)].map((m) => m[0]);
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of [...assets, '/sandbox/dashboard/assets/app.js']) {
+      expect((await fetch(url + asset)).status, asset).toBe(200);
+    }
+
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    stopGroup(child);
+    await exited;
+    await expect(waitUntilRefused(`${url}/health`)).resolves.toBe(true);
+  }, SLOW);
+
+  it('runs a scenario file from the installed scenarios/, and one picked by name', async () => {
+    const byPath = await npx(['scenarios', join(installed, 'scenarios', 'cancel.yaml')]);
+    expect(byPath.code, byPath.stdout + byPath.stderr).toBe(0);
+    expect(byPath.stdout).toMatch(/^1 passed, 0 failed$/m);
+    const byName = await npx(['scenarios', 'swap-happy-path']);
+    expect(byName.code, byName.stdout + byName.stderr).toBe(0);
+  }, SLOW);
+
+  it("imports startSandbox from 'ramp-sandbox' in plain Node", async () => {
+    const script = [
+      "import { startSandbox, VERSION } from 'ramp-sandbox';",
+      "const s = await startSandbox({ port: 0, clockMode: 'manual', logLevel: 'silent' });",
+      "const res = await fetch(s.url + '/health');",
+      'console.log(VERSION, res.status);',
+      'await s.close();',
+    ].join('\n');
+    const { stdout } = await run('node', ['--input-type=module', '-e', script], { cwd: app });
+    expect(stdout.trim()).toBe(`${VERSION} 200`);
+  }, SLOW);
+
+  it('type-checks a consumer under strict nodenext resolution, without skipLibCheck', async () => {
+    writeFileSync(
+      join(app, 'consumer.ts'),
+      [
+        "import { startSandbox, signRequest, type RunningSandbox } from 'ramp-sandbox';",
+        "const s: RunningSandbox = await startSandbox({ port: 0, clockMode: 'manual' });",
+        "const headers: Record<string, string> = signRequest({ method: 'GET', path: '/v1/networks', clientId: s.sandbox.demoPartner.client_id, secretKey: 'sk', encryptionKey: 'enc' });",
+        'console.log(headers);',
+        'await s.close();',
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
+    const options = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
+    // @types/node comes from this repository: a user's project has its own.
+    const types = ['--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
+    await expect(run(tsc, [...options, ...types, 'consumer.ts'], { cwd: app })).resolves.toBeDefined();
+  }, SLOW);
+});
+
+/**
+ * The environment without what `npm test` adds for its own package (npm_config_local_prefix,
+ * npm_package_*, …): a nested npm in another directory must not act on this repository.
+ */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(name) && !/^npm_config_(cache|userconfig|globalconfig|cafile|registry)$/i.test(name)) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+/** SIGTERM to the child's process group (npx, its shell and the node it runs). */
+function stopGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
+
+/** True once nothing listens at `url` any more (the server closed and its process ended). */
+async function waitUntilRefused(url: string): Promise<boolean> {
+  for (let i = 0; i < 50; i += 1) {
+    try {
+      await fetch(url);
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+/** Every file under `dir`, as paths relative to it with forward slashes. */
+function walk(dir: string, prefix = ''): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const rel = `${prefix}${name}`;
+    if (rel === 'node_modules') return [];
+    return statSync(join(dir, name)).isDirectory() ? walk(join(dir, name), `${rel}/`) : [rel];
+  });
+}
