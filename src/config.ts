@@ -38,6 +38,8 @@ export interface SandboxConfig {
   inspectLimit: number;
   /** CONTRACT §9: orders kept at most; beyond it the oldest finished ones are evicted. */
   maxOrders: number;
+  /** CONTRACT §13: `--state FILE`, loaded at start when it exists, saved on stop. */
+  statePath?: string;
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = {
@@ -82,6 +84,8 @@ export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm
   --webhook-retries L  virtual delays before attempts 2..n, comma-separated
                        (SANDBOX_WEBHOOK_RETRIES; default 5s,5m,30m,2h,5h,10h,10h)
   --inspect-limit N   /v1 requests the inspector keeps (SANDBOX_INSPECT_LIMIT; default 10000)
+  --state FILE        load the state from FILE at start (when it exists), save it there on
+                      SIGINT/SIGTERM and POST /sandbox/state/save (SANDBOX_STATE)
   --max-orders N      orders kept in memory; beyond it the oldest finished ones are evicted
                       (SANDBOX_MAX_ORDERS; default 200000)
   --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
@@ -118,6 +122,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       'webhook-retries': { type: 'string' },
       'inspect-limit': { type: 'string' },
       'max-orders': { type: 'string' },
+      state: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -172,6 +177,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       refillPerSecond: num(pick(values['rate-refill'], 'SANDBOX_RATE_REFILL'), '--rate-refill', 30, (n) => n > 0),
     },
     inspectLimit: num(pick(values['inspect-limit'], 'SANDBOX_INSPECT_LIMIT'), '--inspect-limit', DEFAULT_CONFIG.inspectLimit, (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000),
+    statePath: pick(values.state, 'SANDBOX_STATE') || undefined,
     maxOrders: num(pick(values['max-orders'], 'SANDBOX_MAX_ORDERS'), '--max-orders', DEFAULT_CONFIG.maxOrders, (n) => Number.isInteger(n) && n >= 1 && n <= 100_000_000),
     logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
     clockStart,

@@ -20,6 +20,11 @@ import { LiveFeed, registerDashboard } from './dashboard';
 import { createOrderService, type OrderService } from './orders';
 import { createDispatcher, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from './webhooks';
 import { registerWebhookRoutes } from './control/webhooks.routes';
+import { registerStateRoutes } from './control/state.routes';
+import { readStateFile, writeStateFile } from './state/file';
+import { exportState, restoreState, summarise, type StateParts } from './state/snapshot';
+import { StateDocumentSchema, type StateDocument } from './state/state.schema';
+import { parseOrThrow } from './shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from './control/inspector.routes';
 import { FaultStore } from './faults/fault.store';
 import { RequestLog } from './inspector/request-log';
@@ -71,6 +76,12 @@ export interface Sandbox {
    */
   advance(ms: number): Promise<FiredTimer[]>;
   advanceTo(target: number): Promise<FiredTimer[]>;
+  /** The whole state as one document (CONTRACT §13). */
+  exportState(): StateDocument;
+  /** Replaces the whole state with a document (422 ApiError and nothing changed when invalid). */
+  restoreState(doc: unknown): void;
+  /** Writes the state to `config.statePath` atomically; the bytes written (0 when none is set). */
+  saveState(): number;
   /** Stops the clock's host timer. */
   close(): void;
 }
@@ -85,6 +96,12 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const { wall = systemWallClock, logger: givenLogger, ...rest } = overrides;
   const config: SandboxConfig = { ...DEFAULT_CONFIG, ...rest };
   const logger = givenLogger ?? pino({ level: config.logLevel });
+  // CONTRACT §13: a saved state brings its seed, so the demo partner and later ids match it.
+  const saved = config.statePath ? readStateFile(config.statePath) : undefined;
+  if (saved && saved.seed !== config.seed) {
+    logger.info({ seed: saved.seed, given: config.seed }, 'using the seed the state file was saved with');
+    config.seed = saved.seed;
+  }
   const clock = new VirtualClock({
     start: config.clockStart ?? wall.now(),
     mode: config.clockMode,
@@ -148,6 +165,12 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const faults = new FaultStore(config.seed);
   const live = new LiveFeed({ clock, orders, dispatcher, requests });
 
+  const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults };
+  if (saved) {
+    restoreState(stateParts, saved);
+    logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
+  }
+
   const sandbox: Sandbox = {
     config,
     app: undefined as unknown as Koa,
@@ -158,7 +181,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     partners,
     rateLimiter,
     logger,
-    demoPartner,
+    /** The registry's record (a restored state may carry rotated keys). */
+    get demoPartner() {
+      return partners.get(demoPartner.client_id) ?? demoPartner;
+    },
     orders,
     dispatcher,
     requests,
@@ -180,6 +206,13 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       // Attempts already under way finish first, at the time they started (the clock settles
       // before its first timer): a retry they schedule inside the span then fires here too.
       return clock.advanceToAsync(target, () => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined));
+    },
+    exportState: () => exportState(stateParts),
+    restoreState(doc) {
+      restoreState(stateParts, parseOrThrow(StateDocumentSchema, doc));
+    },
+    saveState() {
+      return config.statePath ? writeStateFile(config.statePath, exportState(stateParts)) : 0;
     },
     close() {
       clock.stop();
@@ -220,6 +253,13 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerDashboard(api, { live });
+      registerStateRoutes(api, {
+        exportState: () => exportState(stateParts),
+        restoreState: (doc) => restoreState(stateParts, doc),
+        summary: () => summarise(stateParts),
+        statePath: config.statePath,
+        save: (path) => writeStateFile(path, exportState(stateParts)),
+      });
       api.route(
         { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' },
         () => {
@@ -282,6 +322,14 @@ export async function startSandbox(overrides: SandboxOverrides = {}): Promise<Ru
         now: () => wall.now(),
       });
       sandbox.close();
+      if (sandbox.config.statePath) {
+        try {
+          const bytes = sandbox.saveState();
+          logger.info({ path: sandbox.config.statePath, bytes, orders: sandbox.orders.store.orders.size, timers: sandbox.clock.pending }, 'state saved');
+        } catch (err) {
+          logger.error({ err, path: sandbox.config.statePath }, 'state could not be saved');
+        }
+      }
       const pending = { ...report, pendingTimers: sandbox.clock.pending, retryingDeliveries: dispatcher.list().filter((d) => d.status === 'retrying').length };
       if (report.requestsCut > 0 || report.attemptsCut > 0) logger.warn(pending, 'stopped: cut work still in flight after the grace period');
       else logger.info(pending, 'stopped: nothing in flight was cut');

@@ -38,6 +38,16 @@ export interface PartnerRegistry {
   allowsIp(partner: Partner, ip: string): boolean;
   /** Drops every partner but those listed. */
   retainOnly(clientIds: readonly string[]): void;
+  /** Partners and their revoked keys, for a state snapshot (CONTRACT §13). */
+  exportState(): PartnersState;
+  /** Replaces every partner with a snapshot's (validated by the caller). */
+  restore(state: PartnersState): void;
+}
+
+/** The registry's part of a state snapshot. */
+export interface PartnersState {
+  partners: Partner[];
+  revoked_keys: Array<{ key: string; client_id: string; environment: Environment; kind: KeyKind }>;
 }
 
 /** Creates the registry; ids (keys, client ids) come from the seeded generator. */
@@ -146,6 +156,24 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
       const family = isIP(addr);
       if (!bl || family === 0) return false;
       return bl.check(addr, family === 4 ? 'ipv4' : 'ipv6');
+    },
+    exportState() {
+      const revoked: PartnersState['revoked_keys'] = [];
+      for (const [key, e] of keyIndex) if (e.revoked) revoked.push({ key, client_id: e.clientId, environment: e.env, kind: e.kind });
+      return { partners: [...partners.values()].map((p) => structuredClone(p)), revoked_keys: revoked };
+    },
+    restore(state) {
+      partners.clear();
+      keyIndex.clear();
+      blockLists.clear();
+      for (const r of state.revoked_keys) keyIndex.set(r.key, { clientId: r.client_id, env: r.environment, kind: r.kind, revoked: true });
+      for (const p of state.partners) {
+        const partner = structuredClone(p);
+        partners.set(partner.client_id, partner);
+        setWhitelist(partner.client_id, partner.ip_whitelist);
+        index(partner.client_id, 'test', partner.keys.test);
+        index(partner.client_id, 'live', partner.keys.live);
+      }
     },
     retainOnly(clientIds) {
       const keep = new Set(clientIds);

@@ -2,6 +2,8 @@ import { signedCurl } from '../auth';
 import { ConfigError, loadConfig, USAGE } from '../config';
 import { startSandbox, VERSION } from '../main';
 import { FixtureError } from '../reference';
+import { ApiError } from '../shared/errors';
+import { StateFileError } from '../state/file';
 
 /**
  * `ramp-sandbox serve` (`npm start`): the sandbox on 127.0.0.1:4010 with the demo partner, and
@@ -42,6 +44,10 @@ async function serve(argv: string[]): Promise<void> {
     }
     if (e instanceof FixtureError) {
       process.stderr.write(`Bad fixtures: ${e.message}\n`);
+      process.exit(1);
+    }
+    if (e instanceof StateFileError || (config.statePath && e instanceof ApiError)) {
+      process.stderr.write(`Bad state file: ${e instanceof ApiError ? `${config.statePath}: ` : ''}${e.message}\n`);
       process.exit(1);
     }
     throw error;

@@ -1,3 +1,5 @@
+import type { TimerTag } from './timer-queue';
+
 /** Domain time (CONTRACT §2): what `created_at`, `expires_at`, TTLs and delays are measured on. */
 export interface Clock {
   /** Virtual now, Unix ms. */
@@ -7,7 +9,7 @@ export interface Clock {
 /** A clock that can also run callbacks at a virtual time. */
 export interface Scheduler extends Clock {
   /** Runs `fire` when the virtual clock reaches `at` (at once on the next tick if `at` is past). */
-  setTimer(at: number, fire: () => void, label?: string): number;
+  setTimer(at: number, fire: () => void, label?: string, tag?: TimerTag): number;
   /** Cancels a timer; unknown or fired ids are ignored. */
   clearTimer(id: number): void;
 }

@@ -1,3 +1,4 @@
 export * from './clock';
 export * from './virtual-clock';
 export * from './duration';
+export type { TimerTag } from './timer-queue';

@@ -8,6 +8,14 @@ export interface TimerEntry {
   label: string;
   fire: () => void;
   cancelled: boolean;
+  /** What the timer is for, as plain data, so a state snapshot can re-create it (CONTRACT §13). */
+  tag?: TimerTag;
+}
+
+/** A timer's purpose as JSON: `kind` names the module that can re-create it. */
+export interface TimerTag {
+  kind: string;
+  [field: string]: unknown;
 }
 
 /** Width of a bucket of due times, virtual ms. */
@@ -106,8 +114,8 @@ export class TimerQueue {
     return this.byId.size;
   }
 
-  push(due: number, fire: () => void, label: string): number {
-    const entry: TimerEntry = { id: this.nextId++, due, seq: this.seq++, at: due, label, fire, cancelled: false };
+  push(due: number, fire: () => void, label: string, tag?: TimerTag): number {
+    const entry: TimerEntry = { id: this.nextId++, due, seq: this.seq++, at: due, label, fire, cancelled: false, tag };
     this.byId.set(entry.id, entry);
     this.insert(entry);
     return entry.id;
@@ -136,6 +144,11 @@ export class TimerQueue {
     bucket.pop();
     this.byId.delete(top.id);
     return top;
+  }
+
+  /** Every pending timer in firing order. */
+  entries(): TimerEntry[] {
+    return [...this.byId.values()].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
   }
 
   clear(): void {

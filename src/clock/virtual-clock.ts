@@ -1,5 +1,5 @@
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
-import { TimerQueue } from './timer-queue';
+import { TimerQueue, type TimerTag } from './timer-queue';
 
 export type ClockMode = 'realtime' | 'manual';
 
@@ -52,6 +52,14 @@ export class AdvanceInterruptedError extends Error {
     this.name = 'AdvanceInterruptedError';
   }
 }
+/** The clock's own part of a state snapshot (CONTRACT §13). */
+export interface ClockState {
+  now_ms: number;
+  start_ms: number;
+  mode: ClockMode;
+  speed: number;
+}
+
 /** The latest instant a Date can hold, less a century of headroom for timers set after it. */
 const MAX_INSTANT = 8.64e15 - 100 * 365 * 86_400_000;
 
@@ -66,7 +74,7 @@ export class VirtualClock implements Scheduler {
   private readonly wall: WallClock;
   private readonly host: HostTimers;
   private readonly onError: (error: unknown, label: string) => void;
-  private readonly startMs: number;
+  private startMs: number;
   private modeValue: ClockMode;
   private speedValue: number;
   /** Virtual time at the anchor, and the wall time of the anchor (realtime mode). */
@@ -123,8 +131,8 @@ export class VirtualClock implements Scheduler {
     return this.lastNow;
   }
 
-  setTimer(at: number, fire: () => void, label = 'timer'): number {
-    const id = this.queue.push(at, fire, label);
+  setTimer(at: number, fire: () => void, label = 'timer', tag?: TimerTag): number {
+    const id = this.queue.push(at, fire, label, tag);
     if (!this.firing) this.arm();
     return id;
   }
@@ -216,6 +224,36 @@ export class VirtualClock implements Scheduler {
     this.arm();
   }
 
+  /** Pending timers in firing order, with the tags that say what they are for (CONTRACT §13). */
+  pendingTimers(): Array<{ due: number; label: string; tag: TimerTag | undefined }> {
+    return this.queue.entries().map((e) => ({ due: e.due, label: e.label, tag: e.tag }));
+  }
+
+  /** The clock's own state for a snapshot (its timers belong to the modules that set them). */
+  exportState(): ClockState {
+    return { now_ms: this.now(), start_ms: this.startMs, mode: this.modeValue, speed: this.speedValue };
+  }
+
+  /**
+   * Puts the clock at a snapshot's instant with no timers (the modules re-create theirs),
+   * stopping any advance under way as a reset does.
+   */
+  restore(state: ClockState): void {
+    this.checkInstant(state.now_ms);
+    this.checkInstant(state.start_ms);
+    this.epoch++;
+    this.pinned = null;
+    this.firing = false;
+    this.queue.clear();
+    this.startMs = state.start_ms;
+    this.modeValue = state.mode;
+    this.speedValue = checkSpeed(state.speed);
+    this.lastNow = state.now_ms;
+    this.anchorVirtual = state.now_ms;
+    this.anchorWall = this.wall.now();
+    this.arm();
+  }
+
   /** Stops the host timer (the process may exit); timers stay queued. */
   stop(): void {
     if (this.hostHandle !== null) this.host.clear(this.hostHandle);
@@ -249,6 +287,10 @@ export class VirtualClock implements Scheduler {
       this.onError(error, entry.label);
     }
     return true;
+  }
+
+  private checkInstant(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0 || ms > MAX_INSTANT) throw new RangeError(`not an instant the clock can hold: ${ms}`);
   }
 
   private checkTarget(target: number): void {

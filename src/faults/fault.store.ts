@@ -59,6 +59,13 @@ export const FaultSchema = z
   .meta({ id: 'Fault' });
 export type Fault = z.output<typeof FaultSchema>;
 
+export const FaultsStateSchema = z.object({
+  faults: z.array(FaultSchema),
+  serial: z.number().int().nonnegative(),
+  rng_state: z.number().int().nonnegative(),
+});
+export type FaultsState = z.output<typeof FaultsStateSchema>;
+
 /** What a fault does to one request, decided when it matches. */
 export interface FaultEffect {
   fault: Fault;
@@ -85,10 +92,34 @@ export class FaultStore {
   private readonly faults: Fault[] = [];
   private readonly globs = new Map<string, RegExp>();
   private serial = 0;
-  private random: () => number;
+  /** The PRNG's whole state (mulberry32): rates stay deterministic across a snapshot. */
+  private rng: number;
 
   constructor(private readonly seed = 1) {
-    this.random = mulberry32(seed);
+    this.rng = seed >>> 0;
+  }
+
+  private random(): number {
+    const [next, value] = mulberry32(this.rng);
+    this.rng = next;
+    return value;
+  }
+
+  /** Faults and the generator's state for a state snapshot (CONTRACT §13). */
+  exportState(): FaultsState {
+    return { faults: structuredClone(this.faults), serial: this.serial, rng_state: this.rng };
+  }
+
+  /** Replaces every fault with a validated snapshot's. */
+  restore(state: FaultsState): void {
+    this.faults.length = 0;
+    this.globs.clear();
+    for (const fault of structuredClone(state.faults)) {
+      this.faults.push(fault);
+      if (fault.path) this.globs.set(fault.id, globToRegExp(fault.path));
+    }
+    this.serial = state.serial;
+    this.rng = state.rng_state >>> 0;
   }
 
   add(input: FaultInput): Fault {
@@ -124,7 +155,7 @@ export class FaultStore {
   clear(): void {
     this.faults.length = 0;
     this.globs.clear();
-    this.random = mulberry32(this.seed);
+    this.rng = this.seed >>> 0;
   }
 
   get size(): number {
@@ -162,14 +193,11 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${re}/?$`);
 }
 
-/** A small seeded PRNG (mulberry32): deterministic fault rates under the sandbox seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** One step of mulberry32, a small seeded PRNG: the next state and a number in [0, 1). */
+function mulberry32(state: number): [number, number] {
+  const a = (state + 0x6d2b79f5) >>> 0;
+  let t = a;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return [a, ((t ^ (t >>> 14)) >>> 0) / 4294967296];
 }

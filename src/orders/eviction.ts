@@ -49,8 +49,8 @@ export function createEviction(deps: EvictionDeps) {
     get count() {
       return evicted;
     },
-    reset(): void {
-      evicted = 0;
+    reset(count = 0): void {
+      evicted = count;
       nextScanAt = maxOrders + 1;
     },
   };

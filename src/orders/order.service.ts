@@ -1,5 +1,5 @@
 import type { Partner } from '../auth';
-import { ISO, type VirtualClock } from '../clock';
+import { ISO, type TimerTag, type VirtualClock } from '../clock';
 import { price, type Leg, type OrderType } from '../pricing/pricing';
 import {
   lookupMagicAccount,
@@ -43,6 +43,7 @@ import {
   type QuoteBody,
 } from './order.schemas';
 import { createEviction } from './eviction';
+import { orderFromSnapshot, orderSnapshot, quoteFromSnapshot, type OrdersState } from './order.state';
 import { OrderStore, type OrderRecord, type QuoteRecord, type Recipient, type TimelineRecord } from './order.store';
 import { toDetail, toQuoteView, toSummary, type OrderDetail, type OrderSummary, type Precisions } from './order.view';
 
@@ -73,6 +74,8 @@ export interface OrderServiceDeps {
   /** Told of each batch of evicted orders, to forget what hangs off them (deliveries). */
   onEvicted?: (orders: ReadonlySet<OrderRecord>) => void;
 }
+
+type AutoPayin = Extract<MagicAmountBehaviour, { kind: 'auto_payin' }>;
 
 export const ALL_INCLUDES: ReadonlySet<Include> = new Set(['payout', 'timeline']);
 const NO_INCLUDES: ReadonlySet<Include> = new Set();
@@ -137,8 +140,12 @@ export function createOrderService(deps: OrderServiceDeps) {
     };
     store.quotes.set(q.quote_id, q);
     // Forget the quote an hour after it expires; until then, using it is a clear 400.
-    clock.setTimer(q.expires_at + 3_600_000, () => store.quotes.delete(q.quote_id), `quote ${q.quote_id}: forget`);
+    forgetQuoteAt(q.quote_id, q.expires_at + 3_600_000);
     return toQuoteView(q);
+  }
+
+  function forgetQuoteAt(quoteId: string, at: number) {
+    clock.setTimer(at, () => store.quotes.delete(quoteId), `quote ${quoteId}: forget`, { kind: 'quote_forget', quote_id: quoteId });
   }
 
   /**
@@ -323,8 +330,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     }
   }
 
-  function scheduleMagicPayin(order: OrderRecord, magic: Extract<MagicAmountBehaviour, { kind: 'auto_payin' }>) {
-    const at = Math.max(clock.now(), order.created_at) + MAGIC_PAYIN_DELAY_MS;
+  function scheduleMagicPayin(order: OrderRecord, magic: AutoPayin, at = Math.max(clock.now(), order.created_at) + MAGIC_PAYIN_DELAY_MS) {
     clock.setTimer(
       at,
       () => {
@@ -333,6 +339,7 @@ export function createOrderService(deps: OrderServiceDeps) {
         recordPayin(order, amount, magic.confirmed, undefined);
       },
       `${order.reference}: magic pay-in`,
+      { kind: 'magic_payin', reference: order.reference, fraction: magic.fraction, confirmed: magic.confirmed },
     );
   }
 
@@ -525,19 +532,8 @@ export function createOrderService(deps: OrderServiceDeps) {
           const event = params.event as OrderEvent;
           const delay = Number(params.delay ?? 0);
           cancelTimer(order, id);
-          if (delay <= 0) {
-            queue.push(event);
-          } else {
-            const timer = clock.setTimer(
-              clock.now() + delay,
-              () => {
-                order.timers = order.timers.filter(([key]) => key !== id);
-                dispatch(order, event);
-              },
-              `${order.reference}: ${describeTimer(id)}`,
-            );
-            order.timers.push([id, timer]);
-          }
+          if (delay <= 0) queue.push(event);
+          else setOrderTimer(order, id, event, clock.now() + delay);
           break;
         }
         case 'xstate.cancel':
@@ -547,6 +543,41 @@ export function createOrderService(deps: OrderServiceDeps) {
           break;
       }
     }
+  }
+
+  /** A delayed event of the machine (`after`, a raised delay) on the virtual clock. */
+  function setOrderTimer(order: OrderRecord, id: string, event: OrderEvent, at: number) {
+    const timer = clock.setTimer(
+      at,
+      () => {
+        order.timers = order.timers.filter(([key]) => key !== id);
+        dispatch(order, event);
+      },
+      `${order.reference}: ${describeTimer(id)}`,
+      { kind: 'order', reference: order.reference, id, event },
+    );
+    order.timers.push([id, timer]);
+  }
+
+  /**
+   * Re-creates one of this service's timers from the tag a snapshot kept (CONTRACT §13);
+   * false when the tag is not the service's or names an order or quote that is not stored.
+   */
+  function reviveTimer(tag: TimerTag, due: number): boolean {
+    const order = typeof tag.reference === 'string' ? store.orders.get(tag.reference) : undefined;
+    if (tag.kind === 'quote_forget' && typeof tag.quote_id === 'string') {
+      forgetQuoteAt(tag.quote_id, due);
+      return true;
+    }
+    if (tag.kind === 'order' && order && typeof tag.id === 'string') {
+      setOrderTimer(order, tag.id, tag.event as OrderEvent, due);
+      return true;
+    }
+    if (tag.kind === 'magic_payin' && order) {
+      scheduleMagicPayin(order, { kind: 'auto_payin', fraction: Number(tag.fraction), confirmed: tag.confirmed === true }, due);
+      return true;
+    }
+    return false;
   }
 
   function cancelTimer(order: OrderRecord, id: string) {
@@ -751,6 +782,24 @@ export function createOrderService(deps: OrderServiceDeps) {
     machines,
     timings,
     store,
+    /** Orders and quotes for a state snapshot (CONTRACT §13); timers are the clock's to list. */
+    exportState(): OrdersState {
+      return {
+        orders: [...store.orders.values()].map(orderSnapshot),
+        quotes: [...store.quotes.values()].map((q) => structuredClone(q)),
+        evicted_orders: eviction.count,
+      };
+    },
+    /** Replaces every order and quote with a validated snapshot's; then revive the timers. */
+    restoreState(state: OrdersState): void {
+      store.clear();
+      rendered.clear();
+      eviction.reset(state.evicted_orders);
+      for (const entry of state.orders) store.add(orderFromSnapshot(entry));
+      for (const entry of state.quotes) store.quotes.set(entry.quote_id, quoteFromSnapshot(entry));
+      for (const changed of changeListeners) changed(null);
+    },
+    reviveTimer,
     /** Orders evicted to stay within `maxOrders` (CONTRACT §9). */
     get evictedCount() {
       return eviction.count;

@@ -1,4 +1,4 @@
-import { Faker, en } from '@faker-js/faker';
+import { Faker, en, generateMersenne53Randomizer, type Randomizer } from '@faker-js/faker';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const UPPER_NUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -15,11 +15,34 @@ export interface Ids {
   readonly faker: Faker;
   /** Reseeds: the sequence restarts as after creation with `seed`. */
   reseed(seed: number): void;
+  /** Where the sequence stands, for a state snapshot (CONTRACT §13). */
+  exportState(): IdsState;
+  /** Continues the sequence from a snapshot: the same ids follow as if it had never stopped. */
+  restore(state: IdsState): void;
+}
+
+/** The seed and how many numbers were drawn since (faker's generator state is not readable). */
+export interface IdsState {
+  seed: number;
+  draws: number;
 }
 
 /** Creates a seeded id generator. */
 export function createIds(seed: number): Ids {
-  const faker = new Faker({ locale: [en] });
+  // faker's default generator, counted: replaying `draws` numbers restores its state.
+  const inner = generateMersenne53Randomizer();
+  let current = { seed, draws: 0 };
+  const randomizer: Randomizer = {
+    next() {
+      current.draws++;
+      return inner.next();
+    },
+    seed(next) {
+      inner.seed(next);
+      current = { seed: typeof next === 'number' ? next : Number(next[0] ?? 0), draws: 0 };
+    },
+  };
+  const faker = new Faker({ locale: [en], randomizer });
   faker.seed(seed);
   const pick = (alphabet: string, length: number) => randomString(faker, alphabet, length);
   return {
@@ -28,6 +51,12 @@ export function createIds(seed: number): Ids {
     id: (prefix) => `${prefix}${pick(ALNUM, 20)}`,
     reference: () => `ORD${pick(UPPER_NUM, 13)}`,
     reseed: (next) => faker.seed(next),
+    exportState: () => ({ ...current }),
+    restore(state) {
+      faker.seed(state.seed);
+      for (let i = 0; i < state.draws; i++) inner.next();
+      current = { seed: state.seed, draws: state.draws };
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Partner, PartnerRegistry } from '../auth';
 import { sign } from '../auth';
-import { ISO, type VirtualClock, type WallClock } from '../clock';
+import { ISO, type TimerTag, type VirtualClock, type WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
@@ -180,6 +180,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     // From the attempt's own virtual time, however long the receiver took in wall time.
     const at = record.virtual_at + delay;
     delivery.next_attempt_at = at;
+    scheduleRetry(delivery, at);
+  }
+
+  function scheduleRetry(delivery: Delivery, at: number): void {
     delivery.timer = clock.setTimer(
       at,
       () => {
@@ -187,6 +191,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         void track(attempt(delivery, false));
       },
       `${delivery.id}: retry ${delivery.automaticAttempts + 1} of ${maxAutomatic} (${delivery.event}${delivery.order ? ` ${delivery.order}` : ''})`,
+      { kind: 'delivery_retry', id: delivery.id },
     );
   }
 
@@ -270,6 +275,33 @@ export function createDispatcher(deps: DispatcherDeps) {
       }
       if (forgotten > 0) changed(null);
       return forgotten;
+    },
+    /** Every delivery for a state snapshot (CONTRACT §13); retry timers are the clock's to list. */
+    exportState(): Array<Omit<Delivery, 'timer'>> {
+      return [...deliveries.values()].map(({ timer: _timer, ...d }) => structuredClone(d));
+    },
+    /**
+     * Replaces the log with a validated snapshot's. An attempt that was in flight when the
+     * snapshot was taken lost its answer: it is sent again as soon as the clock next moves.
+     */
+    restoreState(saved: ReadonlyArray<Omit<Delivery, 'timer'>>): void {
+      for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
+      deliveries.clear();
+      inFlight.clear();
+      generation++;
+      for (const entry of saved) {
+        const delivery: Delivery = { ...structuredClone(entry), timer: null, inFlight: false };
+        deliveries.set(delivery.id, delivery);
+        if (entry.inFlight) scheduleRetry(delivery, clock.now());
+      }
+      changed(null);
+    },
+    /** Re-creates a retry timer from its snapshot tag; false when the tag is not the dispatcher's. */
+    reviveTimer(tag: TimerTag, due: number): boolean {
+      const delivery = tag.kind === 'delivery_retry' && typeof tag.id === 'string' ? deliveries.get(tag.id) : undefined;
+      if (!delivery) return false;
+      scheduleRetry(delivery, due);
+      return true;
     },
     /** Called with each delivery that changes (null: every delivery went); returns the unsubscribe. */
     onChange(listener: (delivery: Delivery | null) => void): () => void {

@@ -45,7 +45,12 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
   });
   const demoPartner = running.sandbox.demoPartner;
   const demo: Caller = { clientId: demoPartner.client_id, keys: { test: { ...demoPartner.keys.test }, live: { ...demoPartner.keys.live } } };
+  return { ...running, ...clientFor(running.url, demo) };
+}
 
+/** The test client (signed, control, … every response checked against OpenAPI) for any sandbox URL. */
+export function clientFor(url: string, demo: Caller): Omit<TestServer, keyof RunningSandbox> {
+  const running = { url };
   let checker: ResponseChecker | undefined;
   const openapi = async () => {
     if (!checker) {
@@ -69,8 +74,7 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
     return { status: res.status, headers: res.headers, body, text };
   };
 
-  const server: TestServer = {
-    ...running,
+  const server: Omit<TestServer, keyof RunningSandbox> = {
     openapi,
     demo,
     request,

@@ -5,6 +5,13 @@ import { MAX_JSON_DEPTH, tooDeepField } from '../../shared/json-depth';
 import { ERROR_MESSAGES, toApiError } from './errors';
 
 const LIMIT = '1mb';
+/**
+ * `PUT /sandbox/state` carries a whole sandbox (CONTRACT §13): a larger body, and orders'
+ * metadata (64 levels of its own) sits a few levels down in the document.
+ */
+const STATE_PATH = '/sandbox/state';
+const STATE_LIMIT = '256mb';
+const STATE_DEPTH = MAX_JSON_DEPTH + 8;
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
 /**
@@ -15,21 +22,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
  * authentication (CONTRACT §8: auth comes first).
  */
 export function parseBody(): Middleware {
-  const parser = bodyParser({
-    enableTypes: ['json', 'text'],
-    jsonLimit: LIMIT,
-    textLimit: LIMIT,
-    strict: true,
-    extendTypes: { text: ['*/*'] },
-    onerror: (err, ctx) => {
-      const error = toApiError(err);
-      if (error?.status === 413) throw error;
-      const raw = (err as { body?: unknown }).body;
-      ctx.request.rawBody = typeof raw === 'string' ? raw : '';
-      ctx.state.bodyError = new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.malformedJson}: ${(err as Error).message}`);
-    },
-  });
-  const parse = parser as unknown as Middleware;
+  const parser = createParser(LIMIT) as unknown as Middleware;
+  const stateParser = createParser(STATE_LIMIT) as unknown as Middleware;
   return (ctx, next) => {
     // Most requests (every GET) carry no body: skip the parser's content-type probing.
     if (ctx.req.headers['content-length'] === undefined && ctx.req.headers['transfer-encoding'] === undefined) {
@@ -42,8 +36,25 @@ export function parseBody(): Middleware {
       ctx.state.contentTypeMissing = true;
       ctx.req.headers['content-type'] = 'application/octet-stream';
     }
-    return parse(ctx, next);
+    return (ctx.path === STATE_PATH ? stateParser : parser)(ctx, next);
   };
+}
+
+function createParser(limit: string) {
+  return bodyParser({
+    enableTypes: ['json', 'text'],
+    jsonLimit: limit,
+    textLimit: limit,
+    strict: true,
+    extendTypes: { text: ['*/*'] },
+    onerror: (err, ctx) => {
+      const error = toApiError(err);
+      if (error?.status === 413) throw error;
+      const raw = (err as { body?: unknown }).body;
+      ctx.request.rawBody = typeof raw === 'string' ? raw : '';
+      ctx.state.bodyError = new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.malformedJson}: ${(err as Error).message}`);
+    },
+  });
 }
 
 /**
@@ -63,8 +74,9 @@ export function requireJsonBody(ctx: Context): void {
     ctx.request.body = {};
     return;
   }
-  const field = tooDeepField(ctx.request.body);
-  if (field !== undefined) throw validationError(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const max = ctx.path === STATE_PATH ? STATE_DEPTH : MAX_JSON_DEPTH;
+  const field = tooDeepField(ctx.request.body, max);
+  if (field !== undefined) throw validationError(field, `nested deeper than ${max} levels`);
 }
 
 

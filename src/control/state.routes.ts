@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { Api } from '../http/api';
+import { badRequest } from '../shared/errors';
+import { StateDocumentSchema, StateSummarySchema, type StateDocument, type StateSummary } from '../state/state.schema';
+
+const admin = { auth: 'admin', tag: 'sandbox' } as const;
+
+const SavedSchema = z
+  .object({ path: z.string(), bytes: z.number().int().nonnegative(), summary: StateSummarySchema })
+  .meta({ id: 'StateSaved' });
+
+export interface StateRoutesDeps {
+  exportState(): StateDocument;
+  restoreState(doc: StateDocument): void;
+  summary(): StateSummary;
+  /** `--state FILE`, if set: where `POST /sandbox/state/save` writes. */
+  statePath: string | undefined;
+  save(path: string): number;
+}
+
+/** CONTRACT §13: the whole state as one document, replaced whole, and saved to `--state FILE`. */
+export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
+  api.route(
+    { ...admin, method: 'GET', path: '/sandbox/state', operationId: 'getState', summary: 'The whole sandbox state as one JSON document', data: StateDocumentSchema, message: 'State retrieved' },
+    () => deps.exportState(),
+  );
+  api.route(
+    {
+      ...admin,
+      method: 'PUT',
+      path: '/sandbox/state',
+      operationId: 'putState',
+      summary: 'Replace the whole state with a document from GET /sandbox/state (422 and nothing changed if it does not validate)',
+      body: StateDocumentSchema,
+      data: StateSummarySchema,
+      message: 'State restored',
+    },
+    ({ body }) => {
+      deps.restoreState(body);
+      return deps.summary();
+    },
+  );
+  api.route(
+    { ...admin, method: 'POST', path: '/sandbox/state/save', operationId: 'saveState', summary: 'Write the state to --state FILE now (atomically)', data: SavedSchema, message: 'State saved', errors: [400] },
+    () => {
+      if (!deps.statePath) throw badRequest('No state file: start the sandbox with --state FILE (or SANDBOX_STATE) to save to one; GET /sandbox/state returns the document');
+      return { path: deps.statePath, bytes: deps.save(deps.statePath), summary: deps.summary() };
+    },
+  );
+}

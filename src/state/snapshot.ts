@@ -1,0 +1,119 @@
+import type { PartnerRegistry } from '../auth';
+import { ISO, type VirtualClock } from '../clock';
+import type { FaultStore } from '../faults/fault.store';
+import type { OrderService } from '../orders';
+import { validationError } from '../shared/errors';
+import type { Ids } from '../shared/ids';
+import type { Dispatcher } from '../webhooks';
+import { STATE_FORMAT_VERSION, type StateDocument, type StateSummary, type TimerSnapshot } from './state.schema';
+
+/** What a snapshot reads and a restore replaces: everything a sandbox holds but its config. */
+export interface StateParts {
+  seed: number;
+  version: string;
+  clock: VirtualClock;
+  ids: Ids;
+  partners: PartnerRegistry;
+  orders: OrderService;
+  dispatcher: Dispatcher;
+  faults: FaultStore;
+}
+
+/** The whole state as one JSON document (CONTRACT §13). */
+export function exportState(p: StateParts): StateDocument {
+  const timers: TimerSnapshot[] = p.clock.pendingTimers().map(({ due, label, tag }) => {
+    if (!tag) throw new Error(`timer "${label}" has no tag: it could not be restored`);
+    return { due, label, tag } as TimerSnapshot;
+  });
+  const { partners, revoked_keys } = p.partners.exportState();
+  const { orders, quotes, evicted_orders } = p.orders.exportState();
+  return {
+    version: STATE_FORMAT_VERSION,
+    sandbox_version: p.version,
+    seed: p.seed,
+    ids: p.ids.exportState(),
+    clock: p.clock.exportState(),
+    partners,
+    revoked_keys,
+    quotes,
+    orders,
+    evicted_orders,
+    timers,
+    deliveries: p.dispatcher.exportState(),
+    faults: p.faults.exportState(),
+  };
+}
+
+/**
+ * Replaces the whole state with `doc` (already shape-checked by its schema): the references
+ * inside it are checked first (422 naming the field, nothing changed), then every part is
+ * replaced and every timer re-created in its firing order. If anything still fails, the
+ * state from before is put back: a restore fully succeeds or changes nothing.
+ */
+export function restoreState(p: StateParts, doc: StateDocument): void {
+  checkReferences(p, doc);
+  const before = exportState(p);
+  try {
+    apply(p, doc);
+  } catch (error) {
+    apply(p, before);
+    throw error;
+  }
+}
+
+export function summarise(p: StateParts): StateSummary {
+  return {
+    partners: p.partners.list().length,
+    orders: p.orders.store.orders.size,
+    quotes: p.orders.store.quotes.size,
+    deliveries: p.dispatcher.list().length,
+    timers: p.clock.pending,
+    clock: { now: ISO(p.clock.now()), mode: p.clock.mode },
+  };
+}
+
+function apply(p: StateParts, doc: StateDocument): void {
+  p.clock.restore(doc.clock);
+  p.ids.restore(doc.ids);
+  p.partners.restore({ partners: doc.partners, revoked_keys: doc.revoked_keys });
+  p.orders.restoreState({ orders: doc.orders, quotes: doc.quotes, evicted_orders: doc.evicted_orders });
+  p.dispatcher.restoreState(doc.deliveries);
+  p.faults.restore(doc.faults);
+  doc.timers.forEach((timer, i) => {
+    const revived = p.orders.reviveTimer(timer.tag, timer.due) || p.dispatcher.reviveTimer(timer.tag, timer.due);
+    if (!revived) throw validationError(`timers.${i}.tag`, `names nothing in this document (${timer.label})`);
+  });
+}
+
+/** The checks a schema cannot make: the seed, unique ids, and what timers and records point at. */
+function checkReferences(p: StateParts, doc: StateDocument): void {
+  if (doc.seed !== p.seed) {
+    throw validationError('seed', `the state was saved with seed ${doc.seed}; start the sandbox with --seed ${doc.seed} to load it (this one runs seed ${p.seed})`);
+  }
+  if (doc.clock.now_ms < doc.clock.start_ms) throw validationError('clock.now_ms', 'is before clock.start_ms');
+  const unique = (field: string, values: string[]) => {
+    const seen = new Set<string>();
+    values.forEach((v, i) => {
+      if (seen.has(v)) throw validationError(`${field}.${i}`, `${v} appears twice`);
+      seen.add(v);
+    });
+    return seen;
+  };
+  const partners = unique('partners', doc.partners.map((x) => x.client_id));
+  const orders = unique('orders', doc.orders.map((o) => o.reference));
+  const deliveries = unique('deliveries', doc.deliveries.map((d) => d.id));
+  unique('quotes', doc.quotes.map((q) => q.quote_id));
+  unique('faults.faults', doc.faults.faults.map((f) => f.id));
+  doc.orders.forEach((o, i) => {
+    if (!partners.has(o.clientId)) throw validationError(`orders.${i}.clientId`, `partner ${o.clientId} is not in partners`);
+  });
+  doc.timers.forEach((t, i) => {
+    const tag = t.tag;
+    if ((tag.kind === 'order' || tag.kind === 'magic_payin') && !orders.has(tag.reference)) {
+      throw validationError(`timers.${i}.tag.reference`, `order ${tag.reference} is not in orders`);
+    }
+    if (tag.kind === 'delivery_retry' && !deliveries.has(tag.id)) {
+      throw validationError(`timers.${i}.tag.id`, `delivery ${tag.id} is not in deliveries`);
+    }
+  });
+}

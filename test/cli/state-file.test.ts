@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { clientFor, startTestServer, T0, type Caller, type TestServer } from '../support/server';
+import { firstHalf, secondHalf } from '../support/state-script';
+
+// CONTRACT §13: --state FILE is saved on SIGTERM and loaded at start; the run goes on as if
+// the process had never stopped.
+const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
+const SERVE = new URL('../../src/cli/serve.ts', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+let r: Receiver;
+beforeAll(async () => {
+  r = await startReceiver();
+  r.behave((req) => (['1', '2'].includes(String(req.headers['svc-attempt'])) && req.body?.event === 'order.created' ? '500' : 'ok'));
+});
+afterAll(() => r.close());
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+interface Served {
+  child: ChildProcess;
+  client: TestServer;
+  exit: Promise<number | null>;
+  out: () => string;
+}
+
+/** `npm start` with the state file, as a partner's team sandbox would run. */
+function serve(stateFile: string): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const args = ['--port', '0', '--clock', 'manual', '--seed', '5', '--clock-start', new Date(T0).toISOString(), '--webhook-timeout', '2s', '--log-level', 'info', '--state', stateFile];
+    const child = spawn(TSX, [SERVE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    const exit = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    child.stdout!.on('data', (chunk) => {
+      out += String(chunk);
+      const url = /listening on (http:\S+)/.exec(out)?.[1];
+      const m = /svc-client-id\)\s+(\S+)/.exec(out);
+      const key = (env: string, kind: string) => new RegExp(`${env} ${kind} key\\s+(\\S+)`).exec(out)?.[1] ?? '';
+      if (url && m && key('live', 'encryption')) {
+        const keys = (env: string) => ({ public_key: key(env, 'public'), secret_key: key(env, 'secret'), encryption_key: key(env, 'encryption') });
+        const demo: Caller = { clientId: m[1]!, keys: { test: keys('test'), live: keys('live') } };
+        // The process is not in this test's memory: waiting for webhook attempts is the advance's job.
+        const client = { ...clientFor(url, demo), url, sandbox: { dispatcher: { idle: async () => {} } } } as unknown as TestServer;
+        resolve({ child, client, exit, out: () => out });
+      }
+    });
+    child.stderr!.on('data', (chunk) => (out += String(chunk)));
+    setTimeout(() => reject(new Error(`no banner: ${out}`)), 30_000);
+  });
+}
+
+describe('--state FILE', () => {
+  it('saves on SIGTERM, loads at start, and finishes the run exactly as one that never stopped', { timeout: 90_000 }, async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'state-')), 'sandbox.json');
+    const first = await serve(file);
+    const { partner, refs } = await firstHalf(first.client, r.url);
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+    expect(first.out()).toMatch(/"path":"[^"]+sandbox\.json","bytes":\d+[^\n]*state saved/);
+    expect(existsSync(file)).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8')).orders).toHaveLength(4);
+
+    const second = await serve(file);
+    expect(second.out()).toMatch(/"orders":4[^\n]*state loaded/);
+    const resumed = await secondHalf(second.client, partner, [...refs]);
+
+    // POST /sandbox/state/save writes the file now, atomically (no temp file left behind).
+    const saved = await second.client.control('POST', '/sandbox/state/save');
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.data).toMatchObject({ path: file, summary: { orders: 5 } });
+    expect(existsSync(`${file}.${second.child.pid}.tmp`)).toBe(false);
+
+    // The same run in one process, never stopped.
+    const whole = await startTestServer({ seed: 5, webhookTimeoutMs: 2_000 });
+    try {
+      const again = await firstHalf(whole, r.url);
+      expect(again.refs).toEqual(refs);
+      expect(await secondHalf(whole, again.partner, again.refs)).toEqual(resumed);
+    } finally {
+      await whole.close();
+    }
+  });
+
+  it('refuses to start from a state file that does not validate, naming the field', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'state-')), 'bad.json');
+    writeFileSync(file, JSON.stringify({ version: 1, seed: 'five' }));
+    const child = spawn(TSX, [SERVE, '--port', '0', '--state', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let err = '';
+    child.stderr!.on('data', (c) => (err += String(c)));
+    const code = await new Promise<number | null>((res) => child.on('exit', res));
+    expect(code).toBe(1);
+    expect(err).toMatch(/bad\.json: sandbox_version: /);
+  });
+});

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstHalf, outcome, secondHalf } from '../support/state-script';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startTestServer, type TestServer } from '../support/server';
+
+// CONTRACT §13: GET/PUT /sandbox/state. A restored sandbox behaves as if it had never stopped.
+let r: Receiver;
+const servers: TestServer[] = [];
+beforeAll(async () => {
+  r = await startReceiver();
+  // Every order.created is refused twice: a retry is pending when the state is taken.
+  r.behave((req) => (['1', '2'].includes(String(req.headers['svc-attempt'])) && req.body?.event === 'order.created' ? '500' : 'ok'));
+});
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  await r.close();
+});
+async function server(seed = 5) {
+  const s = await startTestServer({ seed, webhookTimeoutMs: 2_000 });
+  servers.push(s);
+  return s;
+}
+
+describe('snapshot and restore', () => {
+  it('continues a restored run exactly as the run that never stopped: references, statuses, timers, webhook bodies', async () => {
+    const a = await server();
+    const { partner, refs } = await firstHalf(a, r.url);
+    await a.sandbox.dispatcher.idle();
+    const doc = (await a.control('GET', '/sandbox/state')).body.data;
+    expect(doc.version).toBe(1);
+    expect(doc.orders).toHaveLength(4);
+    expect(doc.timers.map((t: any) => t.tag.kind)).toEqual(expect.arrayContaining(['order', 'magic_payin', 'quote_forget', 'delivery_retry']));
+    expect(JSON.stringify(doc)).not.toContain('"timers":[["'); // no live timer handles inside orders
+
+    const b = await server();
+    const put = await b.control('PUT', '/sandbox/state', doc);
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.data).toMatchObject({ orders: 4, partners: 2, timers: doc.timers.length });
+    expect((await b.control('GET', '/sandbox/state')).body.data).toEqual(doc);
+
+    const [fromA, fromB] = [await secondHalf(a, partner, [...refs]), await secondHalf(b, partner, [...refs])];
+    expect(fromB).toEqual(fromA);
+    const statuses = (fromA as any).orders.map((o: any) => o.status);
+    expect(statuses).toEqual(['completed', 'pending', 'refunded', 'completed', 'completed']); // the unconfirmed pay-in waits for fulfil
+  });
+
+  it('refuses a document that does not validate with 422, and changes nothing', async () => {
+    const s = await server();
+    await firstHalf(s, r.url);
+    const before = (await s.control('GET', '/sandbox/state')).body.data;
+    const bad = (mutate: (d: any) => void) => {
+      const d = structuredClone(before);
+      mutate(d);
+      return d;
+    };
+    const cases: Array<[any, RegExp]> = [
+      [{ version: 1 }, /^sandbox_version: /],
+      [bad((d) => (d.version = 2)), /^version: /],
+      [bad((d) => (d.orders[0].status = 'teleported')), /^orders\.0\.status: /],
+      [bad((d) => (d.seed = 99)), /^seed: the state was saved with seed 99/],
+      [bad((d) => d.orders.push(d.orders[0])), /^orders\.4: ORD\w+ appears twice/],
+      [bad((d) => (d.timers[0].tag = { kind: 'order', reference: 'ORDNOPE', id: 'x', event: { type: 'EXPIRE' } })), /^timers\.0\.tag\.reference: order ORDNOPE is not in orders/],
+      [bad((d) => (d.clock.now_ms = -1)), /^clock\.now_ms: /],
+    ];
+    for (const [doc, message] of cases) {
+      const res = await s.control('PUT', '/sandbox/state', doc);
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.code).toBe('E_VALIDATION_ERROR');
+      expect(res.body.message).toMatch(message);
+      expect((await s.control('GET', '/sandbox/state')).body.data).toEqual(before);
+    }
+  });
+
+  it('answers POST /sandbox/state/save with 400 when no --state FILE is set', async () => {
+    const s = await server();
+    const res = await s.control('POST', '/sandbox/state/save');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/--state FILE/);
+  });
+
+  it('restores into a sandbox that has its own orders, replacing them, and reset still works after', async () => {
+    const a = await server();
+    const { partner, refs } = await firstHalf(a, r.url);
+    const doc = (await a.control('GET', '/sandbox/state')).body.data;
+    const b = await server();
+    await firstHalf(b, r.url); // other orders (same seed, so same references: replaced, not merged)
+    await b.control('POST', '/sandbox/clock/advance', { duration: '5h' });
+    expect((await b.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+    const got = await outcome(b, partner, refs);
+    expect((got as any).orders.map((o: any) => o.reference)).toEqual(refs);
+    expect((await b.control('POST', '/sandbox/reset')).status).toBe(200);
+    expect((await b.control('GET', '/sandbox/state')).body.data.orders).toEqual([]);
+  });
+});
