@@ -106,7 +106,10 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
     },
   });
 
-  const v1 = (method: string, path: string, body?: unknown) => client.v1(method, path, partner!, env, body);
+  /** Faults this scenario injected and has not removed: removed when it ends. */
+  const injected = new Set<string>();
+  // A step that expects a 429 must see it, not have the client wait it out.
+  const v1 = (method: string, path: string, body?: unknown, step?: Step) => client.v1(method, path, partner!, env, body, step?.expect_error?.status !== 429);
   const control = (method: string, path: string, body?: unknown) => client.control(method, path, body);
 
   const referenceOf = async (value: unknown): Promise<string> => {
@@ -133,6 +136,13 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
   /** A failing API reply becomes a StepFailure, unless the step expects that error. */
   const expectReply = (step: Step, res: Reply): any => {
     const wanted = step.expect_error;
+    if (wanted?.dropped) {
+      if (!res.dropped) throw new StepFailure('expected the connection to be closed without an answer', wanted, { status: res.status, code: res.body?.code, message: res.body?.message });
+      return undefined;
+    }
+    if (res.dropped) {
+      throw new StepFailure('the connection was closed without an answer (an injected drop? expect it with expect_error: {dropped: true})', wanted ?? 'a 2xx answer', { dropped: true });
+    }
     if (wanted) {
       if (res.status < 400) throw new StepFailure('expected an error', wanted, { status: res.status, body: res.body });
       const mismatch =
@@ -143,7 +153,8 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
       return undefined;
     }
     if (res.status >= 400 || res.status === 0) {
-      throw new StepFailure(`request failed with ${res.status}`, 'a 2xx answer', { status: res.status, code: res.body?.code, message: res.body?.message ?? res.text });
+      const injected = res.body?.code === 'E_SANDBOX_FAULT' ? ` (${res.body.message}; expect it with expect_error: {status: ${res.status}, code: E_SANDBOX_FAULT})` : '';
+      throw new StepFailure(`request failed with ${res.status}${injected}`, 'a 2xx answer', { status: res.status, code: res.body?.code, message: res.body?.message ?? res.text });
     }
     return res.body?.data;
   };
@@ -151,7 +162,7 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
   const steps: Record<Step['kind'], (step: any) => Promise<void>> = {
     async quote(step: Extract<Step, { kind: 'quote' }>) {
       const body = await interpolate(step.args, scope, fake);
-      const data = expectReply(step, await v1('POST', '/v1/orders/quote', body));
+      const data = expectReply(step, await v1('POST', '/v1/orders/quote', body, step));
       if (step.as && data) scope.set(step.as, data);
     },
     async order(step: Extract<Step, { kind: 'order' }>) {
@@ -161,7 +172,7 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
         body.quote_id = (q as { quote_id?: unknown })?.quote_id ?? q;
         delete body.quote;
       }
-      const data = expectReply(step, await v1('POST', '/v1/orders', body));
+      const data = expectReply(step, await v1('POST', '/v1/orders', body, step));
       if (data?.reference) {
         orders.push(data.reference);
         if (step.as) scope.set(step.as, data);
@@ -222,7 +233,7 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
         order.type === 'onramp'
           ? { reference: a.reference ?? order.payin.tx_reference.at(-1) ?? fake.reference(), institution: a.institution ?? order.payin.institution_code }
           : { tx_hash: a.tx_hash ?? order.payin.tx_hash.at(-1) ?? (await fake.tx_hash(order.payin.network)) };
-      expectReply(step, await v1('POST', `/v1/orders/${reference}/fulfill`, body));
+      expectReply(step, await v1('POST', `/v1/orders/${reference}/fulfill`, body, step));
     },
     async payout(step: Extract<Step, { kind: 'payout' }>) {
       const reference = await referenceOf(step.args.order);
@@ -231,7 +242,7 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
     },
     async cancel(step: Extract<Step, { kind: 'cancel' }>) {
       const reference = await referenceOf(step.args.order);
-      expectReply(step, await v1('PATCH', `/v1/orders/${reference}/cancel`, step.args.reason ? { reason: step.args.reason } : {}));
+      expectReply(step, await v1('PATCH', `/v1/orders/${reference}/cancel`, step.args.reason ? { reason: step.args.reason } : {}, step));
     },
     async expire(step: Extract<Step, { kind: 'expire' }>) {
       const reference = await referenceOf(step.args.order);
@@ -262,6 +273,45 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
     },
     async deliver(step: Extract<Step, { kind: 'deliver' }>) {
       await deliverAdversarial(step);
+    },
+    async fault(step: Extract<Step, { kind: 'fault' }>) {
+      const a = (await interpolate(step.args, scope, fake)) as typeof step.args;
+      if ('clear' in a) {
+        const raw = step.args as { clear: unknown };
+        const named = typeof raw.clear === 'string' && scope.has(raw.clear) ? scope.get(raw.clear) : a.clear;
+        const ids = named === true ? [...injected] : [typeof named === 'string' ? named : (named as { id?: string })?.id];
+        for (const id of ids) {
+          if (typeof id !== 'string') throw new StepFailure(`cannot find a fault id in ${JSON.stringify(raw.clear)}`);
+          const res = await control('DELETE', `/sandbox/faults/${encodeURIComponent(id)}`);
+          if (res.status !== 404) expectReply(step, res); // 404: already used up (times)
+          injected.delete(id);
+        }
+        return;
+      }
+      // Scoped to the scenario's partner unless told otherwise: runs sharing a sandbox stay apart.
+      const data = expectReply(step, await control('POST', '/sandbox/faults', { ...a, client_id: a.client_id ?? partner!.client_id }));
+      if (data?.id) {
+        injected.add(data.id);
+        if (step.as) scope.set(step.as, data);
+      }
+    },
+    async find(step: Extract<Step, { kind: 'find' }>) {
+      const a = (await interpolate(step.args, scope, fake)) as typeof step.args;
+      const found: Array<{ reference: string }> = [];
+      for (let page = 1; ; page++) {
+        const res = await v1('GET', `/v1/orders?per_page=100&page=${page}${a.status ? `&status=${a.status}` : ''}`);
+        const data = expectReply({ ...step, expect_error: undefined }, res) as Array<Record<string, unknown>>;
+        for (const o of data) {
+          if (a.merchant_reference !== undefined && o.merchant_reference !== a.merchant_reference) continue;
+          if (a.customer_reference !== undefined && o.customer_reference !== a.customer_reference) continue;
+          found.push(o as { reference: string });
+        }
+        if (page >= (res.body?.meta?.last_page ?? 1)) break;
+      }
+      const { count, ...filter } = a;
+      if (found.length !== count) throw new StepFailure(`found ${found.length} orders matching ${JSON.stringify(filter)}`, count, found.map((o) => o.reference));
+      for (const o of found) if (!orders.includes(o.reference)) orders.push(o.reference);
+      if (step.as && found[0]) scope.set(step.as, found[0]);
     },
     async partner(step: Extract<Step, { kind: 'partner' }>) {
       const a = step.args;
@@ -367,6 +417,9 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
       partner = { client_id: created.body.data.client_id, keys: created.body.data.keys };
     }
     ctx.receiver?.register(ctx.key, partner);
+    // The identity's public part, for ${partner.client_id}; never its keys (reports print scope).
+    scope.set('partner', { client_id: partner.client_id, environment: env });
+    scope.set('target', { url: targetUrl });
   }
 
   let failure: StepResult | undefined;
@@ -381,7 +434,8 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
     const t0 = performance.now();
     const label = step.label ?? step.kind;
     try {
-      await steps[step.kind](step);
+      const expectError = step.expect_error && ((await interpolate(step.expect_error, scope, fake)) as Step['expect_error']);
+      await steps[step.kind]({ ...step, expect_error: expectError });
       results.push({ index: step.index, kind: step.kind, label, ok: true, ms: Math.round(performance.now() - t0) });
     } catch (error) {
       const e = error as StepFailure;
@@ -399,6 +453,9 @@ export async function runScenario(scenario: Scenario, ctx: RunContext): Promise<
       break;
     }
   }
+
+  // Faults left in force would hit whatever runs next on this sandbox.
+  for (const id of injected) await control('DELETE', `/sandbox/faults/${encodeURIComponent(id)}`).catch(() => undefined);
 
   // What the scenario's orders went through (for coverage checks), read once at the end.
   const statuses = new Set<string>();

@@ -64,6 +64,8 @@ describe('scenario files are checked before anything runs', () => {
     expire: ['  - expire: {}\n', 'steps.1.expire.order'],
     deliver: ['  - deliver: { order: o, kind: sneaky }\n', 'steps.1.deliver.kind'],
     partner: ['  - partner: { webhook_url: somewhere }\n', 'steps.1.partner.webhook_url'],
+    fault: ['  - fault: { error: { status: 418 } }\n', 'steps.1.fault.error.status'],
+    find: ['  - find: { merchant_reference: 5 }\n', 'steps.1.find.merchant_reference'],
   };
   for (const kind of STEP_KINDS) {
     it(`rejects a bad ${kind} step, naming ${cases[kind][1]}`, () => {
