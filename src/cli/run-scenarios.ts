@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { runAll } from '../scenario-runner';
+import { startScenarioSandbox } from '../scenario-sandbox';
 
 const USAGE = `Usage: npm run scenarios -- [FILE...] [options]
 
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   const result = await runAll({
     files: positionals,
     sandboxUrl: values.sandbox,
+    startSandbox: startScenarioSandbox,
     adminToken: values['admin-token'] ?? process.env.SANDBOX_ADMIN_TOKEN,
     targetUrl: values.target,
     partnerFile: values.partner,

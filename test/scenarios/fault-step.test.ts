@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BuiltInReceiver, parseScenario, runAll, runScenario, SandboxClient, ScenarioFileError } from '../../src/scenario-runner';
+import { startScenarioSandbox } from '../../src/scenario-sandbox';
 import { startTestServer } from '../support/server';
 
 const head = 'name: t\nsteps:\n';
@@ -28,7 +29,7 @@ async function runYaml(yaml: string) {
   const file = join(dir, 'x.yaml');
   writeFileSync(file, yaml);
   let out = '';
-  const run = await runAll({ files: [file], write: (t) => (out += t) });
+  const run = await runAll({ startSandbox: startScenarioSandbox, files: [file], write: (t) => (out += t) });
   return { out, result: run.results[0]! };
 }
 

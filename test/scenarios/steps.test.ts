@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseScenario, runAll, ScenarioFileError, STEP_KINDS } from '../../src/scenario-runner';
+import { startScenarioSandbox } from '../../src/scenario-sandbox';
 
 const head = 'name: t\nsteps:\n';
 const order = `  - order:
@@ -28,7 +29,7 @@ async function runYaml(yaml: string) {
   const file = join(dir, 'x.yaml');
   writeFileSync(file, yaml);
   let out = '';
-  const run = await runAll({ files: [file], write: (t) => (out += t) });
+  const run = await runAll({ startSandbox: startScenarioSandbox, files: [file], write: (t) => (out += t) });
   return { run, out, result: run.results[0] };
 }
 
@@ -92,7 +93,7 @@ describe('scenario files are checked before anything runs', () => {
     writeFileSync(join(dir, 'good.yaml'), `${head}${order}`);
     writeFileSync(join(dir, 'bad.yaml'), `${head}  - expire: {}\n`);
     let out = '';
-    const run = await runAll({ files: [join(dir, 'good.yaml'), join(dir, 'bad.yaml')], write: (t) => (out += t) });
+    const run = await runAll({ startSandbox: startScenarioSandbox, files: [join(dir, 'good.yaml'), join(dir, 'bad.yaml')], write: (t) => (out += t) });
     expect(run.results).toHaveLength(0);
     expect(out).toMatch(/bad\.yaml: step 1: steps\.0\.expire\.order/);
     expect(out).toMatch(/nothing was run/);
