@@ -44,7 +44,8 @@ export interface RunContext {
   seed: number;
   /** A unique key per run of a scenario (receiver path, partner name). */
   key: string;
-  onStep?: (step: Step, index: number) => void;
+  /** Called before each step; a returned promise is awaited (tests look at the sandbox between steps). */
+  onStep?: (step: Step, index: number) => void | Promise<void>;
 }
 
 /** Runs one scenario against a sandbox, through its HTTP API only; never throws for a failing step. */
@@ -86,7 +87,7 @@ export async function runScenario(scenario: Scenario, run: RunContext): Promise<
   }
 
   for (const step of ctx ? scenario.steps : []) {
-    run.onStep?.(step, step.index);
+    await run.onStep?.(step, step.index);
     const t0 = performance.now();
     const label = step.label ?? step.kind;
     try {

@@ -119,6 +119,9 @@ const ExpectErrorSchema = z
     path: ['dropped'],
   });
 
+/** Steps that would ignore `expect_error`: they judge what they read themselves. */
+const NO_EXPECTED_ERROR: readonly string[] = ['expect', 'find', 'deliver'];
+
 /** Steps whose result `as:` can name. */
 const NAMED_RESULTS: readonly string[] = ['quote', 'order', 'fault', 'find'];
 
@@ -202,6 +205,7 @@ export function parseScenario(text: string, file: string): Scenario {
     const as = record.as === undefined ? undefined : Name.safeParse(record.as);
     if (as && !as.success) fail(`steps.${i}.as`, 'must be a name of letters, digits and _');
     if (record.as !== undefined && !NAMED_RESULTS.includes(kind)) fail(`steps.${i}.as`, `only ${NAMED_RESULTS.join(', ')} steps give a result to name`);
+    if (record.expect_error !== undefined && NO_EXPECTED_ERROR.includes(kind)) fail(`steps.${i}.expect_error`, `a ${kind} step checks what it reads itself; expect_error applies to steps that send a request (${STEP_KINDS.filter((k) => !NO_EXPECTED_ERROR.includes(k)).join(', ')})`);
     const expectError = record.expect_error === undefined ? undefined : ExpectErrorSchema.safeParse(record.expect_error);
     if (expectError && !expectError.success) {
       const issue = firstIssue(expectError.error, `steps.${i}.expect_error`);

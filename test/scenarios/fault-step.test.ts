@@ -61,8 +61,8 @@ describe('the fault step at run time', () => {
         receiver,
         seed: 1,
         key: 'fault-visible',
-        onStep: (step) => {
-          if (step.index === 2) seen.push(...server.sandbox.faults.list());
+        onStep: async (step) => {
+          if (step.index === 2) seen.push(...(await server.control('GET', '/sandbox/faults')).body.data);
         },
       });
       expect(result.ok).toBe(true);

@@ -84,8 +84,9 @@ describe('scenario files are checked before anything runs', () => {
     expect(inText.reason).toMatch(/missing reference q/);
   });
 
-  it('rejects as: on a step that gives no result', () => {
+  it('rejects as: on a step that gives no result, and expect_error on one that judges what it reads', () => {
     expect(rejection(`${head}${order}  - expire: { order: o }\n    as: e\n`).field).toBe('steps.1.as');
+    expect(rejection(`${head}${order}  - expect: { order: o, status: expired }\n    expect_error: { status: 400 }\n`).field).toBe('steps.1.expect_error');
   });
 
   it('rejects a whole run when one file is bad, before running the good ones', async () => {
