@@ -3,6 +3,7 @@
  * scenarios (a third of each order type) run in parallel. Prints one JSON line.
  */
 import { parseScenario, runAll } from '../src/scenario-runner';
+import { startScenarioSandbox } from '../src/scenario-sandbox';
 
 const N = Number(process.argv[2] ?? 1000);
 const CONCURRENCY = Number(process.argv[3] ?? 16);
@@ -36,10 +37,10 @@ steps:
 
 const quiet = () => {};
 let t0 = performance.now();
-const library = await runAll({ write: quiet });
+const library = await runAll({ startSandbox: startScenarioSandbox, write: quiet });
 const libraryMs = Math.round(performance.now() - t0);
 t0 = performance.now();
-const run = await runAll({ scenarios: generated, concurrency: CONCURRENCY, write: quiet });
+const run = await runAll({ startSandbox: startScenarioSandbox, scenarios: generated, concurrency: CONCURRENCY, write: quiet });
 const seconds = (performance.now() - t0) / 1000;
 const orders = run.results.reduce((n, r) => n + r.orders.length, 0);
 process.stdout.write(

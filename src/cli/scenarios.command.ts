@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCENARIO_DIR, runAll } from '../scenario-runner';
+import { startScenarioSandbox } from '../scenario-sandbox';
 
 const USAGE = `Usage: ramp-sandbox scenarios [FILE|NAME...] [options]
        (from a clone: npm run scenarios -- [FILE|NAME...] [options])
@@ -67,6 +68,7 @@ async function scenarios(argv: string[]): Promise<void> {
   const result = await runAll({
     files: positionals.map((file) => resolveScenarioFile(file)),
     sandboxUrl: values.sandbox,
+    startSandbox: startScenarioSandbox,
     adminToken: values['admin-token'] ?? process.env.SANDBOX_ADMIN_TOKEN,
     targetUrl: values.target,
     partnerFile: values.partner,

@@ -3,4 +3,5 @@ export * from './runner';
 export * from './run-all';
 export * from './report';
 export { BuiltInReceiver } from './receiver';
-export { SandboxClient, type PartnerIdentity } from './client';
+export { SandboxClient, PartnerApi, type PartnerIdentity, type Reply, type Envelope } from './client';
+export { STEP_HANDLERS, type StepContext, type StepHandler, type StepOf } from './steps';

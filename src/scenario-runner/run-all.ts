@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { startSandbox, type RunningSandbox } from '../main';
 import { SandboxClient, type PartnerIdentity } from './client';
 import { BuiltInReceiver } from './receiver';
 import { describeFailure, junitXml, summaryTable } from './report';
@@ -13,13 +12,22 @@ import { packagePath } from '../runtime/package-root';
 /** The scenario library shipped with the sandbox (`scenarios/` at the package root). */
 export const DEFAULT_SCENARIO_DIR = packagePath('scenarios');
 
+/** A sandbox started for a run; `npm run scenarios` starts in-process ones (src/scenario-sandbox.ts). */
+export interface StartedSandbox {
+  url: string;
+  close(): Promise<void>;
+}
+export type SandboxStarter = (options: { seed: number }) => Promise<StartedSandbox>;
+
 export interface RunAllOptions {
   /** Scenario files; default: every .yaml/.yml in scenarios/. */
   files?: string[];
   /** Already parsed scenarios (generated ones), instead of files. */
   scenarios?: Scenario[];
-  /** Drive a running sandbox instead of in-process ones. */
+  /** Drive a running sandbox (scenarios one at a time)... */
   sandboxUrl?: string;
+  /** ...or start one per worker with this (the runner never starts a sandbox itself). */
+  startSandbox?: SandboxStarter;
   adminToken?: string;
   /** The partner's own receiver; default: the built-in receiver. */
   targetUrl?: string;
@@ -86,17 +94,20 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
     identity = parsed.data;
   }
 
+  if (options.sandboxUrl === undefined && options.startSandbox === undefined) {
+    throw new Error('runAll needs a sandbox: give sandboxUrl, or startSandbox to start one per worker');
+  }
   const seed = options.seed ?? 1;
   const shared = options.sandboxUrl !== undefined || identity !== undefined;
   const concurrency = shared ? 1 : Math.max(1, options.concurrency ?? 4);
   const receiver = options.targetUrl ? undefined : await new BuiltInReceiver().start();
-  const sandboxes: RunningSandbox[] = [];
+  const sandboxes: StartedSandbox[] = [];
   const clients: SandboxClient[] = [];
   if (options.sandboxUrl) {
     clients.push(new SandboxClient(options.sandboxUrl.replace(/\/$/, ''), options.adminToken));
   } else {
     for (let i = 0; i < Math.min(concurrency, scenarios.length); i++) {
-      const s = await startSandbox({ port: 0, host: '127.0.0.1', clockMode: 'manual', logLevel: 'silent', seed, rateLimit: { capacity: 1e9, refillPerSecond: 1e9 } });
+      const s = await options.startSandbox!({ seed });
       sandboxes.push(s);
       clients.push(new SandboxClient(s.url));
     }

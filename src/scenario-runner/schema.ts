@@ -9,6 +9,7 @@ import { KybStatusSchema } from '../auth/partner.schemas';
 import { ENVIRONMENTS } from '../reference';
 import { DeliveryStatusSchema } from '../webhooks/delivery.schemas';
 import { firstIssue } from '../shared/validation';
+import { FaultInputSchema } from '../faults/fault.store';
 
 /** A `${...}` reference, resolved when the step runs. */
 const Ref = z.string().regex(/^\$\{[^}]+\}$/, 'must be a ${...} reference');
@@ -22,6 +23,26 @@ const Body = z.record(z.string(), z.unknown(), 'must be a mapping');
 
 export const ADVERSARIAL_KINDS = ['bad_signature', 'stale_timestamp', 'tampered_body', 'duplicate', 'out_of_order'] as const;
 export type AdversarialKind = (typeof ADVERSARIAL_KINDS)[number];
+
+/** `fault: {clear: true}` removes every fault the scenario injected; `clear: f` the one named f. */
+const ClearFaultsSchema = z.object({ clear: z.union([z.literal(true), Name, Ref], 'must be true (every fault this scenario injected) or the name of an earlier fault step') }).strict();
+const StrictFaultInput = FaultInputSchema.strict();
+
+/**
+ * The `fault` step: exactly the body of `POST /sandbox/faults` (CONTRACT §12), or `{clear}`.
+ * Picked by the presence of `clear`, so an issue names the field of the shape that was meant.
+ */
+const FaultStepSchema = z.unknown().transform((value, ctx) => {
+  const clearing = typeof value === 'object' && value !== null && 'clear' in value;
+  const parsed = clearing ? ClearFaultsSchema.safeParse(value) : StrictFaultInput.safeParse(value);
+  if (parsed.success) return parsed.data as z.output<typeof ClearFaultsSchema> | z.output<typeof StrictFaultInput>;
+  for (const issue of parsed.error.issues) {
+    // An unknown key is named by its own path, like every other wrong field.
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+    ctx.addIssue({ code: 'custom', message: issue.message, path });
+  }
+  return z.NEVER;
+});
 
 /** The answer a target must give: an exact status, or a class such as `4xx`. */
 const StatusExpectation = z.union([z.number().int().min(100).max(599), z.enum(['2xx', '4xx', '5xx'])]);
@@ -61,6 +82,16 @@ export const STEP_SCHEMAS = {
     event: Event.optional(),
     expect_status: StatusExpectation.optional(),
   }),
+  fault: FaultStepSchema,
+  find: z
+    .object({
+      merchant_reference: z.string().min(1).optional(),
+      customer_reference: z.string().min(1).optional(),
+      status: Status.optional(),
+      count: z.number().int().min(0).default(1),
+    })
+    .strict()
+    .refine((f) => f.merchant_reference !== undefined || f.customer_reference !== undefined || f.status !== undefined, 'give merchant_reference, customer_reference or status'),
   partner: z
     .object({
       webhook_url: z.union([z.enum(['target', 'down']), z.url(), z.null()]).optional(),
@@ -73,11 +104,26 @@ export const STEP_SCHEMAS = {
 export type StepKind = keyof typeof STEP_SCHEMAS;
 export const STEP_KINDS = Object.keys(STEP_SCHEMAS) as StepKind[];
 
-const ExpectErrorSchema = z.object({
-  status: z.number().int().min(400).max(599).optional(),
-  code: z.enum(ERROR_CODES).optional(),
-  message: z.string().optional(),
-});
+const ExpectErrorSchema = z
+  .object({
+    status: z.number().int().min(400).max(599).optional(),
+    code: z.enum(ERROR_CODES).optional(),
+    /** A substring of the error's message; may hold `${...}`. */
+    message: z.string().optional(),
+    /** The connection is closed without an answer (an injected `drop`). */
+    dropped: z.literal(true).optional(),
+  })
+  .strict()
+  .refine((e) => !e.dropped || (e.status === undefined && e.code === undefined && e.message === undefined), {
+    message: 'a dropped connection has no status, code or message: give dropped alone',
+    path: ['dropped'],
+  });
+
+/** Steps that would ignore `expect_error`: they judge what they read themselves. */
+const NO_EXPECTED_ERROR: readonly string[] = ['expect', 'find', 'deliver'];
+
+/** Steps whose result `as:` can name. */
+const NAMED_RESULTS: readonly string[] = ['quote', 'order', 'fault', 'find'];
 
 export type Step = {
   [K in StepKind]: {
@@ -158,14 +204,16 @@ export function parseScenario(text: string, file: string): Scenario {
     }
     const as = record.as === undefined ? undefined : Name.safeParse(record.as);
     if (as && !as.success) fail(`steps.${i}.as`, 'must be a name of letters, digits and _');
-    if (record.as !== undefined && kind !== 'quote' && kind !== 'order') fail(`steps.${i}.as`, 'only quote and order steps give a result to name');
+    if (record.as !== undefined && !NAMED_RESULTS.includes(kind)) fail(`steps.${i}.as`, `only ${NAMED_RESULTS.join(', ')} steps give a result to name`);
+    if (record.expect_error !== undefined && NO_EXPECTED_ERROR.includes(kind)) fail(`steps.${i}.expect_error`, `a ${kind} step checks what it reads itself; expect_error applies to steps that send a request (${STEP_KINDS.filter((k) => !NO_EXPECTED_ERROR.includes(k)).join(', ')})`);
     const expectError = record.expect_error === undefined ? undefined : ExpectErrorSchema.safeParse(record.expect_error);
     if (expectError && !expectError.success) {
       const issue = firstIssue(expectError.error, `steps.${i}.expect_error`);
       fail(issue.path, issue.message);
     }
     // Every reference must name something an earlier step defined: caught before anything runs.
-    for (const [path, name] of references(record[kind], `steps.${i}.${kind}`)) {
+    const refs = [...references(record[kind], `steps.${i}.${kind}`), ...references(record.expect_error, `steps.${i}.expect_error`)];
+    for (const [path, name] of refs) {
       if (!defined.has(name)) fail(path, `missing reference ${name}: no earlier step is named ${name} (defined: ${[...defined].filter((d) => !['fake', 'partner', 'target'].includes(d)).join(', ') || 'none'})`);
     }
     if (as?.success) defined.add(as.data);
@@ -192,7 +240,7 @@ export function loadScenario(path: string): Scenario {
   return parseScenario(text, path);
 }
 
-const ORDER_KEYS = new Set(['order']);
+const ORDER_KEYS = new Set(['order', 'quote', 'clear']);
 
 /** The names a step's arguments refer to: `${name...}` anywhere, and bare `order: name`. */
 function* references(value: unknown, path: string): Generator<[string, string]> {
@@ -206,7 +254,7 @@ function* references(value: unknown, path: string): Generator<[string, string]> 
   }
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if ((ORDER_KEYS.has(k) || k === 'quote') && typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) yield [`${path}.${k}`, v];
+      if (ORDER_KEYS.has(k) && typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) yield [`${path}.${k}`, v];
       else yield* references(v, `${path}.${k}`);
     }
   }

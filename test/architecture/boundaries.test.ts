@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -58,5 +58,53 @@ describe('module boundaries (STYLE: domain folders are pure)', () => {
       ]),
     ).toHaveLength(7);
     expect(violations([['clock/x.ts', 'const now = Date.now();'], ['http/y.ts', "import Koa from 'koa';"], ['orders/z.ts', '// Date.now() is not used here\nconst d = new Date(ms);']])).toEqual([]);
+  });
+});
+
+/**
+ * Issue 9: the scenario runner is a client of the HTTP API. Nothing under scenario-runner/ may
+ * import main.ts, directly or through another module (type-only imports are erased, so they
+ * do not count); whoever runs scenarios hands it a sandbox URL or a starter.
+ */
+const VALUE_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
+
+/** The files (paths under src/) that `from` reaches through value imports. */
+function reachable(files: Map<string, string>, from: string[]): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...from];
+  while (queue.length > 0) {
+    const rel = queue.pop()!;
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    for (const m of code(files.get(rel) ?? '').matchAll(VALUE_IMPORT)) {
+      const base = join(dirname(rel), m[1] ?? m[2]!).replace(/\.(?:ts|js)$/, '');
+      const target = [`${base}.ts`, join(base, 'index.ts')].find((c) => files.has(c));
+      if (target) queue.push(target);
+    }
+  }
+  return seen;
+}
+
+/** The chains by which scenario-runner/ files reach main.ts; empty when none does. */
+function runnerImportsMain(files: Map<string, string>): string[] {
+  const runner = [...files.keys()].filter((f) => f.startsWith('scenario-runner/'));
+  return runner.filter((f) => reachable(files, [f]).has('main.ts'));
+}
+
+describe('the scenario runner is an HTTP client (issue 9)', () => {
+  it('has no file under scenario-runner/ that imports main, directly or indirectly', () => {
+    const files = new Map(sources(SRC).map((f): [string, string] => [relative(SRC, f).split('\\').join('/'), readFileSync(f, 'utf8')]));
+    expect([...files.keys()].filter((f) => f.startsWith('scenario-runner/')).length).toBeGreaterThan(10);
+    expect(runnerImportsMain(files)).toEqual([]);
+  });
+
+  it('catches a direct import, one through another module, and a dynamic one, but not a type-only import', () => {
+    const main = ['main.ts', 'export const startSandbox = 1;'];
+    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/a.ts', "import { startSandbox } from '../main';"]]))).toEqual(['scenario-runner/a.ts']);
+    expect(
+      runnerImportsMain(new Map([main as [string, string], ['index.ts', "export { startSandbox } from './main';"], ['scenario-runner/steps/b.ts', "import { startSandbox } from '../../index';"]])),
+    ).toEqual(['scenario-runner/steps/b.ts']);
+    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/c.ts', "const m = await import('../main');"]]))).toEqual(['scenario-runner/c.ts']);
+    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/d.ts', "import type { Sandbox } from '../main';"]]))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../src/orders';
 import { runAll } from '../../src/scenario-runner';
+import { startScenarioSandbox } from '../../src/scenario-sandbox';
 import { WEBHOOK_EVENTS } from '../../src/shared/events';
 import { startTestServer } from '../support/server';
 
@@ -11,7 +12,7 @@ describe('the scenario library', () => {
   let events = new Set<string>();
 
   it('passes in process, every scenario in its own sandbox', async () => {
-    const run = await runAll({ write: quiet });
+    const run = await runAll({ startSandbox: startScenarioSandbox, write: quiet });
     const failed = run.results.filter((r) => !r.ok).map((r) => `${r.name}: step ${r.failure?.index} ${r.failure?.error}`);
     expect(failed).toEqual([]);
     expect(run.results.length).toBeGreaterThanOrEqual(15);

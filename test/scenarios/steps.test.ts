@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseScenario, runAll, ScenarioFileError, STEP_KINDS } from '../../src/scenario-runner';
+import { startScenarioSandbox } from '../../src/scenario-sandbox';
 
 const head = 'name: t\nsteps:\n';
 const order = `  - order:
@@ -28,7 +29,7 @@ async function runYaml(yaml: string) {
   const file = join(dir, 'x.yaml');
   writeFileSync(file, yaml);
   let out = '';
-  const run = await runAll({ files: [file], write: (t) => (out += t) });
+  const run = await runAll({ startSandbox: startScenarioSandbox, files: [file], write: (t) => (out += t) });
   return { run, out, result: run.results[0] };
 }
 
@@ -64,6 +65,8 @@ describe('scenario files are checked before anything runs', () => {
     expire: ['  - expire: {}\n', 'steps.1.expire.order'],
     deliver: ['  - deliver: { order: o, kind: sneaky }\n', 'steps.1.deliver.kind'],
     partner: ['  - partner: { webhook_url: somewhere }\n', 'steps.1.partner.webhook_url'],
+    fault: ['  - fault: { error: { status: 418 } }\n', 'steps.1.fault.error.status'],
+    find: ['  - find: { merchant_reference: 5 }\n', 'steps.1.find.merchant_reference'],
   };
   for (const kind of STEP_KINDS) {
     it(`rejects a bad ${kind} step, naming ${cases[kind][1]}`, () => {
@@ -81,8 +84,9 @@ describe('scenario files are checked before anything runs', () => {
     expect(inText.reason).toMatch(/missing reference q/);
   });
 
-  it('rejects as: on a step that gives no result', () => {
+  it('rejects as: on a step that gives no result, and expect_error on one that judges what it reads', () => {
     expect(rejection(`${head}${order}  - expire: { order: o }\n    as: e\n`).field).toBe('steps.1.as');
+    expect(rejection(`${head}${order}  - expect: { order: o, status: expired }\n    expect_error: { status: 400 }\n`).field).toBe('steps.1.expect_error');
   });
 
   it('rejects a whole run when one file is bad, before running the good ones', async () => {
@@ -90,7 +94,7 @@ describe('scenario files are checked before anything runs', () => {
     writeFileSync(join(dir, 'good.yaml'), `${head}${order}`);
     writeFileSync(join(dir, 'bad.yaml'), `${head}  - expire: {}\n`);
     let out = '';
-    const run = await runAll({ files: [join(dir, 'good.yaml'), join(dir, 'bad.yaml')], write: (t) => (out += t) });
+    const run = await runAll({ startSandbox: startScenarioSandbox, files: [join(dir, 'good.yaml'), join(dir, 'bad.yaml')], write: (t) => (out += t) });
     expect(run.results).toHaveLength(0);
     expect(out).toMatch(/bad\.yaml: step 1: steps\.0\.expire\.order/);
     expect(out).toMatch(/nothing was run/);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAll, DEFAULT_SCENARIO_DIR } from '../../src/scenario-runner';
+import { startScenarioSandbox } from '../../src/scenario-sandbox';
 
 const keys = (env: string, c: string) => ({ public_key: `pk_${env}_${c.repeat(24)}`, secret_key: `sk_${env}_${c.repeat(24)}`, encryption_key: `enc_${env}_${c.repeat(24)}` });
 const identity = { client_id: 'partner_under_test', keys: { test: keys('test', 'x'), live: keys('live', 'y') } };
@@ -60,7 +61,7 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
   it('passes against a correct receiver', async () => {
     const target = await partnerReceiver('none');
     try {
-      const run = await runAll({ files: [adversarial, join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')], targetUrl: target.url, partnerFile: partnerFile(), write: () => {} });
+      const run = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial, join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')], targetUrl: target.url, partnerFile: partnerFile(), write: () => {} });
       expect(run.results.map((r) => r.failure?.error)).toEqual([undefined, undefined]);
     } finally {
       await target.close();
@@ -71,7 +72,7 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     const target = await partnerReceiver('accepts_bad_signature');
     let out = '';
     try {
-      const run = await runAll({ files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), write: (t) => (out += t) });
+      const run = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), write: (t) => (out += t) });
       expect(run.ok).toBe(false);
       const f = run.results[0]!.failure!;
       expect(f).toMatchObject({ index: 4, kind: 'deliver' });
@@ -86,7 +87,7 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
   it('fails on a receiver that answers 500 to a duplicate, naming the step and the bug', async () => {
     const target = await partnerReceiver('fails_duplicates');
     try {
-      const run = await runAll({ files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), write: () => {} });
+      const run = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), write: () => {} });
       const f = run.results[0]!.failure!;
       expect(f).toMatchObject({ index: 7, kind: 'deliver' });
       expect(f.error).toMatch(/refused a duplicate delivery .*: it answered 500, expected 2xx/);
@@ -99,7 +100,7 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     const target = await partnerReceiver('accepts_bad_signature');
     const junit = join(mkdtempSync(join(tmpdir(), 'junit-')), 'report.xml');
     try {
-      await runAll({ files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), junitFile: junit, write: () => {} });
+      await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), junitFile: junit, write: () => {} });
       const xml = readFileSync(junit, 'utf8');
       expect(xml).toMatch(/<testsuites tests="1" failures="1"/);
       expect(xml).toMatch(/<testcase classname="scenarios" name="adversarial deliveries"[^>]*>\s*<failure message="step 4 \(deliver\): the target accepted/);
@@ -111,7 +112,7 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
   it('rejects a malformed --partner file before running', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
     writeFileSync(file, JSON.stringify({ client_id: 'x', keys: { test: {} } }));
-    const run = await runAll({ files: [adversarial], partnerFile: file, write: () => {} });
+    const run = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], partnerFile: file, write: () => {} });
     expect(run.ok).toBe(false);
     expect(run.results).toHaveLength(0);
     expect(run.fileErrors[0]!.message).toMatch(/partner\.json: keys\.test\.public_key/);

@@ -1,0 +1,58 @@
+import type { Envelope, Reply } from './client';
+import type { Step } from './schema';
+
+/** What a step expected and what it saw, for the failure report. */
+export class StepFailure extends Error {
+  override name = 'StepFailure';
+  constructor(
+    message: string,
+    readonly expected?: unknown,
+    readonly seen?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** Call options for a step's /v1 request: a step that expects a 429 must see it, not wait it out. */
+export function callFor(step: Step): { retry429: boolean } {
+  return { retry429: step.expect_error?.status !== 429 };
+}
+
+/**
+ * A step's answer: its `data` when it succeeded. A failing answer (an error status or a dropped
+ * connection) becomes a StepFailure, unless the step expects exactly that (`expect_error`);
+ * then the result is undefined.
+ */
+export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Envelope<T> | undefined>): T | undefined {
+  const wanted = step.expect_error;
+  const seen = { status: res.status, code: res.body?.code, message: res.body?.message };
+  if (wanted?.dropped) {
+    if (!res.dropped) throw new StepFailure('expected the connection to be closed without an answer', wanted, seen);
+    return undefined;
+  }
+  if (res.dropped) {
+    throw new StepFailure('the connection was closed without an answer (an injected drop? expect it with expect_error: {dropped: true})', wanted ?? 'a 2xx answer', { dropped: true });
+  }
+  if (wanted) {
+    if (res.status < 400) throw new StepFailure('expected an error', wanted, { status: res.status, body: res.body });
+    const mismatch =
+      (wanted.status !== undefined && wanted.status !== res.status) ||
+      (wanted.code !== undefined && wanted.code !== res.body?.code) ||
+      (wanted.message !== undefined && !String(res.body?.message ?? '').includes(wanted.message));
+    if (mismatch) throw new StepFailure('the error was not the expected one', wanted, seen);
+    return undefined;
+  }
+  if (res.status >= 400 || res.status === 0) {
+    const injected = res.body?.code === 'E_SANDBOX_FAULT' ? ` (${res.body.message}; expect it with expect_error: {status: ${res.status}, code: E_SANDBOX_FAULT})` : '';
+    throw new StepFailure(`request failed with ${res.status}${injected}`, 'a 2xx answer', { ...seen, message: res.body?.message ?? res.text });
+  }
+  return res.body?.data;
+}
+
+/** A reply that must be a success, outside any step's expectations (reads, set-up). */
+export function dataOf<T>(what: string, res: Reply<Envelope<T> | undefined>): T {
+  if (res.status < 200 || res.status >= 300 || res.body === undefined) {
+    throw new StepFailure(`${what} answered ${res.dropped ? 'nothing (connection closed)' : res.status}: ${res.body?.message ?? res.text}`);
+  }
+  return res.body.data;
+}

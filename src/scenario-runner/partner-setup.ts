@@ -1,0 +1,34 @@
+import { WEBHOOK_EVENTS } from '../shared/events';
+import type { PartnerIdentity, SandboxClient } from './client';
+import { StepFailure } from './failure';
+import type { Scenario } from './schema';
+
+/**
+ * The scenario's partner: a fresh one, or `identity` (--partner) provisioned with exactly its
+ * keys, or reused when a sandbox already holds it with those keys.
+ */
+export async function setupPartner(scenario: Scenario, client: SandboxClient, options: { targetUrl: string; identity?: PartnerIdentity }): Promise<PartnerIdentity> {
+  const settings = {
+    events: scenario.partner.events ?? [...WEBHOOK_EVENTS],
+    kyb_status: scenario.partner.kyb_status ?? 'approved',
+    webhook_url: scenario.partner.webhook ? options.targetUrl : null,
+  };
+  const { identity } = options;
+  if (!identity) {
+    const created = await client.createPartner({ name: `scenario ${scenario.name}`, ...settings });
+    if (created.status !== 200) throw new StepFailure(`could not create a partner: ${created.status} ${created.body?.message ?? created.text}`);
+    return { client_id: created.body.data.client_id, keys: created.body.data.keys };
+  }
+  const created = await client.createPartner({ client_id: identity.client_id, keys: identity.keys, name: scenario.name, ...settings });
+  if (created.status === 409) {
+    // Reuse: it must hold exactly these keys, which only a signed call can prove.
+    const probe = await client.as(identity, scenario.environment).listOrders({ page: 1, per_page: 1 });
+    if (probe.status === 401) throw new StepFailure(`partner ${identity.client_id} exists on this sandbox with other keys (${probe.body?.message ?? probe.text})`);
+    if (probe.status !== 200) throw new StepFailure(`could not reuse partner ${identity.client_id}: ${probe.status} ${probe.body?.message ?? probe.text}`);
+    const patched = await client.updatePartner(identity.client_id, settings);
+    if (patched.status !== 200) throw new StepFailure(`could not set the partner up: ${patched.status} ${patched.body?.message ?? patched.text}`);
+  } else if (created.status !== 200) {
+    throw new StepFailure(`could not provision partner ${identity.client_id}: ${created.status} ${created.body?.message ?? created.text}`);
+  }
+  return identity;
+}

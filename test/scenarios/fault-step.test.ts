@@ -1,0 +1,107 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BuiltInReceiver, parseScenario, runAll, runScenario, SandboxClient, ScenarioFileError } from '../../src/scenario-runner';
+import { startScenarioSandbox } from '../../src/scenario-sandbox';
+import { startTestServer } from '../support/server';
+
+const head = 'name: t\nsteps:\n';
+const order = (extra = '') => `  - order:
+      from: { currency: NGN, amount: 50000 }
+      to: { currency: USDT, network: base-sepolia }
+      recipient: { address: "\${fake.address(base-sepolia)}" }
+      customer: { reference: c, name: "\${fake.name}", email: "\${fake.email}" }
+${extra}`;
+
+function rejection(yaml: string): ScenarioFileError {
+  try {
+    parseScenario(yaml, 'bad.yaml');
+  } catch (error) {
+    if (error instanceof ScenarioFileError) return error;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+async function runYaml(yaml: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'scn-'));
+  const file = join(dir, 'x.yaml');
+  writeFileSync(file, yaml);
+  let out = '';
+  const run = await runAll({ startSandbox: startScenarioSandbox, files: [file], write: (t) => (out += t) });
+  return { out, result: run.results[0]! };
+}
+
+describe('the fault step is checked like the other steps (CONTRACT §12: the fields of POST /sandbox/faults)', () => {
+  it('names the wrong field, an unknown one included', () => {
+    expect(rejection(`${head}  - fault: { error: { status: 418 } }\n`).field).toBe('steps.0.fault.error.status');
+    expect(rejection(`${head}  - fault: { path: /orders, drop: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.path', reason: expect.stringMatching(/\/v1 path glob/) });
+    expect(rejection(`${head}  - fault: { method: POST }\n`)).toMatchObject({ field: 'steps.0.fault.error', reason: 'give at least one of latency_ms, error or drop' });
+    expect(rejection(`${head}  - fault: { error: { status: 500 }, time: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.time', reason: expect.stringMatching(/Unrecognized key/) });
+    expect(rejection(`${head}  - fault: { clear: maybe }\n`).field).toBe('steps.0.fault.clear');
+    expect(rejection(`${head}  - fault: { clear: true, drop: 1 }\n`).field).toBe('steps.0.fault.drop');
+  });
+
+  it('rejects expect_error dropped with a status, and a reference to an unknown name in expect_error', () => {
+    expect(rejection(`${head}${order('    expect_error: { dropped: true, status: 500 }\n')}`).field).toBe('steps.0.expect_error.dropped');
+    expect(rejection(`${head}${order('    expect_error: { message: "${f.id}" }\n')}`)).toMatchObject({ field: 'steps.0.expect_error.message', reason: expect.stringMatching(/missing reference f/) });
+  });
+});
+
+describe('the fault step at run time', () => {
+  it('creates the fault through the control API, scoped to the scenario partner, and removes it when the scenario ends', async () => {
+    const server = await startTestServer();
+    const receiver = await new BuiltInReceiver().start();
+    try {
+      const scenario = parseScenario(`${head}  - fault: { method: POST, path: /v1/orders, error: { status: 503 } }\n    as: f\n  - expect: { fields: { f.error.status: 503 } }\n`, 'x.yaml');
+      const seen: unknown[] = [];
+      const result = await runScenario(scenario, {
+        client: new SandboxClient(server.url),
+        receiver,
+        seed: 1,
+        key: 'fault-visible',
+        onStep: async (step) => {
+          if (step.index === 2) seen.push(...(await server.control('GET', '/sandbox/faults')).body.data);
+        },
+      });
+      expect(result.ok).toBe(true);
+      expect(seen).toEqual([expect.objectContaining({ id: 'flt_1', method: 'POST', path: '/v1/orders', error: { status: 503 }, phase: 'before', client_id: expect.stringMatching(/\w/) })]);
+      const listed = await server.control('GET', '/sandbox/faults');
+      expect(listed.body.data).toEqual([]);
+    } finally {
+      await receiver.close();
+      await server.close();
+    }
+  });
+
+  it('passes API steps that expect the injected error, the drop and the 429, and clears faults', async () => {
+    const { result, out } = await runYaml(`${head}  - fault: { method: POST, path: /v1/orders, error: { status: 500 }, times: 1 }
+    as: f
+${order('    expect_error: { status: 500, code: E_SANDBOX_FAULT, message: "injected fault ${f.id}" }\n')}  - fault: { path: /v1/orders, drop: 1, times: 1 }
+${order('    expect_error: { dropped: true }\n')}  - fault: { method: POST, path: /v1/orders, error: { status: 429 }, times: 1 }
+${order('    expect_error: { status: 429, code: E_RATE_LIMITED }\n')}  - fault: { path: /v1/**, error: { status: 504 } }
+  - fault: { clear: true }
+${order('    as: o\n')}  - find: { merchant_reference: nothing-here, count: 0 }
+  - find: { status: awaiting_user_payment, count: 1 }
+  - expect: { order: o, status: awaiting_user_payment }
+`);
+    expect(out).not.toMatch(/✗/);
+    expect(result.ok).toBe(true);
+    // phase before: the faulted creates were not carried out, so only the last one made an order
+    expect(result.orders).toHaveLength(1);
+  });
+
+  it('fails a step that meets an injected error it did not expect, saying so', async () => {
+    const { result } = await runYaml(`${head}  - fault: { method: POST, path: /v1/orders, error: { status: 503 } }\n${order()}`);
+    expect(result.failure).toMatchObject({ index: 2, kind: 'order', seen: { status: 503, code: 'E_SANDBOX_FAULT' } });
+    expect(result.failure!.error).toMatch(/^request failed with 503 \(injected fault flt_\d+; expect it with expect_error: \{status: 503, code: E_SANDBOX_FAULT\}\)$/);
+  });
+
+  it('fails a step whose connection is dropped unexpectedly, and one that expected a drop but got an answer', async () => {
+    const dropped = await runYaml(`${head}  - fault: { path: /v1/orders, drop: 1 }\n${order()}`);
+    expect(dropped.result.failure!.error).toMatch(/connection was closed without an answer/);
+    const answered = await runYaml(`${head}${order('    expect_error: { dropped: true }\n')}`);
+    expect(answered.result.failure!.error).toMatch(/expected the connection to be closed without an answer/);
+  });
+});
