@@ -239,6 +239,8 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         on: { CANCEL: 'cancelled', ...setOutcome },
       },
       awaiting_user_payment: {
+        // The pay-in window is open: the magic automatic pay-in lands only here.
+        tags: ['payin_window'],
         entry: notify('order.created'),
         after: {
           payinWindow: [{ guard: 'hasPaid', target: 'processing', actions: 'shareOut' }, { target: 'expired' }],
@@ -332,7 +334,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
 export type OrderMachine = ReturnType<typeof createOrderMachine>;
 
 /** What a status means, read off the machine's state tags (never listed again elsewhere). */
-export type StatusTag = 'settled' | 'final';
+export type StatusTag = 'settled' | 'final' | 'payin_window';
 
 /** The statuses of `machine` whose state carries `tag`. */
 export function statusesTagged(machine: OrderMachine, tag: StatusTag): ReadonlySet<OrderStatus> {
@@ -344,5 +346,5 @@ export function statusesTagged(machine: OrderMachine, tag: StatusTag): ReadonlyS
 export const STATUSES_TAGGED: Record<StatusTag, ReadonlySet<OrderStatus>> = (() => {
   const machines = (['onramp', 'offramp', 'swap'] as const).map((type) => createOrderMachine(type));
   const union = (tag: StatusTag) => new Set(machines.flatMap((m) => [...statusesTagged(m, tag)]));
-  return { settled: union('settled'), final: union('final') };
+  return { settled: union('settled'), final: union('final'), payin_window: union('payin_window') };
 })();

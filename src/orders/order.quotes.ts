@@ -1,0 +1,50 @@
+import type { TimerTag } from '../clock';
+import { price } from '../pricing/pricing';
+import { lookupMagicAmount } from '../reference';
+import { checkLegs } from './order.legs';
+import { requireKyb, type Caller, type OrdersCore } from './order.core';
+import type { Quote, QuoteBody } from './order.schemas';
+import type { QuoteRecord } from './order.store';
+import { toQuoteView } from './order.view';
+
+/** An hour after it expires a quote is forgotten; until then, using it is a clear 400. */
+const FORGET_AFTER_MS = 3_600_000;
+
+/** `POST /v1/orders/quote`: priced legs remembered under a quote id for `quoteTtlMs`. */
+export function createQuotes(core: OrdersCore, quoteTtlMs: number) {
+  const { clock, ids, store } = core;
+
+  function quote(caller: Caller, input: QuoteBody): Quote {
+    requireKyb(caller.partner);
+    const type = checkLegs(core, caller.env, input.from, input.to);
+    const priced = price(core.ref, caller.env, type, input.from, input.to, input.partner_fee ?? 0);
+    const now = clock.now();
+    const q: QuoteRecord = {
+      ...priced,
+      quote_id: ids.id('qt_'),
+      env: caller.env,
+      clientId: caller.partner.client_id,
+      partnerFeePercent: input.partner_fee ?? 0,
+      magic: lookupMagicAmount(input.from.amount ?? input.to.amount),
+      created_at: now,
+      expires_at: now + quoteTtlMs,
+      used: false,
+    };
+    store.quotes.set(q.quote_id, q);
+    forgetAt(q.quote_id, q.expires_at + FORGET_AFTER_MS);
+    return toQuoteView(q);
+  }
+
+  function forgetAt(quoteId: string, at: number) {
+    clock.setTimer(at, () => store.quotes.delete(quoteId), `quote ${quoteId}: forget`, { kind: 'quote_forget', quote_id: quoteId });
+  }
+
+  /** Re-creates a quote's timer from a snapshot tag (CONTRACT §13); false when not a quote's. */
+  function reviveTimer(tag: TimerTag, due: number): boolean {
+    if (tag.kind !== 'quote_forget' || typeof tag.quote_id !== 'string') return false;
+    forgetAt(tag.quote_id, due);
+    return true;
+  }
+
+  return { quote, reviveTimer };
+}
