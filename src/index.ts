@@ -2,7 +2,7 @@
  * ramp-sandbox's public surface: start a sandbox in process, and the partner helpers
  * (sign requests per spec §5.2, verify webhooks per spec §6.4).
  */
-export { createSandbox, startSandbox, VERSION, type Sandbox, type RunningSandbox } from './main';
+export { createSandbox, startServer, VERSION, type Sandbox, type RunningSandbox, type SandboxOverrides } from './main';
 export { loadConfig, DEFAULT_CONFIG, type SandboxConfig } from './config';
 export { signRequest, signedCurl, canonicalString, sign, type SignRequestInput } from './auth';
 export {

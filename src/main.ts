@@ -250,7 +250,7 @@ export interface RunningSandbox {
 const SHUTDOWN_MARGIN_MS = 5_000;
 
 /** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
-export async function startSandbox(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
+export async function startServer(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
   const sandbox = createSandbox(overrides);
   const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
   server.on('clientError', answerClientError);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { startSandbox, type RunningSandbox } from '../main';
+import { startServer, type RunningSandbox } from '../main';
 import { SandboxClient, type PartnerIdentity } from './client';
 import { BuiltInReceiver } from './receiver';
 import { describeFailure, junitXml, summaryTable } from './report';
@@ -96,7 +96,7 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
     clients.push(new SandboxClient(options.sandboxUrl.replace(/\/$/, ''), options.adminToken));
   } else {
     for (let i = 0; i < Math.min(concurrency, scenarios.length); i++) {
-      const s = await startSandbox({ port: 0, host: '127.0.0.1', clockMode: 'manual', logLevel: 'silent', seed, rateLimit: { capacity: 1e9, refillPerSecond: 1e9 } });
+      const s = await startServer({ port: 0, host: '127.0.0.1', clockMode: 'manual', logLevel: 'silent', seed, rateLimit: { capacity: 1e9, refillPerSecond: 1e9 } });
       sandboxes.push(s);
       clients.push(new SandboxClient(s.url));
     }
