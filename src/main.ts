@@ -42,7 +42,8 @@ const SKIPPED = {
   noUrl: Object.freeze({ delivery: 'skipped: no webhook_url' }),
 };
 
-const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
+/** CONTRACT §4 `POST /sandbox/reset` data. */
+export const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
 
 /** Everything one running sandbox holds; tests build one with `createSandbox`. */
 export interface Sandbox {
@@ -255,10 +256,15 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
   const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
   server.on('clientError', answerClientError);
   const requests = trackRequests(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    sandbox.close(); // the port was taken: stop the clock's host timer too
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = sandbox.config.host.includes(':') ? `[${sandbox.config.host}]` : sandbox.config.host;
   return {
