@@ -24,7 +24,7 @@ import { registerFaultRoutes, registerRequestRoutes } from './control/inspector.
 import { FaultStore } from './faults/fault.store';
 import { RequestLog } from './inspector/request-log';
 import { recordRequests } from './http/middleware/inspect';
-import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
+import { createReferenceStore, loadFixturesOnce, type ReferenceStore } from './reference';
 import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from './shared/events';
 import { requireAuth } from './http/middleware/authenticate';
 import { z } from 'zod';
@@ -93,7 +93,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     wall,
     onError: (err, label) => logger.error({ err, timer: label }, 'timer failed'),
   });
-  const fixtures = loadFixtures(config.fixturesDir);
+  const fixtures = loadFixturesOnce(config.fixturesDir);
   const reference = createReferenceStore(fixtures, { seed: config.seed, clock });
 
   // The demo partner has its own id stream, so its keys depend on the seed alone.

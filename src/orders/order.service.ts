@@ -78,15 +78,31 @@ export const ALL_INCLUDES: ReadonlySet<Include> = new Set(['payout', 'timeline']
 const NO_INCLUDES: ReadonlySet<Include> = new Set();
 const PROVIDER_IDS = new Set([1]);
 
+const machineCache = new Map<string, OrderMachine>();
+
+/**
+ * The machine of a type and timings, built once per process: a machine is data (its effects
+ * are run by the service), so sandboxes share it, and starting one stays cheap (CONTRACT §14).
+ */
+function machineFor(type: OrderType, timings: LifecycleTimings): OrderMachine {
+  const key = `${type} ${JSON.stringify(timings)}`;
+  let machine = machineCache.get(key);
+  if (!machine) {
+    machine = createOrderMachine(type, timings);
+    machineCache.set(key, machine);
+  }
+  return machine;
+}
+
 /** Quotes, orders and their lifecycle: the domain behind /v1/orders and the order controls. */
 export function createOrderService(deps: OrderServiceDeps) {
   const { clock, reference: ref, ids } = deps;
   const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...deps.timings };
   const quoteTtlMs = deps.quoteTtlMs ?? 60_000;
   const machines: Record<OrderType, OrderMachine> = {
-    onramp: createOrderMachine('onramp', timings),
-    offramp: createOrderMachine('offramp', timings),
-    swap: createOrderMachine('swap', timings),
+    onramp: machineFor('onramp', timings),
+    offramp: machineFor('offramp', timings),
+    swap: machineFor('swap', timings),
   };
   const pure = {
     onramp: createPureTransitions(machines.onramp),
