@@ -199,6 +199,7 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
     await s.close();
     expect(await canListen(port)).toBe(true);
     await expect(fetch(`${s.url}/health`)).rejects.toThrow();
+    await expect(s.close()).resolves.toBeUndefined(); // closing twice is harmless
   });
 
   it('fails to start on a port in use, with the listen error', async () => {
