@@ -185,6 +185,14 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
     expect((await fetch(`${s.url}/sandbox/clock`)).status).toBe(401);
   });
 
+  it('takes the virtual start as a Date, an ISO string or ms, and refuses what is none of them', async () => {
+    const iso = await start({ clockStart: new Date(T0).toISOString() });
+    expect(iso.clock.now().getTime()).toBe(T0);
+    const date = await start({ clockStart: new Date(T0) });
+    expect(date.clock.now().getTime()).toBe(T0);
+    await expect(startSandbox({ clockStart: 'next tuesday' })).rejects.toMatchObject({ status: 422, code: 'E_VALIDATION_ERROR', message: expect.stringMatching(/^clockStart: /) });
+  });
+
   it('runs a realtime clock when asked', async () => {
     const s = await start({ clock: 'realtime', speed: 1000, clockStart: undefined });
     const first = s.clock.now().getTime();
