@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: the sandbox against a bare Koa server answering the same JSON, loaded with
- * autocannon in the same run, plus heap per order and timer cost. Writes bench/results/latest.md.
+ * autocannon in the same run, plus heap per order, timer cost, webhooks, the scenario runner and
+ * in-process start-up. Writes bench/results/latest.md.
+ * `npm run bench -- --only startup` runs only the start-up section and replaces it in that file.
  * Figures are from this machine at this moment: compare ratios, not absolute numbers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import autocannon from 'autocannon';
 import { signRequest } from '../src/auth';
@@ -44,6 +46,37 @@ function runNode(args: string[]): Promise<any> {
 async function load(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string }) {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, method: (opts.method ?? 'GET') as 'GET', headers: opts.headers, body: opts.body });
   return { rps: Math.round(result.requests.average), p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+const STARTUP_HEADING = '## In-process start and close';
+
+/** The report section of bench/startup.ts's figures (CONTRACT §14: under 50 ms). */
+function startupSection(startup: { runs: number; warmup: number; firstMs: number; medianMs: number; p90Ms: number; maxMs: number }): string[] {
+  const verdict = startup.medianMs < 50 ? 'met' : '**missed**';
+  return [
+    STARTUP_HEADING,
+    '',
+    `\`await startSandbox()\` then \`await close()\` (manual clock, port 0), in a fresh process: **median ${startup.medianMs} ms** over ${startup.runs} runs after ${startup.warmup} warm-up runs ` +
+      `(p90 ${startup.p90Ms} ms, max ${startup.maxMs} ms; target < 50 ms: ${verdict}). The first one in a process, before the JIT has warmed up, took ${startup.firstMs} ms: ` +
+      'what a test file that starts its own pays once (vitest reloads the modules for each file).',
+    '',
+  ];
+}
+
+/** `--only startup`: measures start-up alone and replaces (or appends) its section of the report. */
+async function onlyStartup() {
+  const startup = await runNode(['--import', 'tsx', 'bench/startup.ts', '50', '5']);
+  process.stdout.write(`${JSON.stringify(startup)}\n`);
+  const file = `${root}bench/results/latest.md`;
+  const report = existsSync(file) ? readFileSync(file, 'utf8') : '# Bench results\n\n';
+  const section = startupSection(startup).join('\n');
+  const at = report.indexOf(STARTUP_HEADING);
+  const next = at < 0 ? -1 : report.indexOf('\n## ', at + STARTUP_HEADING.length);
+  const updated =
+    at < 0 ? `${report.trimEnd()}\n\n${section}` : `${report.slice(0, at)}${section}${next < 0 ? '' : report.slice(next + 1)}`;
+  mkdirSync(`${root}bench/results`, { recursive: true });
+  writeFileSync(file, updated);
+  process.stdout.write('updated the start-up section of bench/results/latest.md\n');
 }
 
 async function main() {
@@ -111,7 +144,9 @@ async function main() {
   const webhooks = await benchWebhooks();
   process.stdout.write(`${JSON.stringify(webhooks)}\nscenario runner...\n`);
   const scenarios = await runNode(['--import', 'tsx', 'bench/scenarios.ts', '1000', '16']);
-  process.stdout.write(`${JSON.stringify(scenarios)}\n`);
+  process.stdout.write(`${JSON.stringify(scenarios)}\nin-process start-up...\n`);
+  const startup = await runNode(['--import', 'tsx', 'bench/startup.ts', '50', '5']);
+  process.stdout.write(`${JSON.stringify(startup)}\n`);
 
   const pct = (r: (typeof rows)[number]) => (100 * r.sandbox.rps) / r.bare.rps;
   const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -152,13 +187,19 @@ async function main() {
     `${scenarios.generated.scenarios} generated happy-path scenarios (a third of each type; ${scenarios.generated.passed} passed), ${scenarios.generated.concurrency} at a time in process: ` +
       `${scenarios.generated.seconds} s, **${scenarios.generated.ordersPerSecond} orders/s** end to end (target ≥ 200: ${verdict(scenarios.generated.ordersPerSecond >= 200)}).`,
     '',
+    ...startupSection(startup),
   ];
   mkdirSync(`${root}bench/results`, { recursive: true });
   writeFileSync(`${root}bench/results/latest.md`, lines.join('\n'));
   process.stdout.write(`wrote bench/results/latest.md\n`);
 }
 
-main()
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+if (only !== undefined && only !== 'startup') {
+  process.stderr.write(`--only: unknown section ${only} (known: startup)\n`);
+  process.exit(2);
+}
+(only === 'startup' ? onlyStartup() : main())
   .catch((error) => {
     process.stderr.write(`${(error as Error).stack}\n`);
     process.exitCode = 1;

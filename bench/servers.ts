@@ -5,13 +5,13 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
-import { startSandbox } from '../src/main';
+import { startServer } from '../src/main';
 
 const kind = process.argv[2];
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
 
 if (kind === 'sandbox') {
-  const running = await startSandbox({
+  const running = await startServer({
     port: 0,
     clockMode: 'manual',
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',

@@ -1,8 +1,10 @@
 /**
- * ramp-sandbox's public surface: start a sandbox in process, and the partner helpers
- * (sign requests per spec §5.2, verify webhooks per spec §6.4).
+ * ramp-sandbox's public surface: start a sandbox in process (CONTRACT §14), and the partner
+ * helpers (sign requests per spec §5.2, verify webhooks per spec §6.4).
  */
-export { createSandbox, startSandbox, VERSION, type Sandbox, type RunningSandbox } from './main';
+export * from './in-process';
+// Advanced: the sandbox's parts (createSandbox) and the bare server the CLI runs (startServer).
+export { createSandbox, startServer, VERSION, type Sandbox, type RunningSandbox, type SandboxOverrides } from './main';
 export { loadConfig, DEFAULT_CONFIG, type SandboxConfig } from './config';
 export { signRequest, signedCurl, canonicalString, sign, type SignRequestInput } from './auth';
 export {

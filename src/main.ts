@@ -29,7 +29,7 @@ import { registerFaultRoutes, registerRequestRoutes } from './control/inspector.
 import { FaultStore } from './faults/fault.store';
 import { RequestLog } from './inspector/request-log';
 import { recordRequests } from './http/middleware/inspect';
-import { createReferenceStore, loadFixtures, type ReferenceStore } from './reference';
+import { createReferenceStore, loadFixturesOnce, type ReferenceStore } from './reference';
 import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from './shared/events';
 import { requireAuth } from './http/middleware/authenticate';
 import { z } from 'zod';
@@ -47,7 +47,8 @@ const SKIPPED = {
   noUrl: Object.freeze({ delivery: 'skipped: no webhook_url' }),
 };
 
-const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
+/** CONTRACT §4 `POST /sandbox/reset` data. */
+export const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
 
 /** Everything one running sandbox holds; tests build one with `createSandbox`. */
 export interface Sandbox {
@@ -109,7 +110,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     wall,
     onError: (err, label) => logger.error({ err, timer: label }, 'timer failed'),
   });
-  const fixtures = loadFixtures(config.fixturesDir);
+  const fixtures = loadFixturesOnce(config.fixturesDir);
   const reference = createReferenceStore(fixtures, { seed: config.seed, clock });
 
   // The demo partner has its own id stream, so its keys depend on the seed alone.
@@ -290,15 +291,20 @@ export interface RunningSandbox {
 const SHUTDOWN_MARGIN_MS = 5_000;
 
 /** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
-export async function startSandbox(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
+export async function startServer(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
   const sandbox = createSandbox(overrides);
   const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
   server.on('clientError', answerClientError);
   const requests = trackRequests(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    sandbox.close(); // the port was taken: stop the clock's host timer too
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = sandbox.config.host.includes(':') ? `[${sandbox.config.host}]` : sandbox.config.host;
   return {

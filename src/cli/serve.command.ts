@@ -1,6 +1,6 @@
 import { signedCurl } from '../auth';
 import { ConfigError, loadConfig, USAGE } from '../config';
-import { startSandbox, VERSION } from '../main';
+import { startServer, VERSION } from '../main';
 import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';
 import { StateFileError } from '../state/file';
@@ -35,7 +35,7 @@ async function serve(argv: string[]): Promise<void> {
   }
   let running;
   try {
-    running = await startSandbox(config);
+    running = await startServer(config);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {

@@ -16,7 +16,8 @@ const page = (name: string, max: number, fallback: number) =>
     .optional()
     .transform((n) => n ?? fallback);
 
-const ListQuerySchema = z.object({
+/** CONTRACT §4 delivery log filters (query strings). */
+export const DeliveriesQuerySchema = z.object({
   client_id: z.string().optional(),
   order: z.string().optional(),
   event: WebhookEventSchema.optional(),
@@ -25,7 +26,8 @@ const ListQuerySchema = z.object({
   per_page: page('per_page', 500, 50),
 });
 
-const SendBodySchema = z.object({
+/** CONTRACT §4 `POST /sandbox/webhooks/send` body. */
+export const SendBodySchema = z.object({
   client_id: z.string().min(1),
   event: WebhookEventSchema,
   order: z.string().min(1).optional(),
@@ -42,7 +44,7 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
   const { dispatcher, partners, orders } = deps;
 
   api.route(
-    { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries', operationId: 'listDeliveries', summary: 'The webhook delivery log, newest first', query: ListQuerySchema, data: DeliverySchema, paged: true, message: 'Deliveries retrieved' },
+    { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries', operationId: 'listDeliveries', summary: 'The webhook delivery log, newest first', query: DeliveriesQuerySchema, data: DeliverySchema, paged: true, message: 'Deliveries retrieved' },
     ({ query: q }) => {
       const matching = dispatcher
         .list()

@@ -4,7 +4,7 @@ import type { WebhookEvent } from '../shared/events';
 import { round } from '../shared/money';
 import type { OrderType } from '../pricing/pricing';
 import type { OrdersCore } from './order.core';
-import { createOrderMachine, STATUSES_TAGGED, type OrderEvent, type OrderInput, type OrderMachine, type OrderStatus } from './order.machine';
+import { createOrderMachine, STATUSES_TAGGED, type LifecycleTimings, type OrderEvent, type OrderInput, type OrderMachine, type OrderStatus } from './order.machine';
 import type { OrderRecord, TimelineRecord } from './order.store';
 import { toSummary, type OrderSummary } from './order.view';
 import { createPureTransitions, type ExecutableAction } from './pure-transition';
@@ -28,9 +28,9 @@ export type AutoPayin = Extract<MagicAmountBehaviour, { kind: 'auto_payin' }>;
 export function createLifecycle(core: OrdersCore) {
   const { clock, timings, artefacts, store } = core;
   const machines: Record<OrderType, OrderMachine> = {
-    onramp: createOrderMachine('onramp', timings),
-    offramp: createOrderMachine('offramp', timings),
-    swap: createOrderMachine('swap', timings),
+    onramp: machineFor('onramp', timings),
+    offramp: machineFor('offramp', timings),
+    swap: machineFor('swap', timings),
   };
   const pure = {
     onramp: createPureTransitions(machines.onramp),
@@ -259,6 +259,22 @@ export function createLifecycle(core: OrdersCore) {
 }
 
 export type Lifecycle = ReturnType<typeof createLifecycle>;
+
+const machineCache = new Map<string, OrderMachine>();
+
+/**
+ * The machine of a type and timings, built once per process: a machine is data (its effects
+ * are run here), so sandboxes share it, and starting one stays cheap (CONTRACT §14).
+ */
+function machineFor(type: OrderType, timings: LifecycleTimings): OrderMachine {
+  const key = `${type} ${JSON.stringify(timings)}`;
+  let machine = machineCache.get(key);
+  if (!machine) {
+    machine = createOrderMachine(type, timings);
+    machineCache.set(key, machine);
+  }
+  return machine;
+}
 
 /** `xstate.after.<delay>.<machine id>.<state>` → the delay's name. */
 function delayName(id: string): string | undefined {

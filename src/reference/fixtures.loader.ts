@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../runtime/package-root';
 import { firstIssue } from '../shared/validation';
@@ -39,6 +39,38 @@ export function loadFixtures(dir: string = DEFAULT_FIXTURES_DIR): Fixtures {
   };
   checkConsistency(fixtures, dir);
   return fixtures;
+}
+
+const FIXTURE_FILES = ['fiat-currencies.json', 'crypto-currencies.json', 'networks.json', 'institutions.json', 'market-rates.json'] as const;
+const loaded = new Map<string, { stamp: string; fixtures: Fixtures }>();
+
+/**
+ * `loadFixtures`, read and validated once per directory while its files stay as they were
+ * (size and mtime): every in-process sandbox of a test run shares them, so starting one stays
+ * cheap (CONTRACT §14). Deeply frozen, since they are shared.
+ */
+export function loadFixturesOnce(dir: string = DEFAULT_FIXTURES_DIR): Fixtures {
+  const stamp = FIXTURE_FILES.map((file) => {
+    try {
+      const st = statSync(join(dir, file));
+      return `${st.size}:${st.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
+  }).join('|');
+  const hit = loaded.get(dir);
+  if (hit?.stamp === stamp) return hit.fixtures;
+  const fixtures = deepFreeze(loadFixtures(dir));
+  loaded.set(dir, { stamp, fixtures });
+  return fixtures;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 function checkConsistency(f: Fixtures, dir: string): void {

@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server';
@@ -22,6 +23,11 @@ const env = () => ({
 });
 
 describe('README examples run as written', () => {
+  it('README "In-process API": its example is examples/readme-in-process.test.ts, which npm test runs', () => {
+    const example = readFileSync(`${root}examples/readme-in-process.test.ts`, 'utf8').replace(/^\/\/.*\n/, '');
+    expect(readFileSync(`${root}README.md`, 'utf8')).toContain(`\`\`\`ts\n${example}\`\`\``);
+  });
+
   it('examples/sign.sh: a signed request with curl and openssl', async () => {
     const body = '{"from":{"currency":"NGN","amount":50000},"to":{"currency":"USDT","network":"base-sepolia"}}';
     const { stdout } = await run('bash', [`${root}examples/sign.sh`, 'POST', '/v1/orders/quote', body], { env: env() });

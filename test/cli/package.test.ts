@@ -138,24 +138,30 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
   it("imports startSandbox from 'ramp-sandbox' in plain Node", async () => {
     const script = [
       "import { startSandbox, VERSION } from 'ramp-sandbox';",
-      "const s = await startSandbox({ port: 0, clockMode: 'manual', logLevel: 'silent' });",
+      'const s = await startSandbox({ seed: 3 });',
       "const res = await fetch(s.url + '/health');",
-      'console.log(VERSION, res.status);',
+      "const advanced = await s.clock.advance('5m');",
+      "const missing = await s.orders.get('ORD_nope').catch((e) => `${e.name} ${e.status} ${e.code}`);",
+      'console.log(VERSION, res.status, advanced.clock.mode, missing);',
       'await s.close();',
     ].join('\n');
     const { stdout } = await run('node', ['--input-type=module', '-e', script], { cwd: app });
-    expect(stdout.trim()).toBe(`${VERSION} 200`);
+    expect(stdout.trim()).toBe(`${VERSION} 200 manual SandboxError 404 E_NOTFOUND`);
   }, SLOW);
 
   it('type-checks a consumer under strict nodenext resolution, without skipLibCheck', async () => {
     writeFileSync(
       join(app, 'consumer.ts'),
       [
-        "import { startSandbox, signRequest, type RunningSandbox } from 'ramp-sandbox';",
-        "const s: RunningSandbox = await startSandbox({ port: 0, clockMode: 'manual' });",
-        "const headers: Record<string, string> = signRequest({ method: 'GET', path: '/v1/networks', clientId: s.sandbox.demoPartner.client_id, secretKey: 'sk', encryptionKey: 'enc' });",
-        'console.log(headers);',
+        "import { startSandbox, startServer, signRequest, SandboxError, type SandboxHandle, type OrderDetail, type RunningSandbox } from 'ramp-sandbox';",
+        "const s: SandboxHandle = await startSandbox({ clock: 'manual', seed: 1, webhookUrl: 'http://127.0.0.1:9/hooks' });",
+        "const headers: Record<string, string> = signRequest({ method: 'GET', path: '/v1/networks', clientId: s.partner.clientId, secretKey: s.partner.test.secret_key, encryptionKey: s.partner.test.encryption_key });",
+        "const order: OrderDetail | string = await s.orders.payin('ORD_x', { amount: 1 }).catch((e: unknown) => (e instanceof SandboxError ? e.code : 'other'));",
+        "const fired: number = (await s.clock.advance('1m')).fired_count;",
+        'console.log(headers, order, fired, s.clock.now().toISOString());',
         'await s.close();',
+        "const bare: RunningSandbox = await startServer({ port: 0, clockMode: 'manual' });",
+        'await bare.close();',
         '',
       ].join('\n'),
     );

@@ -1,4 +1,4 @@
-import { startSandbox, type RunningSandbox, type SandboxOverrides } from '../../src/main';
+import { startServer, type RunningSandbox, type SandboxOverrides } from '../../src/main';
 import { createResponseChecker, type ResponseChecker } from './openapi';
 import { signedHeaders, type TestKeys } from './sign';
 
@@ -34,7 +34,7 @@ export interface TestServer extends RunningSandbox {
 
 /** The real app on an ephemeral 127.0.0.1 port, manual clock, quiet logs. */
 export async function startTestServer(overrides: SandboxOverrides = {}): Promise<TestServer> {
-  const running = await startSandbox({
+  const running = await startServer({
     port: 0,
     host: '127.0.0.1',
     clockMode: 'manual',

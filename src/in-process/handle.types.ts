@@ -1,0 +1,129 @@
+import type { z } from 'zod';
+import type { KeySet, CreatePartnerBodySchema, PartnerSchema, UpdatePartnerBodySchema } from '../auth/partner.schemas';
+import type { AdvanceResultSchema, ClockViewSchema } from '../control/clock.routes';
+import type { DeliveriesQuerySchema, SendBodySchema } from '../control/webhooks.routes';
+import type { FaultInputSchema, FaultSchema } from '../faults/fault.store';
+import type { RecordedRequest, RequestsQuerySchema } from '../inspector/request-log';
+import type { ResetResultSchema, Sandbox, SandboxOverrides } from '../main';
+import type { ControlPayinSchema, ControlPayoutSchema, OrderDetail } from '../orders';
+import type { DeliveryView } from '../webhooks';
+import type { StateDocument, StateSummary } from '../state/state.schema';
+
+/**
+ * What `startSandbox` takes. The in-process defaults differ from `ramp-sandbox serve` where a
+ * test wants them to: a manual clock (nothing moves unless the test advances it), any free
+ * port, silent logs. Every other field of the CLI config can be given too (e.g. `adminToken`,
+ * `payinWindowMs`, `lifecycleDelays`, `rateLimit`).
+ */
+export interface StartSandboxOptions
+  extends Omit<SandboxOverrides, 'clockMode' | 'clockStart' | 'port' | 'host' | 'logLevel' | 'seed' | 'speed'> {
+  /** `manual` (default here): the virtual clock moves only with `clock.advance`; `realtime`: with wall time × speed. */
+  clock?: 'manual' | 'realtime';
+  /** Same seed, same demo keys, references and faker data (default 1). */
+  seed?: number;
+  /** Default 0: any free port (read it from `url`). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** The demo partner's webhook URL (your receiver); without it no webhook is sent. */
+  webhookUrl?: string;
+  /** Virtual seconds per wall second in realtime mode (default 1). */
+  speed?: number;
+  /** Virtual start time (default: the wall clock at start). */
+  clockStart?: Date | string | number;
+  /** pino level (default `silent` in process). */
+  logLevel?: string;
+}
+
+export type ClockView = z.output<typeof ClockViewSchema>;
+export type AdvanceResult = z.output<typeof AdvanceResultSchema>;
+export type ResetResult = z.output<typeof ResetResultSchema>;
+export type PayinInput = z.input<typeof ControlPayinSchema>;
+export type PayoutInput = z.input<typeof ControlPayoutSchema>;
+export type FaultInput = z.input<typeof FaultInputSchema>;
+export type Fault = z.output<typeof FaultSchema>;
+export type SendWebhookInput = z.input<typeof SendBodySchema>;
+export type CreatePartnerInput = z.input<typeof CreatePartnerBodySchema>;
+export type UpdatePartnerInput = z.input<typeof UpdatePartnerBodySchema>;
+/** A partner as the control API shows it (full keys only from `partners.create`). */
+export type PartnerView = z.output<typeof PartnerSchema>;
+
+/** Query filters take numbers where the HTTP API takes digit strings. */
+type Numeric<T, K extends string> = Omit<T, K> & { [P in K]?: number };
+/** `GET /sandbox/webhooks/deliveries` filters; without `page`, every matching delivery. */
+export type DeliveriesFilter = Numeric<z.input<typeof DeliveriesQuerySchema>, 'page' | 'per_page'>;
+/** `GET /sandbox/requests` filters (`limit` default 50, at most 1000). */
+export type RequestsFilter = Numeric<z.input<typeof RequestsQuerySchema>, 'limit'>;
+export type { DeliveryView, KeySet, OrderDetail, RecordedRequest };
+
+/** The demo partner: what a partner's test signs with. */
+export interface PartnerCredentials {
+  clientId: string;
+  test: KeySet;
+  live: KeySet;
+}
+
+/**
+ * A sandbox running in this process (CONTRACT §14): its URL, the demo partner's credentials,
+ * and the control API as functions. Each function answers what its control route answers and
+ * throws a `SandboxError` (status, code, message of the error envelope) exactly when the route
+ * answers an error.
+ */
+export interface SandboxHandle {
+  /** Base URL, e.g. `http://127.0.0.1:40123` (no trailing slash). */
+  readonly url: string;
+  readonly partner: PartnerCredentials;
+  readonly clock: {
+    /** The virtual now. */
+    now(): Date;
+    /** `GET /sandbox/clock`. */
+    get(): Promise<ClockView>;
+    /** Moves the virtual clock by a duration (`90s`, `5m`, `2h`, `1d`, `1h30m`) or ms, firing every due timer (webhook attempts included) before it resolves. */
+    advance(duration: string | number): Promise<AdvanceResult>;
+    /** Moves the virtual clock to an instant (never back). */
+    advanceTo(to: Date | string | number): Promise<AdvanceResult>;
+  };
+  readonly orders: {
+    /** Any order's detail, with payout and timeline (`GET /sandbox/orders/{reference}`). */
+    get(reference: string): Promise<OrderDetail>;
+    /** Simulates the pay-in arriving: exact by default; `amount` for partial or over, `confirmed: false` for unconfirmed. */
+    payin(reference: string, body?: PayinInput): Promise<OrderDetail>;
+    /** Decides how the payout ends: `success`, `fail`, `revert`, `partial` (+ `percentage`). */
+    payout(reference: string, body: PayoutInput): Promise<OrderDetail>;
+    /** Ends the pay-in window now. */
+    expire(reference: string): Promise<OrderDetail>;
+  };
+  /** The webhook delivery log, newest first, each with its payload and attempts. */
+  deliveries(filter?: DeliveriesFilter): Promise<DeliveryView[]>;
+  readonly webhooks: {
+    /** Sends a delivery again now; resolves once the attempt is done. */
+    retry(deliveryId: string): Promise<DeliveryView>;
+    /** Sends one signed delivery of any event on demand. */
+    send(body: SendWebhookInput): Promise<DeliveryView>;
+  };
+  /** The recorded `/v1` requests, newest first (CONTRACT §11). */
+  requests(filter?: RequestsFilter): Promise<RecordedRequest[]>;
+  readonly faults: {
+    /** Injects a fault on matching `/v1` requests (CONTRACT §12). */
+    add(input: FaultInput): Promise<Fault>;
+    list(): Promise<Fault[]>;
+    remove(id: string): Promise<Fault>;
+    /** Removes every fault. */
+    clear(): Promise<{ removed: number }>;
+  };
+  readonly partners: {
+    /** Another partner (full keys in the answer). */
+    create(body?: CreatePartnerInput): Promise<PartnerView>;
+    update(clientId: string, patch: UpdatePartnerInput): Promise<PartnerView>;
+  };
+  /** The whole state as one document (CONTRACT §13): keep it, and `restore` it later or in another sandbox of the same seed. */
+  state(): Promise<StateDocument>;
+  /** Replaces the whole state with a document from `state()`; a `SandboxError` (422) and nothing changed when it does not validate. */
+  restore(doc: StateDocument): Promise<StateSummary>;
+  /** Drops orders, quotes, deliveries, requests, faults and partners but the demo partner (its settings kept); clock back to its start. */
+  reset(): Promise<ResetResult>;
+  /** Stops the listener (cutting open connections) and the clock; the port is free when it resolves. */
+  close(): Promise<void>;
+  /** The sandbox's internals, for what the control API does not cover (advanced; not a stable API). */
+  readonly sandbox: Sandbox;
+}
