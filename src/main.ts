@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the composition root wires every module (config, stores, routes,
+// state, listen and graceful stop) and holds no behaviour of its own.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +20,7 @@ import { registerOrderRoutes } from './http/routes/orders.routes';
 import { registerOrderControlRoutes } from './control/orders.routes';
 import { LiveFeed, registerDashboard } from './dashboard';
 import { createOrderService, type OrderService } from './orders';
-import { createDispatcher, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from './webhooks';
+import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from './webhooks';
 import { registerWebhookRoutes } from './control/webhooks.routes';
 import { registerStateRoutes } from './control/state.routes';
 import { readStateFile, writeStateFile } from './state/file';
@@ -34,18 +36,13 @@ import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from './shared/events';
 import { requireAuth } from './http/middleware/authenticate';
 import { z } from 'zod';
 import { createIds, type Ids } from './shared/ids';
+import { createSimulation } from './simulation';
 import { packagePath } from './runtime/package-root';
 
 export const VERSION: string = JSON.parse(
   readFileSync(packagePath('package.json'), 'utf8'),
 ).version;
 
-/** Timeline details of an event that was not delivered; shared, so 100k orders pay nothing for them. */
-const SKIPPED = {
-  partner: Object.freeze({ delivery: 'skipped: partner removed' }),
-  unsubscribed: Object.freeze({ delivery: 'skipped: event not subscribed' }),
-  noUrl: Object.freeze({ delivery: 'skipped: no webhook_url' }),
-};
 
 /** CONTRACT §4 `POST /sandbox/reset` data. */
 export const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
@@ -152,15 +149,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     userAgent: `ramp-sandbox/${VERSION}`,
     onError: (err) => logger.error({ err }, 'webhook attempt failed unexpectedly'),
   });
-  // Each event the machine emits becomes a delivery when the partner subscribes to it and has
-  // a URL; either way the event stays on the order's timeline, with what happened to it.
-  orders.onEvent(({ event, order, summary }) => {
-    const partner = partners.get(order.clientId);
-    if (!partner) return SKIPPED.partner;
-    if (!partner.events.includes(event)) return SKIPPED.unsubscribed;
-    if (!partner.webhook_url) return SKIPPED.noUrl;
-    return { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary() }).id };
-  });
+  routeOrderEvents({ orders, partners, dispatcher });
 
   const requests = new RequestLog(config.inspectLimit);
   const faults = new FaultStore(config.seed);
@@ -171,6 +160,8 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     restoreState(stateParts, saved);
     logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
   }
+
+  const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id });
 
   const sandbox: Sandbox = {
     config,
@@ -190,24 +181,9 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     dispatcher,
     requests,
     faults,
-    reset() {
-      dispatcher.clear();
-      orders.clear();
-      partners.retainOnly([demoPartner.client_id]);
-      rateLimiter.clear();
-      faults.clear();
-      requests.clear();
-      clock.reset();
-      ids.reseed(runSeed);
-    },
-    advance(ms) {
-      return sandbox.advanceTo(clock.now() + ms);
-    },
-    async advanceTo(target) {
-      // Attempts already under way finish first, at the time they started (the clock settles
-      // before its first timer): a retry they schedule inside the span then fires here too.
-      return clock.advanceToAsync(target, () => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined));
-    },
+    reset: simulation.reset,
+    advance: simulation.advance,
+    advanceTo: simulation.advanceTo,
     exportState: () => exportState(stateParts),
     restoreState(doc) {
       restoreState(stateParts, parseOrThrow(StateDocumentSchema, doc));

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the virtual clock (modes, advance, settle, reset, snapshot) is one
+// state machine over one timer queue; its invariants are easier to keep in one place.
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
 import { TimerQueue, type TimerTag } from './timer-queue';
 

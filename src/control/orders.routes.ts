@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ControlPageQuery } from '../shared/schemas';
 import type { PartnerRegistry } from '../auth';
 import type { Api } from '../http/api';
 import { ENVIRONMENTS, type ReferenceStore } from '../reference';
@@ -23,22 +24,13 @@ import { ControlCreateOrderSchema, createOrderBody, SandboxOrderSummarySchema } 
 
 const admin = { auth: 'admin', tag: 'sandbox', params: ReferenceParamsSchema, data: OrderDetailSchema } as const;
 
-const pageParam = (name: string, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `${name} must be a positive integer`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= max, `${name} must be from 1 to ${max}`)
-    .optional()
-    .transform((n) => n ?? fallback);
 
 const ListQuerySchema = z.object({
   client_id: z.string().optional(),
   environment: z.enum(ENVIRONMENTS).optional(),
   status: z.enum(ORDER_STATUSES).optional(),
   type: OrderTypeSchema.optional(),
-  page: pageParam('page', 1_000_000, 1),
-  per_page: pageParam('per_page', 500, 50),
+  ...ControlPageQuery,
 });
 
 const FulfilBodySchema = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ControlPageQuery } from '../shared/schemas';
 import type { PartnerRegistry } from '../auth';
 import type { Api } from '../http/api';
 import { ENVIRONMENTS } from '../reference';
@@ -7,14 +8,6 @@ import { badRequest, notFound } from '../shared/errors';
 import { paginate } from '../shared/envelope';
 import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, deliveryView, type Dispatcher } from '../webhooks';
 
-const page = (name: string, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `${name} must be a positive integer`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= max, `${name} must be from 1 to ${max}`)
-    .optional()
-    .transform((n) => n ?? fallback);
 
 /** CONTRACT §4 delivery log filters (query strings). */
 export const DeliveriesQuerySchema = z.object({
@@ -22,8 +15,7 @@ export const DeliveriesQuerySchema = z.object({
   order: z.string().optional(),
   event: WebhookEventSchema.optional(),
   status: DeliveryStatusSchema.optional(),
-  page: page('page', 1_000_000, 1),
-  per_page: page('per_page', 500, 50),
+  ...ControlPageQuery,
 });
 
 /** CONTRACT §4 `POST /sandbox/webhooks/send` body. */

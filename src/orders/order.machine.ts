@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the whole order lifecycle of CONTRACT §3 is one machine definition,
+// read top to bottom; splitting its states across files would hide the transitions.
 import { assign, raise, setup, type ActionFunction } from 'xstate';
 import type { WebhookEvent } from '../shared/events';
 import type { OrderType } from '../pricing/pricing';

@@ -198,71 +198,48 @@ export const CryptoRecipientResultSchema = z
   .object({ network: z.string(), address: z.string(), memo: z.string().optional() })
   .meta({ id: 'CryptoRecipientResult' });
 
-export const FiatPayinSchema = z
-  .object({
-    currency: z.string(),
-    account_name: z.string(),
-    account_number: z.string(),
-    institution_code: z.string(),
-    amount: z.number(),
+/** Where fiat or crypto moves (pay-in, payout, refund): the account or address and the amount. */
+const FiatMoveBase = z.object({ currency: z.string(), account_name: z.string(), account_number: z.string(), institution_code: z.string(), amount: z.number() });
+const CryptoMoveBase = z.object({ asset: z.string(), address: z.string(), network: z.string(), amount: z.number() });
+
+export const FiatPayinSchema = FiatMoveBase
+  .extend({
     tx_reference: TxRefs,
     expires_at: NullableDateTime,
     paid_at: NullableDateTime,
   })
   .meta({ id: 'FiatPayin' });
-export const CryptoPayinSchema = z
-  .object({
-    asset: z.string(),
-    address: z.string(),
-    network: z.string(),
-    amount: z.number(),
+export const CryptoPayinSchema = CryptoMoveBase
+  .extend({
     tx_hash: TxRefs,
     expires_at: NullableDateTime,
     paid_at: NullableDateTime,
   })
   .meta({ id: 'CryptoPayin' });
 
-export const FiatPayoutSchema = z
-  .object({
-    currency: z.string(),
-    account_name: z.string(),
-    account_number: z.string(),
-    institution_code: z.string(),
-    amount: z.number(),
+export const FiatPayoutSchema = FiatMoveBase
+  .extend({
     percentage: z.number().nullable(),
     tx_reference: TxRefs,
     paid_at: NullableDateTime,
   })
   .meta({ id: 'FiatPayout' });
-export const CryptoPayoutSchema = z
-  .object({
-    asset: z.string(),
-    address: z.string(),
-    network: z.string(),
-    amount: z.number(),
+export const CryptoPayoutSchema = CryptoMoveBase
+  .extend({
     percentage: z.number().nullable(),
     tx_hash: TxRefs,
     paid_at: NullableDateTime,
   })
   .meta({ id: 'CryptoPayout' });
 
-export const FiatRefundSchema = z
-  .object({
-    currency: z.string(),
-    account_name: z.string(),
-    account_number: z.string(),
-    institution_code: z.string(),
-    amount: z.number(),
+export const FiatRefundSchema = FiatMoveBase
+  .extend({
     tx_reference: z.string().nullable(),
     refunded_at: NullableDateTime,
   })
   .meta({ id: 'FiatRefund' });
-export const CryptoRefundSchema = z
-  .object({
-    asset: z.string(),
-    address: z.string(),
-    network: z.string(),
-    amount: z.number(),
+export const CryptoRefundSchema = CryptoMoveBase
+  .extend({
     tx_hash: z.string().nullable(),
     refunded_at: NullableDateTime,
   })

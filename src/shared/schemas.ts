@@ -38,3 +38,19 @@ export const AuthErrorSchema = z.union([ErrorEnvelopeSchema, AlternativeErrorSch
 
 /** An ISO 8601 instant as the sandbox renders it. */
 export const DateTime = z.iso.datetime();
+
+/**
+ * A page-number query parameter of the control API: a positive integer up to `max`, `fallback`
+ * when absent, with a message naming the parameter.
+ */
+export const pageQueryParam = (name: string, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a positive integer`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `${name} must be from 1 to ${max}`)
+    .optional()
+    .transform((n) => n ?? fallback);
+
+/** The `page` and `per_page` of a control API list (at most 500 a page, 50 by default). */
+export const ControlPageQuery = { page: pageQueryParam('page', 1_000_000, 1), per_page: pageQueryParam('per_page', 500, 50) };

@@ -1,45 +1,13 @@
 import type { Partner, PartnerRegistry } from '../auth';
-import { sign } from '../auth';
-import { ISO, type TimerTag, type VirtualClock, type WallClock } from '../clock';
+import type { TimerTag, VirtualClock, WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
-import { httpRequest } from '../transport/http-request';
-import type { DeliveryStatus, DeliveryView } from './delivery.schemas';
+import type { Attempt, Delivery } from './delivery';
+import { postAttempt } from './transport';
 
-export type { DeliveryStatus };
-
-export interface Attempt {
-  number: number;
-  manual: boolean;
-  url: string | null;
-  virtual_at: number;
-  wall_at: number;
-  duration_ms: number;
-  http_status: number | null;
-  error: string | null;
-  response_excerpt: string | null;
-}
-
-export interface Delivery {
-  id: string;
-  client_id: string;
-  environment: Environment;
-  order: string | null;
-  event: WebhookEvent;
-  /** The exact body sent on every attempt. */
-  body: string;
-  /** A fixed target (control `send` with `url`); otherwise the partner's current webhook_url. */
-  urlOverride: string | null;
-  source: 'lifecycle' | 'manual';
-  status: DeliveryStatus;
-  attempts: Attempt[];
-  automaticAttempts: number;
-  next_attempt_at: number | null;
-  created_at: number;
-  inFlight: boolean;
-  timer: number | null;
-}
+export type { Attempt, Delivery, DeliveryStatus } from './delivery';
+export { deliveryView } from './delivery';
 
 export interface DispatcherOptions {
   /** Wall ms a receiver has to answer 2xx (CONTRACT §5: 15 s). */
@@ -50,8 +18,6 @@ export interface DispatcherOptions {
 
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { timeoutMs: 15_000, retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS };
-
-const EXCERPT = 500;
 
 /** One delivery to make: what `enqueue` and `send` take. */
 export interface DeliveryInput {
@@ -159,7 +125,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (!url || !partner) {
       record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
     } else {
-      ok = await post(delivery, partner, url, number, record);
+      ok = await postAttempt(delivery, partner, url, number, record, { wall, timeoutMs: options.timeoutMs, userAgent: deps.userAgent ?? 'ramp-sandbox' });
     }
     // A reset while the receiver answered: this delivery is gone and schedules nothing.
     if (generation !== generationAtStart) return;
@@ -193,49 +159,6 @@ export function createDispatcher(deps: DispatcherDeps) {
       `${delivery.id}: retry ${delivery.automaticAttempts + 1} of ${maxAutomatic} (${delivery.event}${delivery.order ? ` ${delivery.order}` : ''})`,
       { kind: 'delivery_retry', id: delivery.id },
     );
-  }
-
-  async function post(delivery: Delivery, partner: Partner, url: string, number: number, record: Attempt): Promise<boolean> {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      record.error = `invalid webhook URL ${url}`;
-      return false;
-    }
-    // Transport time (CONTRACT §2): the receiver checks staleness against its real clock.
-    const timestamp = String(wall.now());
-    const signature = sign(
-      { clientId: partner.client_id, timestamp, method: 'POST', path: target.pathname + target.search, rawBody: delivery.body },
-      partner.keys[delivery.environment].encryption_key,
-    );
-    const started = performance.now();
-    try {
-      const res = await httpRequest(target, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': deps.userAgent ?? 'ramp-sandbox',
-          'svc-signature': signature,
-          'svc-timestamp': timestamp,
-          'svc-event': delivery.event,
-          'svc-delivery-id': delivery.id,
-          'svc-attempt': String(number),
-        },
-        body: delivery.body,
-        timeoutMs: options.timeoutMs,
-        maxBodyChars: EXCERPT,
-      });
-      record.http_status = res.status;
-      record.response_excerpt = res.text;
-      if (res.status < 200 || res.status >= 300) record.error = `HTTP ${res.status}`;
-      return res.status >= 200 && res.status < 300;
-    } catch (error) {
-      record.error = describeFetchError(error, options.timeoutMs);
-      return false;
-    } finally {
-      record.duration_ms = Math.round(performance.now() - started);
-    }
   }
 
   /** Sends a delivery again now (manual retry); resolves once the attempt is done. */
@@ -321,47 +244,3 @@ export function createDispatcher(deps: DispatcherDeps) {
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
-/** The delivery log's view of a delivery (CONTRACT §4). */
-export function deliveryView(d: Delivery): DeliveryView {
-  let payload: unknown = d.body;
-  try {
-    payload = JSON.parse(d.body);
-  } catch {
-    // keep the raw string
-  }
-  return {
-    id: d.id,
-    client_id: d.client_id,
-    environment: d.environment,
-    order: d.order,
-    event: d.event,
-    status: d.status,
-    in_flight: d.inFlight,
-    source: d.source,
-    url: d.urlOverride,
-    payload,
-    raw_body: d.body,
-    attempts: d.attempts.map((a) => ({
-      number: a.number,
-      manual: a.manual,
-      url: a.url,
-      virtual_at: ISO(a.virtual_at),
-      wall_at: ISO(a.wall_at),
-      duration_ms: a.duration_ms,
-      http_status: a.http_status,
-      error: a.error,
-      response_excerpt: a.response_excerpt,
-    })),
-    next_attempt_at: d.next_attempt_at === null ? null : ISO(d.next_attempt_at),
-    created_at: ISO(d.created_at),
-  };
-}
-
-function describeFetchError(error: unknown, timeoutMs: number): string {
-  const e = error as { name?: string; message?: string; code?: string };
-  if (e?.name === 'TimeoutError') return `timed out after ${timeoutMs} ms`;
-  if (e?.code === 'ECONNREFUSED') return 'connection refused';
-  if (e?.code === 'ECONNRESET' || e?.code === 'EPIPE') return 'connection reset';
-  if (e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') return `host not found (${e.message})`;
-  return e?.message || String(error);
-}

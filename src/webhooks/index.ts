@@ -1,2 +1,3 @@
 export * from './dispatcher';
 export * from './delivery.schemas';
+export * from './subscription';

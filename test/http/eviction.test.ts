@@ -1,23 +1,16 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { capturedLogger } from '../support/log-sink';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advance, createOrder } from '../support/orders';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type Caller, type TestServer } from '../support/server';
 
 // CONTRACT §9: --max-orders bounds memory by evicting the oldest orders in a final status.
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk, _enc, done) {
-    lines.push(String(chunk));
-    done();
-  },
-});
+const { logger, lines } = capturedLogger();
 let s: TestServer;
 let r: Receiver;
 let p: Caller;
 beforeAll(async () => {
-  s = await startTestServer({ maxOrders: 10, logger: pino({ level: 'info' }, sink) });
+  s = await startTestServer({ maxOrders: 10, logger });
   r = await startReceiver();
   p = await s.createPartner({ webhook_url: r.url });
 });

@@ -1,6 +1,8 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendRaw as sendRawTo } from '../support/raw-socket';
 import { startTestServer, type TestServer } from '../support/server';
+
+const sendRaw = (bytes: string) => sendRawTo(s.url, bytes);
 
 // CONTRACT §9: requests Node's parser refuses still get the JSON error envelope.
 let s: TestServer;
@@ -11,20 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-/** Writes raw bytes on a new connection and resolves with everything the server answered. */
-function sendRaw(bytes: string): Promise<string> {
-  const { port } = new URL(s.url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (c: string) => (text += c));
-    socket.on('error', () => resolve(text));
-    socket.on('close', () => resolve(text));
-    socket.setTimeout(5000, () => socket.destroy());
-    socket.write(bytes, 'latin1');
-  });
-}
 
 function parse(answer: string) {
   const head = answer.slice(0, answer.indexOf('\r\n\r\n'));

@@ -1,11 +1,11 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/shared/errors';
 import { signedHeaders } from '../support/sign';
 import { EVM_ADDRESS, accountName, customer, legs } from '../support/orders';
 import { withSeed } from '../support/property';
+import { sendRaw as sendRawTo } from '../support/raw-socket';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -69,19 +69,7 @@ function send(r: Req): Promise<Answer> {
 }
 
 /** Raw bytes on a fresh socket; resolves with what came back (possibly nothing). */
-function sendRaw(bytes: string): Promise<string> {
-  const { port } = new URL(s.url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (c: string) => (text += c));
-    socket.on('error', () => resolve(text));
-    socket.on('close', () => resolve(text));
-    socket.setTimeout(5000, () => socket.destroy());
-    socket.write(bytes, 'latin1', () => socket.end());
-  });
-}
+const sendRaw = (bytes: string) => sendRawTo(s.url, bytes);
 
 function expectEnvelope(where: string, status: number, text: string, method: string) {
   if (status >= 500) seen5xx.push(`${where} -> ${status} ${text.slice(0, 200)}`);

@@ -1,22 +1,15 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { capturedLogger } from '../support/log-sink';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeEqual } from '../../src/auth';
 import { redactUrl } from '../../src/http/redact';
 import { startTestServer, type TestServer } from '../support/server';
 
 // CONTRACT §9: the admin token is never written to logs; its comparison ignores lengths.
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk, _enc, done) {
-    lines.push(String(chunk));
-    done();
-  },
-});
+const { logger, lines } = capturedLogger();
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer({ adminToken: 'adm-SECRET-1234', logger: pino({ level: 'info' }, sink) });
+  s = await startTestServer({ adminToken: 'adm-SECRET-1234', logger });
 });
 afterAll(() => s.close());
 

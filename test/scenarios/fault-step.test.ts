@@ -1,9 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BuiltInReceiver, parseScenario, runAll, runScenario, SandboxClient, ScenarioFileError } from '../../src/scenario-runner';
-import { startScenarioSandbox } from '../../src/scenario-sandbox';
+import { rejection, runYaml } from '../support/scenarios';
+import { BuiltInReceiver, parseScenario, runScenario, SandboxClient } from '../../src/scenario-runner';
 import { startTestServer } from '../support/server';
 
 const head = 'name: t\nsteps:\n';
@@ -14,24 +11,6 @@ const order = (extra = '') => `  - order:
       customer: { reference: c, name: "\${fake.name}", email: "\${fake.email}" }
 ${extra}`;
 
-function rejection(yaml: string): ScenarioFileError {
-  try {
-    parseScenario(yaml, 'bad.yaml');
-  } catch (error) {
-    if (error instanceof ScenarioFileError) return error;
-    throw error;
-  }
-  throw new Error('accepted');
-}
-
-async function runYaml(yaml: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'scn-'));
-  const file = join(dir, 'x.yaml');
-  writeFileSync(file, yaml);
-  let out = '';
-  const run = await runAll({ startSandbox: startScenarioSandbox, files: [file], write: (t) => (out += t) });
-  return { out, result: run.results[0]! };
-}
 
 describe('the fault step is checked like the other steps (CONTRACT §12: the fields of POST /sandbox/faults)', () => {
   it('names the wrong field, an unknown one included', () => {

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseScenario, runAll, ScenarioFileError, STEP_KINDS } from '../../src/scenario-runner';
+import { rejection, runYaml } from '../support/scenarios';
+import { runAll, STEP_KINDS } from '../../src/scenario-runner';
 import { startScenarioSandbox } from '../../src/scenario-sandbox';
 
 const head = 'name: t\nsteps:\n';
@@ -14,24 +15,6 @@ const order = `  - order:
     as: o
 `;
 
-function rejection(yaml: string): ScenarioFileError {
-  try {
-    parseScenario(yaml, 'bad.yaml');
-  } catch (error) {
-    if (error instanceof ScenarioFileError) return error;
-    throw error;
-  }
-  throw new Error('accepted');
-}
-
-async function runYaml(yaml: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'scn-'));
-  const file = join(dir, 'x.yaml');
-  writeFileSync(file, yaml);
-  let out = '';
-  const run = await runAll({ startSandbox: startScenarioSandbox, files: [file], write: (t) => (out += t) });
-  return { run, out, result: run.results[0] };
-}
 
 describe('scenario files are checked before anything runs', () => {
   it('names the file, step number and field path', () => {

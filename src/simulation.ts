@@ -1,0 +1,62 @@
+import type { PartnerRegistry, RateLimiter } from './auth';
+import type { FiredTimer, VirtualClock } from './clock';
+import type { FaultStore } from './faults/fault.store';
+import type { RequestLog } from './inspector/request-log';
+import type { OrderService } from './orders';
+import type { Ids } from './shared/ids';
+import type { Dispatcher } from './webhooks';
+
+export { AdvanceInterruptedError, ClockBusyError } from './clock';
+
+export interface SimulationDeps {
+  clock: VirtualClock;
+  dispatcher: Dispatcher;
+  orders: OrderService;
+  partners: PartnerRegistry;
+  rateLimiter: RateLimiter;
+  faults: FaultStore;
+  requests: RequestLog;
+  ids: Ids;
+  /** The seed the run's ids restart from on reset. */
+  runSeed: number;
+  /** The partner a reset keeps. */
+  demoClientId: string;
+}
+
+/**
+ * Moving the simulation (CONTRACT §2, §4, §9): advancing the virtual clock with the webhook
+ * attempts it starts settled at their own virtual time, and reset. The clock throws the typed
+ * `ClockBusyError` (another advance is under way) and `AdvanceInterruptedError` (a reset
+ * stopped this one); the control route maps them to 409.
+ */
+export function createSimulation(deps: SimulationDeps) {
+  const { clock, dispatcher } = deps;
+
+  /** Resolves when no webhook attempt is in flight; undefined (nothing to wait for) at once. */
+  const settle = (): Promise<void> | undefined => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined);
+
+  /**
+   * Advances the virtual clock to `target`. Attempts already under way finish first, at the
+   * time they started (the clock settles before its first timer), and every attempt a timer
+   * starts finishes at that timer's time: a retry they schedule inside the span fires too.
+   */
+  function advanceTo(target: number): Promise<FiredTimer[]> {
+    return clock.advanceToAsync(target, settle);
+  }
+
+  /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
+  function reset(): void {
+    dispatcher.clear();
+    deps.orders.clear();
+    deps.partners.retainOnly([deps.demoClientId]);
+    deps.rateLimiter.clear();
+    deps.faults.clear();
+    deps.requests.clear();
+    clock.reset();
+    deps.ids.reseed(deps.runSeed);
+  }
+
+  return { advanceTo, advance: (ms: number) => advanceTo(clock.now() + ms), settle, reset };
+}
+
+export type Simulation = ReturnType<typeof createSimulation>;
