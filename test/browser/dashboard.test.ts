@@ -114,6 +114,8 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
     /** Creates an order with the page's New order form and opens it. */
     const fromPage = async (type: 'onramp' | 'offramp' | 'swap') => {
       await page.click('nav >> text=Orders');
+      // The form stays open between orders: wait for the page to show either, then open it if closed.
+      await page.locator('button:has-text("New order"), button:has-text("Create order")').first().waitFor();
       const opener = page.locator('button:has-text("New order")');
       if (await opener.count()) await opener.click();
       await page.selectOption('select[name="type"]', type);
