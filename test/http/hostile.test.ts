@@ -24,6 +24,8 @@ let recipientOfframp: Record<string, string>;
 /** References the run has seen, so later requests address real orders. */
 const references: string[] = [];
 let seen5xx: string[] = [];
+/** The state right after setup: PUT back at random (CONTRACT §13), mutated or whole. */
+let earlyState: unknown;
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -33,6 +35,7 @@ beforeAll(async () => {
   agent = new Agent({ keepAlive: true, maxSockets: 4 });
   await s.control('PATCH', `/sandbox/partners/${s.demo.clientId}`, { webhook_url: receiver.url });
   recipientOfframp = { institution_code: '058', account_number: '0123456789', account_name: await accountName(s, '058', '0123456789') };
+  earlyState = (await s.control('GET', '/sandbox/state')).body.data;
 });
 afterAll(async () => {
   agent.destroy();
@@ -72,8 +75,10 @@ function send(r: Req): Promise<Answer> {
 const sendRaw = (bytes: string) => sendRawTo(s.url, bytes);
 
 function expectEnvelope(where: string, status: number, text: string, method: string) {
-  if (status >= 500) seen5xx.push(`${where} -> ${status} ${text.slice(0, 200)}`);
-  expect(status, where).toBeLessThan(500);
+  // An injected fault (CONTRACT §12) answers 5xx on purpose, marked E_SANDBOX_FAULT: not a defect.
+  const injected = status >= 500 && text.includes('"code":"E_SANDBOX_FAULT"');
+  if (status >= 500 && !injected) seen5xx.push(`${where} -> ${status} ${text.slice(0, 200)}`);
+  if (!injected) expect(status, where).toBeLessThan(500);
   if (method === 'HEAD' || status === 204 || (method === 'OPTIONS' && status === 200)) return;
   if (status === 200 && text.startsWith('<!doctype html>')) return; // the dashboard
   if (status === 302 && text.startsWith('Redirecting to /sandbox/dashboard')) return; // GET / (CONTRACT §15)
@@ -136,6 +141,22 @@ const ROUTES: Route[] = [
   { method: 'POST', path: () => '/sandbox/webhooks/deliveries/dlv_none/retry', body: () => ({}) },
   { method: 'POST', path: () => '/sandbox/webhooks/send', body: () => ({ client_id: s.demo.clientId, event: 'order.created', order: ref() }) },
   { method: 'GET', path: () => '/sandbox/dashboard' },
+  { method: 'GET', path: () => '/sandbox/orders?per_page=5&status=completed&type=onramp' },
+  { method: 'POST', path: () => '/sandbox/orders', body: () => ({ client_id: s.demo.clientId, environment: 'test', type: 'swap' }) },
+  { method: 'GET', path: () => `/sandbox/orders/${ref()}/lifecycle` },
+  { method: 'POST', path: () => `/sandbox/orders/${lastRef()}/cancel`, body: () => ({ reason: 'fuzz' }) },
+  { method: 'POST', path: () => `/sandbox/orders/${ref()}/fulfil`, body: () => ({ tx_hash: `0x${'cd'.repeat(32)}` }) },
+  { method: 'GET', path: () => '/sandbox/requests?limit=5&status=401' },
+  { method: 'GET', path: () => '/sandbox/requests/req_1' },
+  { method: 'DELETE', path: () => '/sandbox/requests' },
+  // Faults that end after one use, on a path the run barely calls: the rest of the run stays clean.
+  { method: 'POST', path: () => '/sandbox/faults', body: () => ({ path: '/v1/market-rates/*', error: { status: 503 }, times: 1 }) },
+  { method: 'GET', path: () => '/sandbox/faults' },
+  { method: 'DELETE', path: () => '/sandbox/faults/flt_1' },
+  { method: 'DELETE', path: () => '/sandbox/faults' },
+  { method: 'GET', path: () => '/sandbox/state' },
+  { method: 'PUT', path: () => '/sandbox/state', body: () => earlyState },
+  { method: 'POST', path: () => '/sandbox/state/save', body: () => ({}) },
 ];
 
 // ---- mutations -------------------------------------------------------------------------------
