@@ -1,13 +1,13 @@
 import { BlockList, isIP } from 'node:net';
 import { addToBlockList } from './ip';
-import type { CreatePartnerInput, KeySet, KybStatus, Partner, UpdatePartnerInput } from './partner.schemas';
+import type { CreatePartnerInput, KeySet, KybStatus, Partner, RevokedKey, UpdatePartnerInput } from './partner.schemas';
 import type { Clock } from '../clock';
 import type { Environment } from '../reference';
 import { conflict, notFound, validationError } from '../shared/errors';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
 
-export type KeyKind = 'public' | 'secret' | 'encryption';
+export type KeyKind = RevokedKey['kind'];
 export type { CreatePartnerInput, KeySet, KybStatus, Partner, UpdatePartnerInput };
 
 export interface ResolvedKey {
@@ -47,7 +47,7 @@ export interface PartnerRegistry {
 /** The registry's part of a state snapshot. */
 export interface PartnersState {
   partners: Partner[];
-  revoked_keys: Array<{ key: string; client_id: string; environment: Environment; kind: KeyKind }>;
+  revoked_keys: RevokedKey[];
 }
 
 /** Creates the registry; ids (keys, client ids) come from the seeded generator. */

@@ -79,6 +79,15 @@ export const PartnerSchema = z
   .meta({ id: 'Partner' });
 export type Partner = z.output<typeof PartnerSchema>;
 
+/** A key that was rotated away: it still resolves, to answer "revoked" (a state snapshot keeps it). */
+export const RevokedKeySchema = z.object({
+  key: z.string(),
+  client_id: z.string(),
+  environment: z.enum(ENVIRONMENTS),
+  kind: z.enum(['public', 'secret', 'encryption']),
+});
+export type RevokedKey = z.output<typeof RevokedKeySchema>;
+
 export const KeyRotationSchema = z
   .object({ client_id: z.string(), environment: z.enum(ENVIRONMENTS), keys: KeySetSchema })
   .meta({ id: 'KeyRotation' });

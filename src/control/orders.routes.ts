@@ -119,7 +119,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
     ({ params, body }) => {
       const { order, caller } = ownerOf(params.reference);
       const seen = order.payinRefs.at(-1);
-      if (order.status !== 'pending' || seen === undefined) {
+      if (!orders.can(order, { type: 'CONFIRM' }) || seen === undefined) {
         throw badRequest(`Order ${params.reference} has no pay-in awaiting confirmation (status ${order.status}); fulfil confirms a pay-in that was seen but not confirmed`);
       }
       const proof =

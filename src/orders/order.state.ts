@@ -1,88 +1,11 @@
 import { z } from 'zod';
-import { ENVIRONMENTS } from '../reference/fixtures.schema';
-import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from '../pricing/pricing.schemas';
-import { ORDER_STATUSES } from './order.machine';
-import type { OrderRecord, QuoteRecord } from './order.store';
+import { OrderSnapshotSchema, QuoteSnapshotSchema, type OrderRecord, type QuoteRecord } from './order.records';
 
 /**
  * The orders' part of a state snapshot (CONTRACT §13): every order with its machine snapshot
  * (status and context), every remembered quote. Timers are not here: the clock lists them in
  * firing order with their tags, and the service re-creates each from its tag.
  */
-const finite = z.number().finite();
-const Instant = z.number().int().nonnegative();
-
-const OrderContextSchema = z.object({
-  due: finite,
-  precision: z.number().int().nonnegative(),
-  hold: z.boolean(),
-  paid: finite,
-  unconfirmed: finite,
-  ratio: finite,
-  refundDue: finite,
-  refunded: finite,
-  outcome: z.enum(['success', 'fail', 'revert', 'partial']),
-  percentage: finite,
-});
-
-const TimelineRecordSchema = z.object({
-  group: z.enum(['status', 'payin', 'payout', 'refund', 'webhook', 'order']),
-  event: z.string(),
-  details: z.record(z.string(), z.unknown()).nullable(),
-  at: Instant,
-});
-
-const FiatTarget = z.object({ kind: z.literal('fiat'), institution_code: z.string(), account_number: z.string(), account_name: z.string(), memo: z.string().optional() });
-const CryptoTarget = z.object({ kind: z.literal('crypto'), network: z.string(), address: z.string(), memo: z.string().optional() });
-const RecipientSchema = z.discriminatedUnion('kind', [FiatTarget, CryptoTarget]);
-const PayinSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('fiat'), currency: z.string(), institution_code: z.string(), account_number: z.string(), account_name: z.string() }),
-  z.object({ kind: z.literal('crypto'), asset: z.string(), network: z.string(), address: z.string() }),
-]);
-
-const PricedSchema = z.object({ type: OrderTypeSchema, from: PricedLegSchema, to: PricedLegSchema, pricing: PricingSchema, fee: FeeSchema });
-
-export const OrderSnapshotSchema = PricedSchema.extend({
-  env: z.enum(ENVIRONMENTS),
-  clientId: z.string().min(1),
-  reference: z.string().min(1),
-  merchant_reference: z.string().nullable(),
-  customer_reference: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).nullable(),
-  memo: z.string().optional(),
-  recipient: RecipientSchema,
-  payin: PayinSchema,
-  payinRefs: z.array(z.string()),
-  payinExpiresAt: Instant.nullable(),
-  payinPaidAt: Instant.nullable(),
-  payout: z
-    .object({ refs: z.array(z.string()), paidAt: Instant.nullable(), amount: finite, percentage: finite, state: z.enum(['sent', 'failed', 'reverted']) })
-    .nullable(),
-  refundTarget: RecipientSchema,
-  refund: z.object({ ref: z.string().nullable(), refundedAt: Instant.nullable() }).nullable(),
-  timeline: z.array(TimelineRecordSchema),
-  status: z.enum(ORDER_STATUSES),
-  context: OrderContextSchema,
-  created_at: Instant,
-  updated_at: Instant,
-  version: z.number().int().nonnegative(),
-});
-
-const MagicSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('auto_payin'), fraction: finite, confirmed: z.boolean() }),
-  z.object({ kind: z.literal('hold_initiated') }),
-]);
-
-export const QuoteSnapshotSchema = PricedSchema.extend({
-  quote_id: z.string().min(1),
-  env: z.enum(ENVIRONMENTS),
-  clientId: z.string().min(1),
-  partnerFeePercent: finite,
-  magic: MagicSchema.optional(),
-  created_at: Instant,
-  expires_at: Instant,
-  used: z.boolean(),
-});
 
 export const OrdersStateSchema = z.object({
   orders: z.array(OrderSnapshotSchema),
@@ -92,16 +15,16 @@ export const OrdersStateSchema = z.object({
 export type OrdersState = z.output<typeof OrdersStateSchema>;
 
 /** An order as a snapshot holds it: the record without its live timer handles. */
-export function orderSnapshot(order: OrderRecord): z.input<typeof OrderSnapshotSchema> {
+export function orderSnapshot(order: OrderRecord): z.output<typeof OrderSnapshotSchema> {
   const { timers: _timers, ...rest } = order;
   return structuredClone(rest);
 }
 
 /** An order record from a validated snapshot entry; its timers are revived separately. */
 export function orderFromSnapshot(entry: z.output<typeof OrderSnapshotSchema>): OrderRecord {
-  return { ...structuredClone(entry), timers: [] } as OrderRecord;
+  return { ...structuredClone(entry), timers: [] };
 }
 
 export function quoteFromSnapshot(entry: z.output<typeof QuoteSnapshotSchema>): QuoteRecord {
-  return structuredClone(entry) as QuoteRecord;
+  return structuredClone(entry);
 }

@@ -1,61 +1,7 @@
 import type { Environment } from '../reference';
-import type { Priced, OrderType } from '../pricing/pricing';
-import type { MagicAmountBehaviour } from '../reference';
-import type { OrderContext, OrderStatus } from './order.machine';
+import type { OrderRecord, QuoteRecord } from './order.records';
 
-export interface TimelineRecord {
-  group: 'status' | 'payin' | 'payout' | 'refund' | 'webhook' | 'order';
-  event: string;
-  details: Record<string, unknown> | null;
-  at: number;
-}
-
-export type PayinTarget =
-  | { kind: 'fiat'; currency: string; institution_code: string; account_number: string; account_name: string }
-  | { kind: 'crypto'; asset: string; network: string; address: string };
-
-export type Recipient =
-  | { kind: 'fiat'; institution_code: string; account_number: string; account_name: string; memo?: string }
-  | { kind: 'crypto'; network: string; address: string; memo?: string };
-
-/** One order as stored: plain data plus its machine status and context (no live actor). */
-export interface OrderRecord extends Priced {
-  env: Environment;
-  clientId: string;
-  reference: string;
-  merchant_reference: string | null;
-  customer_reference: string | null;
-  metadata: Record<string, unknown> | null;
-  memo: string | undefined;
-  recipient: Recipient;
-  payin: PayinTarget;
-  payinRefs: string[];
-  payinExpiresAt: number | null;
-  payinPaidAt: number | null;
-  payout: { refs: string[]; paidAt: number | null; amount: number; percentage: number; state: 'sent' | 'failed' | 'reverted' } | null;
-  refundTarget: Recipient;
-  refund: { ref: string | null; refundedAt: number | null } | null;
-  timeline: TimelineRecord[];
-  status: OrderStatus;
-  context: OrderContext;
-  created_at: number;
-  updated_at: number;
-  /** Bumped on every change: the key of the rendered-JSON cache. */
-  version: number;
-  /** Pending virtual-clock timers: [xstate delayed-event id, clock timer id] pairs (usually 0 or 1). */
-  timers: Array<[string, number]>;
-}
-
-export interface QuoteRecord extends Priced {
-  quote_id: string;
-  env: Environment;
-  clientId: string;
-  partnerFeePercent: number;
-  magic: MagicAmountBehaviour | undefined;
-  created_at: number;
-  expires_at: number;
-  used: boolean;
-}
+export type { OrderRecord, PayinTarget, QuoteRecord, Recipient, TimelineRecord } from './order.records';
 
 /** In-memory indexes of orders and quotes. */
 export class OrderStore {

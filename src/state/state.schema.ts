@@ -1,43 +1,14 @@
 import { z } from 'zod';
-import { PartnerSchema } from '../auth/partner.schemas';
+import { PartnerSchema, RevokedKeySchema } from '../auth/partner.schemas';
 import { FaultsStateSchema } from '../faults/fault.store';
-import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../orders/order.state';
+import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../orders/order.records';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
-import { DeliveryStatusSchema, WebhookEventSchema } from '../webhooks/delivery.schemas';
+import { DeliveryRecordSchema } from '../webhooks/delivery';
 
 /** The format of `GET`/`PUT /sandbox/state` (CONTRACT §13); bumped on any incompatible change. */
 export const STATE_FORMAT_VERSION = 1;
 
 const Instant = z.number().int().nonnegative();
-
-const AttemptRecordSchema = z.object({
-  number: z.number().int().positive(),
-  manual: z.boolean(),
-  url: z.string().nullable(),
-  virtual_at: Instant,
-  wall_at: Instant,
-  duration_ms: z.number().nonnegative(),
-  http_status: z.number().int().nullable(),
-  error: z.string().nullable(),
-  response_excerpt: z.string().nullable(),
-});
-
-const DeliveryRecordSchema = z.object({
-  id: z.string().min(1),
-  client_id: z.string().min(1),
-  environment: z.enum(ENVIRONMENTS),
-  order: z.string().nullable(),
-  event: WebhookEventSchema,
-  body: z.string(),
-  urlOverride: z.string().nullable(),
-  source: z.enum(['lifecycle', 'manual']),
-  status: DeliveryStatusSchema,
-  attempts: z.array(AttemptRecordSchema),
-  automaticAttempts: z.number().int().nonnegative(),
-  next_attempt_at: Instant.nullable(),
-  created_at: Instant,
-  inFlight: z.boolean(),
-});
 
 /** A pending timer: when it fires, and what for (its module re-creates it from the tag). */
 const TimerSchema = z.object({
@@ -60,7 +31,7 @@ export const StateDocumentSchema = z
     ids: z.object({ seed: z.number().int(), draws: z.number().int().nonnegative() }),
     clock: z.object({ now_ms: Instant, start_ms: Instant, mode: z.enum(['realtime', 'manual']), speed: z.number().positive() }),
     partners: z.array(PartnerSchema),
-    revoked_keys: z.array(z.object({ key: z.string(), client_id: z.string(), environment: z.enum(ENVIRONMENTS), kind: z.enum(['public', 'secret', 'encryption']) })),
+    revoked_keys: z.array(RevokedKeySchema),
     quotes: z.array(QuoteSnapshotSchema),
     orders: z.array(OrderSnapshotSchema),
     evicted_orders: z.number().int().nonnegative(),

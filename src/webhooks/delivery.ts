@@ -1,42 +1,45 @@
 import { ISO } from '../clock';
-import type { Environment } from '../reference';
-import type { WebhookEvent } from '../shared/events';
-import type { DeliveryStatus, DeliveryView } from './delivery.schemas';
+import { z } from 'zod';
+import { ENVIRONMENTS } from '../reference/fixtures.schema';
+import { DeliveryStatusSchema, WebhookEventSchema, type DeliveryStatus, type DeliveryView } from './delivery.schemas';
 
 export type { DeliveryStatus };
 
-/** Delivery state: one event to one receiver, with every attempt (CONTRACT §5). */
-export interface Attempt {
-  number: number;
-  manual: boolean;
-  url: string | null;
-  virtual_at: number;
-  wall_at: number;
-  duration_ms: number;
-  http_status: number | null;
-  error: string | null;
-  response_excerpt: string | null;
-}
+const Instant = z.number().int().nonnegative();
 
-export interface Delivery {
-  id: string;
-  client_id: string;
-  environment: Environment;
-  order: string | null;
-  event: WebhookEvent;
-  /** The exact body sent on every attempt. */
-  body: string;
-  /** A fixed target (control `send` with `url`); otherwise the partner's current webhook_url. */
-  urlOverride: string | null;
-  source: 'lifecycle' | 'manual';
-  status: DeliveryStatus;
-  attempts: Attempt[];
-  automaticAttempts: number;
-  next_attempt_at: number | null;
-  created_at: number;
-  inFlight: boolean;
-  timer: number | null;
-}
+/** Delivery state: one event to one receiver, with every attempt (CONTRACT §5); a snapshot's check. */
+export const AttemptRecordSchema = z.object({
+  number: z.number().int().positive(),
+  manual: z.boolean(),
+  url: z.string().nullable(),
+  virtual_at: Instant,
+  wall_at: Instant,
+  duration_ms: z.number().nonnegative(),
+  http_status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  response_excerpt: z.string().nullable(),
+});
+
+export const DeliveryRecordSchema = z.object({
+  id: z.string().min(1),
+  client_id: z.string().min(1),
+  environment: z.enum(ENVIRONMENTS),
+  order: z.string().nullable(),
+  event: WebhookEventSchema,
+  body: z.string(),
+  urlOverride: z.string().nullable(),
+  source: z.enum(['lifecycle', 'manual']),
+  status: DeliveryStatusSchema,
+  attempts: z.array(AttemptRecordSchema),
+  automaticAttempts: z.number().int().nonnegative(),
+  next_attempt_at: Instant.nullable(),
+  created_at: Instant,
+  inFlight: z.boolean(),
+});
+
+export type Attempt = z.output<typeof AttemptRecordSchema>;
+/** A delivery as the log holds it (`timer`: its pending retry on the clock, never in a snapshot). */
+export type Delivery = z.output<typeof DeliveryRecordSchema> & { timer: number | null };
 
 /** The delivery log's view of a delivery (CONTRACT §4). */
 export function deliveryView(d: Delivery): DeliveryView {
