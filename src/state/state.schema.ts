@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { PartnerSchema, RevokedKeySchema } from '../auth/partner.schemas';
 import { FaultsStateSchema } from '../faults/fault.store';
 import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../orders/order.records';
-import { ENVIRONMENTS } from '../reference/fixtures.schema';
 import { DeliveryRecordSchema } from '../webhooks/delivery';
 
 /** The format of `GET`/`PUT /sandbox/state` (CONTRACT §13); bumped on any incompatible change. */
