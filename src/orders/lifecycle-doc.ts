@@ -14,6 +14,7 @@ const GUARDS: Record<string, string> = {
   underSettled: 'settled < 100%',
   hasRefund: 'a refund is due',
   underSettledWithRefund: 'settled < 100%, a refund is due',
+  hasAutoPayin: 'a magic amount',
 };
 const EVENTS: Record<string, string> = {
   PAYIN: 'pay-in',
@@ -22,6 +23,7 @@ const EVENTS: Record<string, string> = {
   EXPIRE: 'expire (control)',
   SET_PAYOUT: 'payout outcome (control)',
   REFUND_DONE: 'refund done',
+  AUTO_PAYIN: 'magic pay-in (1 min in)',
 };
 
 interface Row {

@@ -111,12 +111,18 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
     };
     store.add(order);
     try {
-      const input = { due: priced.from.amount, precision: core.precisionOf(env, priced.from.currency), hold: magic?.kind === 'hold_initiated', outcome, percentage };
+      const input = {
+        due: priced.from.amount,
+        precision: core.precisionOf(env, priced.from.currency),
+        hold: magic?.kind === 'hold_initiated',
+        outcome,
+        percentage,
+        autoPayin: magic?.kind === 'auto_payin' ? { fraction: magic.fraction, confirmed: magic.confirmed } : null,
+      };
       lifecycle.start(order, input, () => {
         lifecycle.note(order, 'status', 'initiated', null);
         if (quoteRecord) lifecycle.note(order, 'order', 'quote_used', { quote_id: quoteRecord.quote_id });
       });
-      if (magic?.kind === 'auto_payin') lifecycle.scheduleMagicPayin(order, magic);
       const detail = toDetail(order, core.precisions(order), ALL_INCLUDES);
       afterAdd();
       return detail;

@@ -1,5 +1,4 @@
 import type { TimerTag } from '../clock';
-import { MAGIC_PAYIN_DELAY_MS, type MagicAmountBehaviour } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import { round } from '../shared/money';
 import type { OrderType } from '../pricing/pricing';
@@ -17,8 +16,6 @@ export interface EmittedEvent {
   summary: () => OrderSummary;
   at: number;
 }
-
-export type AutoPayin = Extract<MagicAmountBehaviour, { kind: 'auto_payin' }>;
 
 /**
  * The order machine applied to stored orders: xstate's pure transitions (see pure-transition),
@@ -113,6 +110,11 @@ export function createLifecycle(core: OrdersCore) {
         case 'refund':
           onRefund(order, params.phase);
           break;
+        case 'arrivePayin':
+          // The machine's own pay-in (magic amounts): on the record first, then applied.
+          notePayin(order, Number(params.amount), params.confirmed === true, undefined);
+          queue.push({ type: 'PAYIN', amount: Number(params.amount), confirmed: params.confirmed === true });
+          break;
         case 'xstate.raise': {
           const id = String(params.id);
           const event = params.event as OrderEvent;
@@ -155,28 +157,12 @@ export function createLifecycle(core: OrdersCore) {
     }
   }
 
-  function scheduleMagicPayin(order: OrderRecord, magic: AutoPayin, at = Math.max(clock.now(), order.created_at) + MAGIC_PAYIN_DELAY_MS) {
-    clock.setTimer(
-      at,
-      () => {
-        const amount = round(order.from.amount * magic.fraction, core.precisionOf(order.env, order.from.currency));
-        if (STATUSES_TAGGED.payin_window.has(order.status)) recordPayin(order, amount, magic.confirmed, undefined);
-      },
-      `${order.reference}: magic pay-in`,
-      { kind: 'magic_payin', reference: order.reference, fraction: magic.fraction, confirmed: magic.confirmed },
-    );
-  }
-
   /** Re-creates an order's timer from a snapshot tag (CONTRACT §13); false when not an order's. */
   function reviveTimer(tag: TimerTag, due: number): boolean {
     const order = typeof tag.reference === 'string' ? store.orders.get(tag.reference) : undefined;
     if (!order) return false;
     if (tag.kind === 'order' && typeof tag.id === 'string') {
       setOrderTimer(order, tag.id, tag.event as OrderEvent, due);
-      return true;
-    }
-    if (tag.kind === 'magic_payin') {
-      scheduleMagicPayin(order, { kind: 'auto_payin', fraction: Number(tag.fraction), confirmed: tag.confirmed === true }, due);
       return true;
     }
     return false;
@@ -187,7 +173,13 @@ export function createLifecycle(core: OrdersCore) {
     return STATUSES_TAGGED.final.has(order.status);
   }
 
+  /** A pay-in arrives (control API): on the record, then applied to the machine. */
   function recordPayin(order: OrderRecord, amount: number, confirmed: boolean, ref?: string) {
+    notePayin(order, amount, confirmed, ref);
+    dispatch(order, { type: 'PAYIN', amount, confirmed });
+  }
+
+  function notePayin(order: OrderRecord, amount: number, confirmed: boolean, ref: string | undefined) {
     const txRef = ref ?? (order.payin.kind === 'fiat' ? artefacts.bankReference() : artefacts.txHash(core.formatOf(order.env, order.payin.network)));
     order.payinRefs.push(txRef);
     if (confirmed) order.payinPaidAt = clock.now();
@@ -196,7 +188,6 @@ export function createLifecycle(core: OrdersCore) {
       [order.payin.kind === 'fiat' ? 'tx_reference' : 'tx_hash']: txRef,
       ...(isLate(order) ? { late: true } : {}),
     });
-    dispatch(order, { type: 'PAYIN', amount, confirmed });
   }
 
   function emit(order: OrderRecord, event: WebhookEvent) {
@@ -255,7 +246,7 @@ export function createLifecycle(core: OrdersCore) {
     changed(order.reference);
   }
 
-  return { machines, snapshotOf, can, start, dispatch, note, recordPayin, scheduleMagicPayin, reviveTimer, cancelTimer, listeners, changeListeners, changed };
+  return { machines, snapshotOf, can, start, dispatch, note, recordPayin, reviveTimer, cancelTimer, listeners, changeListeners, changed };
 }
 
 export type Lifecycle = ReturnType<typeof createLifecycle>;

@@ -1,6 +1,6 @@
 // Over 300 lines on purpose: the whole order lifecycle of CONTRACT §3 is one machine definition,
 // read top to bottom; splitting its states across files would hide the transitions.
-import { assign, raise, setup, type ActionFunction } from 'xstate';
+import { assign, cancel, enqueueActions, raise, setup, type ActionFunction } from 'xstate';
 import type { WebhookEvent } from '../shared/events';
 import type { OrderType } from '../pricing/pricing';
 import { round } from '../shared/money';
@@ -73,6 +73,14 @@ export interface OrderContext {
   outcome: PayoutOutcome;
   /** Percentage paid out when `outcome` is `partial`. */
   percentage: number;
+  /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
+  autoPayin: AutoPayin | null;
+}
+
+/** What a magic amount's automatic pay-in is: a fraction of what is due, confirmed or not. */
+export interface AutoPayin {
+  fraction: number;
+  confirmed: boolean;
 }
 
 export type OrderEvent =
@@ -81,7 +89,8 @@ export type OrderEvent =
   | { type: 'CANCEL' }
   | { type: 'EXPIRE' }
   | { type: 'SET_PAYOUT'; outcome: PayoutOutcome; percentage?: number }
-  | { type: 'REFUND_DONE' };
+  | { type: 'REFUND_DONE' }
+  | { type: 'AUTO_PAYIN' };
 
 export interface OrderInput {
   due: number;
@@ -90,12 +99,18 @@ export interface OrderInput {
   /** A payout outcome decided at creation (magic recipient); default success. */
   outcome?: PayoutOutcome;
   percentage?: number;
+  autoPayin?: AutoPayin | null;
 }
 
 /** Effects the order service carries out; the machine only names them. */
 export type NotifyParams = { event: WebhookEvent };
 export type PayoutParams = { phase: 'sent' | 'failed' | 'reverted' };
 export type RefundParams = { phase: 'started' | 'completed' };
+/** A pay-in the machine itself brings (magic amounts): the service records it, then applies PAYIN. */
+export type ArrivePayinParams = { amount: number; confirmed: boolean };
+
+/** A magic amount's automatic pay-in arrives this long into the pay-in window (virtual ms). */
+export const AUTO_PAYIN_DELAY_MS = 60_000;
 
 /** The webhook event each type emits at each step (spec §6.1, issue 3). */
 const EVENTS: Record<OrderType, { locked: WebhookEvent; payout: WebhookEvent; refundIsCrypto: boolean }> = {
@@ -164,6 +179,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       notify: (() => {}) as ActionFunction<any, any, any, NotifyParams, any, any, any, any, any>,
       payout: (() => {}) as ActionFunction<any, any, any, PayoutParams, any, any, any, any, any>,
       refund: (() => {}) as ActionFunction<any, any, any, RefundParams, any, any, any, any, any>,
+      arrivePayin: (() => {}) as ActionFunction<any, any, any, ArrivePayinParams, any, any, any, any, any>,
       addPayin: assign(({ context, event }) => project(context, event)),
       confirmPayin: assign(({ context, event }) => project(context, event)),
       /** Share of the order covered by confirmed pay-ins; any excess is refunded. */
@@ -194,6 +210,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
     },
     guards: {
       notHeld: ({ context }) => !context.hold,
+      hasAutoPayin: ({ context }) => context.autoPayin !== null,
       wouldCoverDue: ({ context, event }) => event.type === 'PAYIN' && event.confirmed && project(context, event).paid >= context.due,
       isConfirmed: ({ event }) => event.type === 'PAYIN' && event.confirmed,
       wouldOverpay: ({ context, event }) => project(context, event).paid > context.due,
@@ -232,6 +249,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       refunded: 0,
       outcome: input?.outcome ?? 'success',
       percentage: input?.percentage ?? 100,
+      autoPayin: input?.autoPayin ?? null,
     }),
     states: {
       initiated: {
@@ -243,7 +261,14 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       awaiting_user_payment: {
         // The pay-in window is open: the magic automatic pay-in lands only here.
         tags: ['payin_window'],
-        entry: notify('order.created'),
+        // A magic amount's pay-in arrives by itself a minute in: a timer only for those orders.
+        entry: [
+          notify('order.created'),
+          enqueueActions(({ context, enqueue }) => {
+            if (context.autoPayin) enqueue.raise({ type: 'AUTO_PAYIN' }, { delay: AUTO_PAYIN_DELAY_MS, id: 'auto-payin' });
+          }),
+        ],
+        exit: cancel('auto-payin'),
         after: {
           payinWindow: [{ guard: 'hasPaid', target: 'processing', actions: 'shareOut' }, { target: 'expired' }],
         },
@@ -256,6 +281,16 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
           ],
           EXPIRE: [{ guard: 'hasPaid', target: 'processing', actions: 'shareOut' }, { target: 'expired' }],
           CANCEL: { guard: 'nothingPaid', target: 'cancelled' },
+          AUTO_PAYIN: {
+            guard: 'hasAutoPayin',
+            actions: {
+              type: 'arrivePayin',
+              params: ({ context }) => ({
+                amount: round(context.due * context.autoPayin!.fraction, context.precision),
+                confirmed: context.autoPayin!.confirmed,
+              }),
+            },
+          },
           ...setOutcome,
         },
       },

@@ -21,6 +21,7 @@ const OrderContextSchema = z.object({
   refunded: finite,
   outcome: z.enum(['success', 'fail', 'revert', 'partial']),
   percentage: finite,
+  autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
 });
 
 export const TimelineRecordSchema = z.object({

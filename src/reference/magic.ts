@@ -41,8 +41,6 @@ export const MAGIC_AMOUNTS: ReadonlyArray<{ amount: number; behaviour: MagicAmou
   { amount: 4444, behaviour: { kind: 'hold_initiated' }, description: 'the order stays initiated for 2 min before its pay-in instructions are issued' },
 ];
 
-/** Delay from order.created to a magic automatic pay-in (virtual ms). */
-export const MAGIC_PAYIN_DELAY_MS = 60_000;
 
 /** The magic entry for an account number, if any. */
 export function lookupMagicAccount(accountNumber: string): MagicAccount | undefined {

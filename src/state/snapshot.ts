@@ -109,7 +109,7 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
   });
   doc.timers.forEach((t, i) => {
     const tag = t.tag;
-    if ((tag.kind === 'order' || tag.kind === 'magic_payin') && !orders.has(tag.reference)) {
+    if (tag.kind === 'order' && !orders.has(tag.reference)) {
       throw validationError(`timers.${i}.tag.reference`, `order ${tag.reference} is not in orders`);
     }
     if (tag.kind === 'delivery_retry' && !deliveries.has(tag.id)) {

@@ -15,7 +15,6 @@ const TimerSchema = z.object({
   label: z.string(),
   tag: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('order'), reference: z.string(), id: z.string(), event: z.looseObject({ type: z.string() }) }),
-    z.object({ kind: z.literal('magic_payin'), reference: z.string(), fraction: z.number().positive(), confirmed: z.boolean() }),
     z.object({ kind: z.literal('quote_forget'), quote_id: z.string() }),
     z.object({ kind: z.literal('delivery_retry'), id: z.string() }),
   ]),

@@ -29,7 +29,7 @@ describe('snapshot and restore', () => {
     const doc = (await a.control('GET', '/sandbox/state')).body.data;
     expect(doc.version).toBe(1);
     expect(doc.orders).toHaveLength(4);
-    expect(doc.timers.map((t: any) => t.tag.kind)).toEqual(expect.arrayContaining(['order', 'magic_payin', 'quote_forget', 'delivery_retry']));
+    expect(doc.timers.map((t: any) => t.tag.kind)).toEqual(expect.arrayContaining(['order', 'quote_forget', 'delivery_retry']));
     expect(JSON.stringify(doc)).not.toContain('"timers":[["'); // no live timer handles inside orders
 
     const b = await server();
