@@ -1,11 +1,10 @@
 import type { TimerTag } from '../clock';
 import type { WebhookEvent } from '../shared/events';
-import { round } from '../shared/money';
 import type { OrderType } from '../pricing/pricing';
 import type { OrdersCore } from './order.core';
 import { createOrderMachine, STATUSES_TAGGED, type LifecycleTimings, type OrderEvent, type OrderInput, type OrderMachine, type OrderStatus } from './order.machine';
 import type { OrderRecord, TimelineRecord } from './order.store';
-import { toSummary, type OrderSummary } from './order.view';
+import { settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 import { createPureTransitions, type ExecutableAction } from './pure-transition';
 
 /** A webhook event the machine emitted, with the summary as it stood at that moment. */
@@ -214,8 +213,8 @@ export function createLifecycle(core: OrdersCore) {
       order.payout = {
         refs: [txRef],
         paidAt: now,
-        amount: round(order.to.amount * order.context.ratio, p.to),
-        percentage: round(order.context.ratio * 100, 2),
+        amount: settledAmount(order, p.to),
+        percentage: settledPercentage(order),
         state: 'sent',
       };
       note(order, 'payout', 'sent', { amount: order.payout.amount, [r.kind === 'fiat' ? 'tx_reference' : 'tx_hash']: txRef });

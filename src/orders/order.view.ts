@@ -15,6 +15,16 @@ export interface Precisions {
   to: number;
 }
 
+/** The amount paid out for the order's settled share (its `ratio`), in the payout currency. */
+export function settledAmount(o: Pick<OrderRecord, 'to' | 'context'>, toPrecision: number): number {
+  return round(o.to.amount * o.context.ratio, toPrecision);
+}
+
+/** The settled share as a percentage, 2 places. */
+export function settledPercentage(o: Pick<OrderRecord, 'context'>): number {
+  return round(o.context.ratio * 100, 2);
+}
+
 /** The summary form (spec §2.2): no payin, no payout. */
 export function toSummary(o: OrderRecord, p: Precisions): OrderSummary {
   const settled = SETTLED.has(o.status);
@@ -23,9 +33,9 @@ export function toSummary(o: OrderRecord, p: Precisions): OrderSummary {
   const to = { ...o.to };
   const pricing = { ...o.pricing };
   const amount_paid = round(o.context.paid, p.from);
-  const amount_settled = settled ? round(o.to.amount * o.context.ratio, p.to) : 0;
+  const amount_settled = settled ? settledAmount(o, p.to) : 0;
   const amount_refunded = round(o.context.refunded, p.from);
-  const percentage_settled = settled ? round(o.context.ratio * 100, 2) : 0;
+  const percentage_settled = settled ? settledPercentage(o) : 0;
   const created_at = ISO(o.created_at);
   const updated_at = ISO(o.updated_at);
   const { reference, merchant_reference, customer_reference, type, metadata, status } = o;
@@ -100,8 +110,8 @@ function payinView(o: OrderRecord): OrderDetail['payin'] {
 function payoutView(o: OrderRecord, p: Precisions): NonNullable<OrderDetail['payout']> {
   if (!o.payout) return [];
   const landed = SETTLED.has(o.status);
-  const amount = landed ? round(o.to.amount * o.context.ratio, p.to) : o.payout.amount;
-  const percentage = landed ? round(o.context.ratio * 100, 2) : o.payout.percentage;
+  const amount = landed ? settledAmount(o, p.to) : o.payout.amount;
+  const percentage = landed ? settledPercentage(o) : o.payout.percentage;
   const r = o.recipient;
   const paidAt = o.payout.paidAt === null ? null : ISO(o.payout.paidAt);
   return [
