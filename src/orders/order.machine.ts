@@ -4,6 +4,7 @@ import { assign, cancel, enqueueActions, raise, setup, type ActionFunction } fro
 import type { WebhookEvent } from '../shared/events';
 import type { OrderType } from '../pricing/pricing';
 import { round } from '../shared/money';
+import type { OrderContextRecord } from './order.records';
 
 /** Spec §3: every order status; machine state ids are these, so `snapshot.value` is the status. */
 export const ORDER_STATUSES = [
@@ -52,36 +53,11 @@ export const DEFAULT_TIMINGS: LifecycleTimings = {
   refund: 10 * 60_000,
 };
 
-/** Money state the guards need; amounts are in the pay-in currency. */
-export interface OrderContext {
-  /** Amount due (`from.amount`). */
-  due: number;
-  /** Decimal places of the pay-in currency. */
-  precision: number;
-  /** Stay `initiated` for the provisioning delay (magic amount). */
-  hold: boolean;
-  /** Confirmed pay-ins. */
-  paid: number;
-  /** Pay-ins seen but not confirmed. */
-  unconfirmed: number;
-  /** Fraction of the order settled (0..1). */
-  ratio: number;
-  /** Amount to refund. */
-  refundDue: number;
-  /** Amount refunded so far. */
-  refunded: number;
-  outcome: PayoutOutcome;
-  /** Percentage paid out when `outcome` is `partial`. */
-  percentage: number;
-  /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
-  autoPayin: AutoPayin | null;
-}
+/** Money state the guards need (amounts in the pay-in currency): its schema is in order.records. */
+export type OrderContext = OrderContextRecord;
 
 /** What a magic amount's automatic pay-in is: a fraction of what is due, confirmed or not. */
-export interface AutoPayin {
-  fraction: number;
-  confirmed: boolean;
-}
+export type AutoPayin = NonNullable<OrderContextRecord['autoPayin']>;
 
 export type OrderEvent =
   | { type: 'PAYIN'; amount: number; confirmed: boolean }

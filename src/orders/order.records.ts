@@ -10,17 +10,24 @@ import { ORDER_STATUSES } from './order.machine';
 const finite = z.number().finite();
 const Instant = z.number().int().nonnegative();
 
-const OrderContextSchema = z.object({
+/** The machine's context: money state the guards need, amounts in the pay-in currency. */
+export const OrderContextSchema = z.object({
+  /** Amount due (`from.amount`). */
   due: finite,
   precision: z.number().int().nonnegative(),
+  /** Stay `initiated` for the provisioning delay (magic amount). */
   hold: z.boolean(),
+  /** Confirmed pay-ins. */
   paid: finite,
+  /** Pay-ins seen but not confirmed. */
   unconfirmed: finite,
+  /** Fraction of the order settled (0..1). */
   ratio: finite,
   refundDue: finite,
   refunded: finite,
   outcome: z.enum(['success', 'fail', 'revert', 'partial']),
   percentage: finite,
+  /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
   autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
 });
 
@@ -84,6 +91,7 @@ export const QuoteSnapshotSchema = PricedSchema.extend({
 });
 
 
+export type OrderContextRecord = z.output<typeof OrderContextSchema>;
 export type TimelineRecord = z.output<typeof TimelineRecordSchema>;
 export type Recipient = z.output<typeof RecipientSchema>;
 export type PayinTarget = z.output<typeof PayinSchema>;
