@@ -1,9 +1,12 @@
 // Over 300 lines on purpose: the virtual clock (modes, advance, settle, reset, snapshot) is one
 // state machine over one timer queue; its invariants are easier to keep in one place.
+import { z } from 'zod';
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
 import { TimerQueue, type TimerTag } from './timer-queue';
 
-export type ClockMode = 'realtime' | 'manual';
+/** `realtime`: virtual time follows the wall clock × speed; `manual`: it moves only when advanced. */
+export const CLOCK_MODES = ['realtime', 'manual'] as const;
+export type ClockMode = (typeof CLOCK_MODES)[number];
 
 export interface FiredTimer {
   at: number;
@@ -55,12 +58,13 @@ export class AdvanceInterruptedError extends Error {
   }
 }
 /** The clock's own part of a state snapshot (CONTRACT §13). */
-export interface ClockState {
-  now_ms: number;
-  start_ms: number;
-  mode: ClockMode;
-  speed: number;
-}
+export const ClockStateSchema = z.object({
+  now_ms: z.number().int().nonnegative(),
+  start_ms: z.number().int().nonnegative(),
+  mode: z.enum(CLOCK_MODES),
+  speed: z.number().positive(),
+});
+export type ClockState = z.output<typeof ClockStateSchema>;
 
 /** The latest instant a Date can hold, less a century of headroom for timers set after it. */
 const MAX_INSTANT = 8.64e15 - 100 * 365 * 86_400_000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AdvanceInterruptedError, ClockBusyError, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
+import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
 import { badRequest, conflict, validationError } from '../shared/errors';
 import { DateTime } from '../shared/schemas';
 import type { Api } from '../http/api';
@@ -7,7 +7,7 @@ import type { Api } from '../http/api';
 const FIRED_SHOWN = 1000;
 
 const ClockBodySchema = z.object({
-  mode: z.enum(['realtime', 'manual']).optional(),
+  mode: z.enum(CLOCK_MODES).optional(),
   speed: z.number().positive().max(1_000_000).optional(),
 });
 
@@ -35,7 +35,7 @@ export const ClockViewSchema = z
   .object({
     now: DateTime,
     now_ms: z.number().int(),
-    mode: z.enum(['realtime', 'manual']),
+    mode: z.enum(CLOCK_MODES),
     speed: z.number().positive(),
     pending_timers: z.number().int().nonnegative(),
     next_timer_at: DateTime.nullable(),

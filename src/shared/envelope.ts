@@ -1,11 +1,10 @@
-/** Pagination meta of spec §2.1. */
-export interface PageMeta {
-  total: number;
-  per_page: number;
-  current_page: number;
-  last_page: number;
-}
+import type { z } from 'zod';
+import type { AlternativeErrorSchema, ErrorEnvelopeSchema, PageMetaSchema } from './schemas';
 
+/** Pagination meta of spec §2.1. */
+export type PageMeta = z.output<typeof PageMetaSchema>;
+
+/** Spec §2.1 success envelope (its schema: `successEnvelope(data)` in shared/schemas). */
 export interface SuccessEnvelope<T> {
   status: true;
   message: string;
@@ -13,18 +12,10 @@ export interface SuccessEnvelope<T> {
   meta?: PageMeta;
 }
 
-export interface ErrorEnvelope {
-  status: false;
-  code: string;
-  message: string;
-}
+export type ErrorEnvelope = z.output<typeof ErrorEnvelopeSchema>;
 
 /** The spec §5.4 alternative failure body. */
-export interface AlternativeErrorEnvelope {
-  status: 'failed';
-  message: string;
-  data: null;
-}
+export type AlternativeErrorEnvelope = z.output<typeof AlternativeErrorSchema>;
 
 /** Wraps a payload in the spec §2.1 success envelope. */
 export function ok<T>(message: string, data: T, meta?: PageMeta): SuccessEnvelope<T> {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { Faker, en, generateMersenne53Randomizer, type Randomizer } from '@faker-js/faker';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -22,10 +23,8 @@ export interface Ids {
 }
 
 /** The seed and how many numbers were drawn since (faker's generator state is not readable). */
-export interface IdsState {
-  seed: number;
-  draws: number;
-}
+export const IdsStateSchema = z.object({ seed: z.number().int(), draws: z.number().int().nonnegative() });
+export type IdsState = z.output<typeof IdsStateSchema>;
 
 /** Creates a seeded id generator. */
 export function createIds(seed: number): Ids {

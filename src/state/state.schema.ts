@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CLOCK_MODES, ClockStateSchema } from '../clock/virtual-clock';
+import { IdsStateSchema } from '../shared/ids';
 import { PartnerSchema, RevokedKeySchema } from '../auth/partner.schemas';
 import { FaultsStateSchema } from '../faults/fault.store';
 import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../orders/order.records';
@@ -26,8 +28,8 @@ export const StateDocumentSchema = z
     version: z.literal(STATE_FORMAT_VERSION),
     sandbox_version: z.string(),
     seed: z.number().int(),
-    ids: z.object({ seed: z.number().int(), draws: z.number().int().nonnegative() }),
-    clock: z.object({ now_ms: Instant, start_ms: Instant, mode: z.enum(['realtime', 'manual']), speed: z.number().positive() }),
+    ids: IdsStateSchema,
+    clock: ClockStateSchema,
     partners: z.array(PartnerSchema),
     revoked_keys: z.array(RevokedKeySchema),
     quotes: z.array(QuoteSnapshotSchema),
@@ -47,7 +49,7 @@ export const StateSummarySchema = z
     quotes: z.number().int(),
     deliveries: z.number().int(),
     timers: z.number().int(),
-    clock: z.object({ now: z.string(), mode: z.enum(['realtime', 'manual']) }),
+    clock: z.object({ now: z.string(), mode: z.enum(CLOCK_MODES) }),
   })
   .meta({ id: 'StateSummary' });
 export type StateSummary = z.output<typeof StateSummarySchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { VirtualClock } from '../../clock';
+import { CLOCK_MODES, type VirtualClock } from '../../clock';
 import { DateTime } from '../../shared/schemas';
 import type { Api } from '../api';
 
@@ -17,7 +17,7 @@ export const HealthSchema = z
   .object({
     uptime_s: z.number().int().nonnegative(),
     version: z.string(),
-    clock: z.object({ now: DateTime, mode: z.enum(['realtime', 'manual']) }),
+    clock: z.object({ now: DateTime, mode: z.enum(CLOCK_MODES) }),
     evicted_orders: z.number().int().nonnegative().meta({ description: 'orders evicted to stay within --max-orders' }),
   })
   .meta({ id: 'Health' });
