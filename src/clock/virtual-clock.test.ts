@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fixedWallClock } from './clock';
 import { parseDuration } from './duration';
 import { AdvanceInterruptedError, ClockBusyError, VirtualClock, type HostTimers } from './virtual-clock';
-import { withSeed } from '../../test/support/property';
+import { seeded } from '../../test/support/property';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -151,7 +151,7 @@ describe('VirtualClock (manual)', () => {
           expect(clock.pending).toBe(specs.filter((s) => !s.cancel && s.due > span).length);
         },
       ),
-      withSeed({ numRuns: 200 }),
+      seeded({ numRuns: 200 }),
     );
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { initialTransition, transition } from 'xstate';
-import { withSeed } from '../../test/support/property';
+import { seeded } from '../../test/support/property';
 import { createOrderMachine, type OrderEvent, type OrderInput } from './order.machine';
 import { createPureTransitions } from './pure-transition';
 
@@ -43,7 +43,7 @@ describe('createPureTransitions', () => {
           expect(plain(ourActions)).toEqual(plain(theirActions));
         }
       }),
-      withSeed({ numRuns: 300 }),
+      seeded({ numRuns: 300 }),
     );
   });
 });

@@ -4,7 +4,7 @@ import { VirtualClock } from '../clock';
 import { createReferenceStore, loadFixtures, type Environment } from '../reference';
 import { ApiError } from '../shared/errors';
 import { price, type OrderType } from './pricing';
-import { withSeed } from '../../test/support/property';
+import { seeded } from '../../test/support/property';
 
 const fixtures = loadFixtures();
 const ref = createReferenceStore(fixtures, { seed: 1, clock: new VirtualClock({ start: 0 }) });
@@ -84,7 +84,7 @@ describe('pricing invariants (property)', () => {
         if (r.onFrom) expect(p.from.amount).toBeCloseTo(r.amount, decimalsOf(p.from.currency) - 1);
         else expect(p.to.amount).toBeCloseTo(r.amount, decimalsOf(p.to.currency) - 1);
       }),
-      withSeed({ numRuns: 1000 }),
+      seeded({ numRuns: 1000 }),
     );
   });
 });

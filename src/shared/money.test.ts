@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ceil, decimalPlaces, floor, round, sum } from './money';
-import { withSeed } from '../../test/support/property';
+import { seeded } from '../../test/support/property';
 
 describe('money', () => {
   it('rounds half away from zero without binary drift', () => {
@@ -45,7 +45,7 @@ describe('money fast paths agree with the exact decimal path', () => {
         expect(floor(v, d)).toBe(exactFloor(v, d));
         expect(ceil(v, d)).toBe(exactCeil(v, d));
       }),
-      withSeed({ numRuns: 20_000 }),
+      seeded({ numRuns: 20_000 }),
     );
   });
 });

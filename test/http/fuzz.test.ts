@@ -4,7 +4,7 @@ import { ERROR_CODES } from '../../src/shared/errors';
 import { signedHeaders } from '../support/sign';
 import { EVM_ADDRESS, customer, legs } from '../support/orders';
 import { startTestServer, type TestServer } from '../support/server';
-import { withSeed } from '../support/property';
+import { seeded } from '../support/property';
 
 let s: TestServer;
 let reference: string;
@@ -99,7 +99,7 @@ describe('no input gets a 5xx (property, over HTTP)', () => {
         if (res.status === 302 && res.headers.get('location') === '/sandbox/dashboard') return;
         expectEnvelope(res.status, res.body, r.method);
       }),
-      withSeed({ numRuns: 600 }),
+      seeded({ numRuns: 600 }),
     );
   });
 
@@ -132,7 +132,7 @@ describe('no input gets a 5xx (property, over HTTP)', () => {
         if (res.status === 422) expect(res.body.message).toMatch(/^[\w.]+: \S/);
         if (res.status >= 400) expect([400, 409, 422]).toContain(res.status);
       }),
-      withSeed({ numRuns: 400 }),
+      seeded({ numRuns: 400 }),
     );
   });
 });
@@ -189,7 +189,7 @@ describe('quotes over HTTP (property)', () => {
           if (type === 'swap') expect(q.fee.fee_in_rate).toBe(true);
         },
       ),
-      withSeed({ numRuns: 200 }),
+      seeded({ numRuns: 200 }),
     );
   });
 });

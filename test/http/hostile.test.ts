@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/shared/errors';
 import { signedHeaders } from '../support/sign';
 import { EVM_ADDRESS, accountName, customer, legs } from '../support/orders';
-import { withSeed } from '../support/property';
+import { seeded } from '../support/property';
 import { sendRaw as sendRawTo } from '../support/raw-socket';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
@@ -273,7 +273,7 @@ describe('a hostile run (hardening issue: fuzz of every route)', () => {
         checker.check(r.method, sent.pathname + sent.search, res.status, res.contentType, res.text); // CONTRACT §10
         if (res.status === 200 && r.method === 'POST' && r.path === '/v1/orders') references.push(JSON.parse(res.text).data.reference);
       }),
-      withSeed({ numRuns: RUNS, endOnFailure: true }),
+      seeded({ numRuns: RUNS, endOnFailure: true }),
     );
     expect(seen5xx).toEqual([]);
     expect(references.length).toBeGreaterThan(100);

@@ -5,7 +5,7 @@ import { WEBHOOK_EVENTS } from '../../src/shared/events';
 import { advance, createOrder, eventsOf, getOrder, type OrderType } from '../support/orders';
 import { closedUrl, startReceiver, verifies, type Receiver } from '../support/receiver';
 import { startTestServer, type Caller, type TestServer } from '../support/server';
-import { withSeed } from '../support/property';
+import { seeded } from '../support/property';
 
 let s: TestServer;
 const receivers: Receiver[] = [];
@@ -368,7 +368,7 @@ describe('nothing lost (property)', () => {
           }
         },
       ),
-      withSeed({ numRuns: 12 }),
+      seeded({ numRuns: 12 }),
     );
   }, 120_000);
 });

@@ -5,6 +5,6 @@
 export const FC_SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_261_123;
 
 /** fast-check parameters with the fixed seed. */
-export function withSeed<T extends object>(params: T): T & { seed: number } {
+export function seeded<T extends object>(params: T): T & { seed: number } {
   return { ...params, seed: FC_SEED };
 }
