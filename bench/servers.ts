@@ -1,11 +1,20 @@
 /**
  * Bench servers, one per process: `sandbox` (the real app, manual clock, rate limit lifted) or
  * `bare` (plain Koa answering the same JSON bodies from memory). Prints `PORT <n>` when ready.
+ *
+ * Spawned with an IPC channel and BENCH_CONTROL=1, the sandbox also answers the bench's
+ * messages (bench only: nothing of this is in src/ or on any route): heap after GC (needs
+ * --expose-gc), filling the running sandbox with completed orders, a CPU profile of the
+ * next requests, and the cost of the request inspector's hooks on a captured real request.
  */
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
-import { startServer } from '../src/main';
+import { getHeapStatistics } from 'node:v8';
+import { startServer, type RunningSandbox } from '../src/main';
+import { recordRequests } from '../src/http/middleware/inspect';
+import { RequestLog } from '../src/inspector/request-log';
+import { startProfile } from './profile';
 
 const kind = process.argv[2];
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
@@ -14,9 +23,12 @@ if (kind === 'sandbox') {
   const running = await startServer({
     port: 0,
     clockMode: 'manual',
+    clockStart: Date.UTC(2026, 0, 1),
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
     rateLimit: { capacity: 1e12, refillPerSecond: 1e12 },
+    ...(process.env.BENCH_MAX_ORDERS ? { maxOrders: Number(process.env.BENCH_MAX_ORDERS) } : {}),
   });
+  if (process.env.BENCH_CONTROL === '1' && process.send) control(running);
   process.stdout.write(`PORT ${new URL(running.url).port}\n`);
 } else if (kind === 'bare') {
   // The same JSON the sandbox answers, captured by the bench and passed in through stdin.
@@ -43,4 +55,117 @@ if (kind === 'sandbox') {
 } else {
   process.stderr.write('usage: servers.ts sandbox|bare\n');
   process.exit(2);
+}
+
+type Message = { id: number; cmd: string; [k: string]: unknown };
+
+function control(running: RunningSandbox) {
+  const { sandbox } = running;
+  let stopProfile: (() => Promise<unknown>) | undefined;
+  // The last request answered, captured outermost (after the edge and the inspector ran).
+  let lastCtx: Context | undefined;
+  sandbox.app.middleware.unshift(async (ctx, next) => {
+    await next();
+    lastCtx = ctx;
+  });
+  // Koa composed its middleware when the server started listening: compose again.
+  running.server.removeAllListeners('request');
+  running.server.on('request', sandbox.app.callback());
+  const handlers: Record<string, (m: Message) => unknown> = {
+    heap: () => heapAfterGc(),
+    fill: (m) => fill(running, Number(m.n), m.webhookUrl as string | undefined),
+    'profile-start': async () => {
+      stopProfile = await startProfile();
+      return { started: true };
+    },
+    'profile-stop': async () => {
+      const summary = await stopProfile?.();
+      stopProfile = undefined;
+      return summary;
+    },
+    'inspector-cost': (m) => inspectorCost(running, lastCtx, Number(m.iterations ?? 200_000)),
+  };
+  process.on('message', (m: Message) => {
+    Promise.resolve()
+      .then(() => handlers[m.cmd]!(m))
+      .then(
+        (result) => process.send!({ id: m.id, result }),
+        (error: Error) => process.send!({ id: m.id, error: error.stack ?? String(error) }),
+      );
+  });
+}
+
+function heapAfterGc() {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('spawn the sandbox with --expose-gc');
+  gc();
+  gc();
+  const stats = getHeapStatistics();
+  return { heapUsed: process.memoryUsage().heapUsed, heapLimit: stats.heap_size_limit };
+}
+
+/**
+ * `n` orders (a third each of onramp, offramp with the account lookup, swap) created in the
+ * running sandbox, paid in and taken to a final status on its manual clock. Each body is
+ * parsed from JSON text with its own customer reference, as a request's would be, so no
+ * string is shared between orders that would not be in a real run. With `webhookUrl`, the
+ * orders belong to a partner subscribed to every event there, and each batch waits for its
+ * deliveries.
+ */
+async function fill(running: RunningSandbox, n: number, webhookUrl?: string) {
+  const { sandbox } = running;
+  const partner = webhookUrl ? sandbox.partners.create({ webhook_url: webhookUrl }) : sandbox.demoPartner;
+  const caller = { partner, env: 'test' as const };
+  const accountName = sandbox.reference.lookupAccount('058', '0123456789').account_name;
+  const texts = [
+    (i: number) => `{"from":{"currency":"NGN","amount":50000},"to":{"currency":"USDT","network":"base-sepolia"},"recipient":{"address":"0x${'5'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+    (i: number) => `{"from":{"currency":"USDT","network":"base-sepolia","amount":100},"to":{"currency":"NGN"},"recipient":{"institution_code":"058","account_number":"0123456789","account_name":"${accountName}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+    (i: number) => `{"from":{"currency":"USDC","network":"base-sepolia","amount":100},"to":{"currency":"ETH","network":"base-sepolia"},"recipient":{"address":"0x${'6'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+  ];
+  const started = performance.now();
+  const batch = webhookUrl ? 500 : 10_000;
+  for (let done = 0; done < n; done += batch) {
+    const refs: string[] = [];
+    for (let i = done; i < Math.min(n, done + batch); i++) refs.push(sandbox.orders.create(caller, JSON.parse(texts[i % 3]!(i))).reference);
+    for (const ref of refs) sandbox.orders.simulatePayin(ref, {});
+    await sandbox.advance(2 * 3_600_000);
+    if (webhookUrl) await sandbox.dispatcher.idle();
+  }
+  const statuses: Record<string, number> = {};
+  for (const o of sandbox.orders.store.orders.values()) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
+  const deliveries = webhookUrl ? sandbox.dispatcher.list() : [];
+  return {
+    orders: n,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+    kept: sandbox.orders.store.orders.size,
+    evicted: sandbox.orders.evictedCount,
+    pendingTimers: sandbox.clock.pending,
+    statuses,
+    deliveries: deliveries.length,
+    delivered: deliveries.filter((d) => d.status === 'succeeded').length,
+  };
+}
+
+/**
+ * CPU cost of the request inspector and fault matching per request, measured on the last real
+ * request the server answered: the recorder (a second one, on its own log of the default
+ * size, so the sandbox's log is left alone) and `faults.match` with no fault configured.
+ */
+function inspectorCost(running: RunningSandbox, ctx: Context | undefined, iterations: number) {
+  if (!ctx) throw new Error('no request captured yet');
+  const { sandbox } = running;
+  const observe = recordRequests(new RequestLog(sandbox.config.inspectLimit), sandbox.clock, sandbox.wall);
+  const outcome = { ms: 0.42 };
+  const auth = ctx.state.auth as { partner: { client_id: string }; env: 'test' | 'live' };
+  const request = { clientId: auth.partner.client_id, env: auth.env, method: ctx.method, path: ctx.path };
+  const time = (fn: () => void) => {
+    for (let i = 0; i < 20_000; i++) fn(); // warm up
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) fn();
+    return Number(process.hrtime.bigint() - t0) / iterations;
+  };
+  let sink = 0;
+  const observeNs = time(() => observe(ctx, outcome));
+  const matchNs = time(() => void (sink += sandbox.faults.match(request) ? 1 : 0));
+  return { observeNs: Math.round(observeNs), matchNs: Math.round(matchNs), faults: sandbox.faults.size, sink };
 }

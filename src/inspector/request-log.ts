@@ -49,11 +49,67 @@ export const RequestsQuerySchema = z.object({
 export type RequestsQuery = z.output<typeof RequestsQuerySchema>;
 
 /**
+ * What the recorder keeps of a request when it is answered: references to what the request
+ * already holds (its headers object, the body strings) and numbers. Turning it into a
+ * RecordedRequest (dates, masked headers, excerpts) waits until someone reads it, so a request
+ * nobody inspects pays for a few field copies, not for that (issue 12).
+ */
+export interface RawRecord {
+  wallMs: number;
+  virtualMs: number;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  auth: RecordedRequest['auth'];
+  headers: Record<string, string | string[] | undefined>;
+  clientId?: string;
+  environment?: RecordedRequest['environment'];
+  code?: string;
+  message?: string;
+  hint?: string;
+  fault?: string;
+  requestBody?: string;
+  responseBody?: string;
+}
+
+/** The inspector's view of a raw record (CONTRACT §11), without its id. */
+export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
+  const entry: Omit<RecordedRequest, 'id'> = {
+    at: new Date(raw.wallMs).toISOString(),
+    virtual_at: new Date(raw.virtualMs).toISOString(),
+    method: raw.method,
+    path: raw.path,
+    status: raw.status,
+    duration_ms: Math.round(raw.ms * 100) / 100,
+    auth: raw.auth,
+    headers: maskedHeaders(raw.headers),
+  };
+  if (raw.clientId) entry.client_id = raw.clientId.slice(0, 128);
+  if (raw.environment) entry.environment = raw.environment;
+  if (raw.code !== undefined) entry.code = raw.code;
+  if (raw.message !== undefined) entry.message = raw.message;
+  if (raw.hint) entry.hint = raw.hint;
+  if (raw.fault) entry.fault = raw.fault;
+  if (raw.requestBody) entry.request_body = raw.requestBody.slice(0, BODY_EXCERPT);
+  if (raw.responseBody) entry.response_body = raw.responseBody.slice(0, BODY_EXCERPT);
+  return entry;
+}
+
+/** A ring slot: a raw record until first read, then its RecordedRequest. */
+class Pending {
+  constructor(
+    readonly id: string,
+    readonly raw: RawRecord,
+  ) {}
+}
+
+/**
  * The request inspector's store: a ring buffer of the last `limit` /v1 requests. Ids are a
  * counter, not the seeded generator, so inspecting never shifts the references a seed makes.
  */
 export class RequestLog {
-  private readonly ring: Array<RecordedRequest | undefined>;
+  private readonly ring: Array<RecordedRequest | Pending | undefined>;
   private next = 0;
   private count = 0;
   private serial = 0;
@@ -74,6 +130,32 @@ export class RequestLog {
     return full;
   }
 
+  /**
+   * Stores a raw record (its id is assigned here); it becomes a RecordedRequest when read, or
+   * at once when someone listens.
+   */
+  recordRaw(raw: RawRecord): void {
+    const id = `req_${(++this.serial).toString(36)}`;
+    const slot = this.next;
+    this.ring[slot] = new Pending(id, raw);
+    this.next = (this.next + 1) % this.limit;
+    if (this.count < this.limit) this.count++;
+    if (this.listeners.size > 0) {
+      const full = this.at(slot);
+      for (const listener of this.listeners) listener(full);
+    }
+  }
+
+  /** The entry in a ring slot, materialised (and kept so) when it was still raw. */
+  private at(slot: number): RecordedRequest {
+    const e = this.ring[slot]!;
+    if (!(e instanceof Pending)) return e;
+    const full = materialise(e.raw) as RecordedRequest;
+    full.id = e.id;
+    this.ring[slot] = full;
+    return full;
+  }
+
   /** Newest first, filtered. */
   list(q: Partial<RequestsQuery> = {}): RecordedRequest[] {
     const out: RecordedRequest[] = [];
@@ -81,7 +163,7 @@ export class RequestLog {
     const statusClass = q.status?.endsWith('xx') ? Number(q.status[0]) : undefined;
     const status = q.status && statusClass === undefined ? Number(q.status) : undefined;
     for (let i = 1; i <= this.count && out.length < limit; i++) {
-      const e = this.ring[(this.next - i + this.limit) % this.limit]!;
+      const e = this.at((this.next - i + this.limit) % this.limit);
       if (q.client_id !== undefined && e.client_id !== q.client_id) continue;
       if (q.environment !== undefined && e.environment !== q.environment) continue;
       if (status !== undefined && e.status !== status) continue;
@@ -94,8 +176,8 @@ export class RequestLog {
 
   get(id: string): RecordedRequest | undefined {
     for (let i = 1; i <= this.count; i++) {
-      const e = this.ring[(this.next - i + this.limit) % this.limit]!;
-      if (e.id === id) return e;
+      const slot = (this.next - i + this.limit) % this.limit;
+      if (this.ring[slot]!.id === id) return this.at(slot);
     }
     return undefined;
   }

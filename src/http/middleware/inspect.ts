@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { AuthContext } from '../../auth';
 import type { Clock, WallClock } from '../../clock';
-import { BODY_EXCERPT, maskedHeaders, type RecordedRequest, type RequestLog } from '../../inspector/request-log';
+import { BODY_EXCERPT, type RawRecord, type RequestLog } from '../../inspector/request-log';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
 
@@ -17,35 +17,42 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock): 
     const auth = ctx.state.auth as AuthContext | undefined;
     const dropped = ctx.respond === false;
     const status = dropped ? 0 : ctx.status;
-    const entry: Omit<RecordedRequest, 'id'> = {
-      at: new Date(wall.now()).toISOString(),
-      virtual_at: new Date(clock.now()).toISOString(),
+    const headers = ctx.req.headers;
+    // Only references and numbers here: the log turns them into an entry when it is read.
+    const raw: RawRecord = {
+      wallMs: wall.now(),
+      virtualMs: clock.now(),
       method: ctx.method,
       path: ctx.originalUrl,
       status,
-      duration_ms: Math.round(outcome.ms * 100) / 100,
+      ms: outcome.ms,
       auth: auth ? auth.kind : status === 401 || status === 403 ? 'failed' : 'none',
-      headers: maskedHeaders(ctx.req.headers),
+      headers,
     };
-    const clientId = auth?.partner.client_id ?? headerValue(ctx.req.headers['svc-client-id']);
-    if (clientId) entry.client_id = clientId.slice(0, 128);
-    if (auth) entry.environment = auth.env;
+    const clientId = auth?.partner.client_id ?? headerValue(headers['svc-client-id']);
+    if (clientId) raw.clientId = clientId;
+    if (auth) raw.environment = auth.env;
     const error = outcome.error;
     if (error) {
-      if (!error.alternative) entry.code = error.code;
-      entry.message = error.message;
+      if (!error.alternative) raw.code = error.code;
+      raw.message = error.message;
     }
-    if (dropped) entry.message = 'connection closed without an answer (injected fault)';
-    const hint = ctx.response.get('svc-sandbox-hint');
-    if (hint) entry.hint = hint;
+    if (dropped) raw.message = 'connection closed without an answer (injected fault)';
+    const hint = ctx.res.getHeader('svc-sandbox-hint');
+    if (hint) raw.hint = String(hint);
     const fault = ctx.state.faultId as string | undefined;
-    if (fault) entry.fault = fault;
-    const raw = rawBodyOf(ctx);
-    if (raw) entry.request_body = raw.slice(0, BODY_EXCERPT);
-    const body: unknown = ctx.body;
-    if (!dropped && typeof body === 'string' && body) entry.response_body = body.slice(0, BODY_EXCERPT);
-    log.record(entry);
+    if (fault) raw.fault = fault;
+    // Bodies are cut now when they are long: the log must not hold a 1 MiB body for later.
+    const body = rawBodyOf(ctx);
+    if (body) raw.requestBody = excerpt(body);
+    const answer: unknown = ctx.body;
+    if (!dropped && typeof answer === 'string' && answer) raw.responseBody = excerpt(answer);
+    log.recordRaw(raw);
   };
+}
+
+function excerpt(text: string): string {
+  return text.length > BODY_EXCERPT ? text.slice(0, BODY_EXCERPT) : text;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
