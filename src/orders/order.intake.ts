@@ -34,7 +34,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
       throw validationError('partner_fee', 'not allowed with quote_id (pricing is locked by the quote; pass partner_fee when quoting)');
     }
     // Shape of the recipient and refund depends on the type; from legs we know it before meaning.
-    if (input.from && input.to) shapeTargets(shapeType(input.from, input.to), input.recipient, input.refund);
+    let targets = input.from && input.to ? shapeTargets(shapeType(input.from, input.to), input.recipient, input.refund) : undefined;
 
     let priced;
     let quoteRecord: QuoteRecord | undefined;
@@ -43,7 +43,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
       quoteRecord = usableQuote(caller, input.quote_id);
       priced = { type: quoteRecord.type, from: quoteRecord.from, to: quoteRecord.to, pricing: quoteRecord.pricing, fee: quoteRecord.fee };
       magic = quoteRecord.magic;
-      shapeTargets(priced.type, input.recipient, input.refund);
+      targets = shapeTargets(priced.type, input.recipient, input.refund);
     } else {
       const type = checkLegs(core, env, input.from!, input.to!);
       priced = price(core.ref, env, type, input.from!, input.to!, input.partner_fee ?? 0);
@@ -56,8 +56,10 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
       throw conflict(`merchant_reference: ${input.merchant_reference} is already used by another order`);
     }
     const type = priced.type;
-    const recipient = checkRecipient(core, env, type, priced, input.recipient);
-    const refundTarget = input.refund ? checkRefund(core, env, type, priced, input.refund) : defaultRefundTarget(core, env, type, priced, input.customer.name);
+    // The legs' shape gave the type the targets were parsed for; a valid pair prices to the same one.
+    const shaped = targets!;
+    const recipient = checkRecipient(core, env, type, priced, shaped.recipient);
+    const refundTarget = shaped.refund ? checkRefund(core, env, type, priced, shaped.refund) : defaultRefundTarget(core, env, type, priced, input.customer.name);
 
     let outcome: PayoutOutcome | undefined;
     let percentage: number | undefined;

@@ -4,7 +4,7 @@ import { ApiError, badRequest, validationError } from '../shared/errors';
 import { parseOrThrow } from '../shared/validation';
 import { addressProblem } from './addresses';
 import { checkPrecision, type OrdersCore } from './order.core';
-import { CryptoRecipientSchema, FiatRecipientSchema, type LegInput } from './order.schemas';
+import { CryptoRecipientSchema, FiatRecipientSchema, type CryptoRecipient, type FiatRecipient, type LegInput } from './order.schemas';
 import type { OrderRecord, Recipient } from './order.store';
 
 /**
@@ -61,28 +61,35 @@ export function shapeType(from: Leg, to: Leg): OrderType {
   return from.network === undefined ? 'onramp' : to.network === undefined ? 'offramp' : 'swap';
 }
 
-/** 422 when the recipient (and refund) do not have the shape the order type needs. */
-export function shapeTargets(type: OrderType, recipient: unknown, refund: unknown): void {
-  parseOrThrow(type === 'offramp' ? FiatRecipientSchema : CryptoRecipientSchema, recipient, 'recipient');
-  if (refund) parseOrThrow(type === 'onramp' ? FiatRecipientSchema : CryptoRecipientSchema, refund, 'refund');
+/** The recipient and refund in the shape the order type needs: fiat account or crypto address. */
+export interface ShapedTargets {
+  recipient: FiatRecipient | CryptoRecipient;
+  refund: FiatRecipient | CryptoRecipient | undefined;
 }
 
-/** Where the payout goes: a bank account that exists under that name, or a valid address. */
-export function checkRecipient(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg; to: Leg }, value: unknown): Recipient {
+/** 422 when the recipient (and refund) do not have the shape the order type needs; else them, parsed. */
+export function shapeTargets(type: OrderType, recipient: unknown, refund: unknown): ShapedTargets {
+  return {
+    recipient: parseOrThrow(type === 'offramp' ? FiatRecipientSchema : CryptoRecipientSchema, recipient, 'recipient'),
+    refund: refund ? parseOrThrow(type === 'onramp' ? FiatRecipientSchema : CryptoRecipientSchema, refund, 'refund') : undefined,
+  };
+}
+
+/** Where the payout goes (shaped for `type`): a bank account that exists under that name, or a valid address. */
+export function checkRecipient(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg; to: Leg }, value: ShapedTargets['recipient']): Recipient {
   return type === 'offramp'
-    ? checkFiatAccount(core, priced.to.currency, value, 'recipient', true)
-    : checkAddress(core, env, priced.to.network!, value, 'recipient');
+    ? checkFiatAccount(core, priced.to.currency, value as FiatRecipient, 'recipient', true)
+    : checkAddress(core, env, priced.to.network!, value as CryptoRecipient, 'recipient');
 }
 
-/** Where a refund goes, when given. */
-export function checkRefund(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg; to: Leg }, value: unknown): Recipient {
+/** Where a refund goes, when given (shaped for `type`). */
+export function checkRefund(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg; to: Leg }, value: NonNullable<ShapedTargets['refund']>): Recipient {
   return type === 'onramp'
-    ? checkFiatAccount(core, priced.from.currency, value, 'refund', false)
-    : checkAddress(core, env, priced.from.network!, value, 'refund');
+    ? checkFiatAccount(core, priced.from.currency, value as FiatRecipient, 'refund', false)
+    : checkAddress(core, env, priced.from.network!, value as CryptoRecipient, 'refund');
 }
 
-function checkFiatAccount(core: OrdersCore, fiat: string, value: unknown, prefix: string, matchName: boolean): Recipient {
-  const r = parseOrThrow(FiatRecipientSchema, value, prefix);
+function checkFiatAccount(core: OrdersCore, fiat: string, r: FiatRecipient, prefix: string, matchName: boolean): Recipient {
   const institution = core.ref.institutionsOf(fiat).find((i) => i.code.toUpperCase() === r.institution_code.toUpperCase());
   if (!institution) {
     throw validationError(`${prefix}.institution_code`, `${r.institution_code} is not an institution for ${fiat} (GET /v1/institutions?fiat=${fiat})`);
@@ -104,8 +111,7 @@ function checkFiatAccount(core: OrdersCore, fiat: string, value: unknown, prefix
   return recipient;
 }
 
-function checkAddress(core: OrdersCore, env: Environment, network: string, value: unknown, prefix: string): Recipient {
-  const r = parseOrThrow(CryptoRecipientSchema, value, prefix);
+function checkAddress(core: OrdersCore, env: Environment, network: string, r: CryptoRecipient, prefix: string): Recipient {
   const problem = addressProblem(core.formatOf(env, network), r.address);
   if (problem) throw validationError(`${prefix}.address`, `${problem} (network ${network})`);
   const recipient: Recipient = { kind: 'crypto', network, address: r.address };

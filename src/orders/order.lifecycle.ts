@@ -2,7 +2,7 @@ import type { TimerTag } from '../clock';
 import type { WebhookEvent } from '../shared/events';
 import type { OrderType } from '../pricing/pricing';
 import type { OrdersCore } from './order.core';
-import { createOrderMachine, STATUSES_TAGGED, type LifecycleTimings, type OrderEvent, type OrderInput, type OrderMachine, type OrderStatus } from './order.machine';
+import { createOrderMachine, orderInitialKey, STATUSES_TAGGED, type LifecycleTimings, type OrderEvent, type OrderInput, type OrderMachine, type OrderStatus } from './order.machine';
 import type { OrderRecord, TimelineRecord } from './order.store';
 import { settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 import { createPureTransitions, type ExecutableAction } from './pure-transition';
@@ -29,9 +29,9 @@ export function createLifecycle(core: OrdersCore) {
     swap: machineFor('swap', timings),
   };
   const pure = {
-    onramp: createPureTransitions(machines.onramp),
-    offramp: createPureTransitions(machines.offramp),
-    swap: createPureTransitions(machines.swap),
+    onramp: createPureTransitions(machines.onramp, orderInitialKey),
+    offramp: createPureTransitions(machines.offramp, orderInitialKey),
+    swap: createPureTransitions(machines.swap, orderInitialKey),
   };
   /** Listeners may return details to record on the order's timeline entry (e.g. a delivery id). */
   const listeners = new Set<(e: EmittedEvent) => Record<string, unknown> | void>();

@@ -78,6 +78,14 @@ export interface OrderInput {
   autoPayin?: AutoPayin | null;
 }
 
+/**
+ * What an order's first status and actions depend on (pure-transition caches by it): whether it
+ * is held and whether a pay-in arrives by itself. Amounts, precision and outcome are context only.
+ */
+export function orderInitialKey(input: OrderInput): string {
+  return `${input.hold ? 'held' : 'open'}|${input.autoPayin ? 'auto' : 'manual'}`;
+}
+
 /** Effects the order service carries out; the machine only names them. */
 export type NotifyParams = { event: WebhookEvent };
 export type PayoutParams = { phase: 'sent' | 'failed' | 'reverted' };
