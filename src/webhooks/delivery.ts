@@ -1,3 +1,4 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ISO } from '../clock';
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
@@ -38,14 +39,50 @@ export const DeliveryRecordSchema = z.object({
 });
 
 export type Attempt = z.output<typeof AttemptRecordSchema>;
-/** A delivery as the log holds it (`timer`: its pending retry on the clock, never in a snapshot). */
-export type Delivery = z.output<typeof DeliveryRecordSchema> & { timer: number | null };
+export type DeliveryRecord = z.output<typeof DeliveryRecordSchema>;
+/**
+ * A delivery as the log holds it: `timer` is its pending retry on the clock; once it is done
+ * (succeeded or failed) its body is kept deflated (`packed`), read back with `bodyOf`. Neither
+ * is in a snapshot.
+ */
+export type Delivery = DeliveryRecord & { timer: number | null; packed: boolean };
+
+/**
+ * A preset dictionary for webhook bodies: the keys and common values of `{event, data: <order
+ * summary>}`, so a ~650-byte body deflates to ~100 (issue 12: memory with every event delivered).
+ */
+const DICTIONARY = Buffer.from(
+  '{"event":"order.asset_released","data":{"reference":"ORD","merchant_reference":null,"customer_reference":"","type":"onramp",' +
+    '"from":{"currency":"NGN","network":"base-sepolia","amount":},"to":{"currency":"USDT","network":"base-sepolia","amount":},' +
+    '"pricing":{"base_currency":"USDT","quote_currency":"NGN","exchange_rate":},"fee":{"currency":"NGN","network_fee":,"protocol_fee":,' +
+    '"partner_fee":0,"vat":,"total":,"fee_in_rate":false},"metadata":null,"amount_paid":0,"amount_settled":0,"amount_refunded":0,' +
+    '"percentage_settled":0,"status":"awaiting_user_payment","created_at":"2026-01-15T12:00:00.000Z","updated_at":"2026-01-15T12:00:00.000Z"}}',
+);
+
+/** Keeps a finished delivery's body deflated (a one-byte string: no Buffer overhead per delivery). */
+export function packBody(d: Delivery): void {
+  if (d.packed) return;
+  d.body = deflateRawSync(d.body, { dictionary: DICTIONARY }).toString('latin1');
+  d.packed = true;
+}
+
+/** The exact body sent, whether or not it is kept deflated. */
+export function bodyOf(d: Delivery): string {
+  return d.packed ? inflateRawSync(Buffer.from(d.body, 'latin1'), { dictionary: DICTIONARY }).toString('utf8') : d.body;
+}
+
+/** The delivery as a snapshot keeps it (CONTRACT §13): the body as sent, no live handles. */
+export function deliveryRecord(d: Delivery): DeliveryRecord {
+  const { timer: _timer, packed: _packed, ...rest } = d;
+  return { ...structuredClone(rest), body: bodyOf(d) };
+}
 
 /** The delivery log's view of a delivery (CONTRACT §4). */
 export function deliveryView(d: Delivery): DeliveryView {
-  let payload: unknown = d.body;
+  const body = bodyOf(d);
+  let payload: unknown = body;
   try {
-    payload = JSON.parse(d.body);
+    payload = JSON.parse(body);
   } catch {
     // keep the raw string
   }
@@ -60,7 +97,7 @@ export function deliveryView(d: Delivery): DeliveryView {
     source: d.source,
     url: d.urlOverride,
     payload,
-    raw_body: d.body,
+    raw_body: body,
     attempts: d.attempts.map((a) => ({
       number: a.number,
       manual: a.manual,

@@ -3,7 +3,7 @@ import type { TimerTag, VirtualClock, WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import type { Ids } from '../shared/ids';
-import type { Attempt, Delivery } from './delivery';
+import { deliveryRecord, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
 import { postAttempt } from './transport';
 
 export type { Attempt, Delivery, DeliveryStatus } from './delivery';
@@ -88,6 +88,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       created_at: clock.now(),
       inFlight: false,
       timer: null,
+      packed: false,
     };
     deliveries.set(delivery.id, delivery);
     return { delivery, first: track(attempt(delivery, false)) };
@@ -133,6 +134,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     changed(delivery);
     if (ok) {
       delivery.status = 'succeeded';
+      packBody(delivery);
       return;
     }
     if (delivery.status === 'succeeded') return; // a manual retry of a delivered event failing changes nothing
@@ -140,6 +142,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const delay = options.retryScheduleMs[index];
     if (delay === undefined || delivery.automaticAttempts >= maxAutomatic) {
       delivery.status = 'failed';
+      packBody(delivery);
       return;
     }
     delivery.status = 'retrying';
@@ -200,20 +203,21 @@ export function createDispatcher(deps: DispatcherDeps) {
       return forgotten;
     },
     /** Every delivery for a state snapshot (CONTRACT §13); retry timers are the clock's to list. */
-    exportState(): Array<Omit<Delivery, 'timer'>> {
-      return [...deliveries.values()].map(({ timer: _timer, ...d }) => structuredClone(d));
+    exportState(): DeliveryRecord[] {
+      return [...deliveries.values()].map(deliveryRecord);
     },
     /**
      * Replaces the log with a validated snapshot's. An attempt that was in flight when the
      * snapshot was taken lost its answer: it is sent again as soon as the clock next moves.
      */
-    restoreState(saved: ReadonlyArray<Omit<Delivery, 'timer'>>): void {
+    restoreState(saved: readonly DeliveryRecord[]): void {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
       deliveries.clear();
       inFlight.clear();
       generation++;
       for (const entry of saved) {
-        const delivery: Delivery = { ...structuredClone(entry), timer: null, inFlight: false };
+        const delivery: Delivery = { ...structuredClone(entry), timer: null, inFlight: false, packed: false };
+        if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery);
         deliveries.set(delivery.id, delivery);
         if (entry.inFlight) scheduleRetry(delivery, clock.now());
       }

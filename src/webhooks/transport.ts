@@ -2,7 +2,7 @@ import type { Partner } from '../auth';
 import { sign } from '../auth';
 import type { WallClock } from '../clock';
 import { httpRequest } from '../transport/http-request';
-import type { Attempt, Delivery } from './delivery';
+import { bodyOf, type Attempt, type Delivery } from './delivery';
 
 /** How much of a receiver's answer the log keeps. */
 const EXCERPT = 500;
@@ -29,8 +29,9 @@ export async function postAttempt(delivery: Delivery, partner: Partner, url: str
   }
   // Transport time (CONTRACT §2): the receiver checks staleness against its real clock.
   const timestamp = String(opts.wall.now());
+  const body = bodyOf(delivery);
   const signature = sign(
-    { clientId: partner.client_id, timestamp, method: 'POST', path: target.pathname + target.search, rawBody: delivery.body },
+    { clientId: partner.client_id, timestamp, method: 'POST', path: target.pathname + target.search, rawBody: body },
     partner.keys[delivery.environment].encryption_key,
   );
   const started = performance.now();
@@ -46,7 +47,7 @@ export async function postAttempt(delivery: Delivery, partner: Partner, url: str
         'svc-delivery-id': delivery.id,
         'svc-attempt': String(number),
       },
-      body: delivery.body,
+      body,
       timeoutMs: opts.timeoutMs,
       maxBodyChars: EXCERPT,
     });
