@@ -6,8 +6,6 @@ import type { OrderService } from './orders';
 import type { Ids } from './shared/ids';
 import type { Dispatcher } from './webhooks';
 
-export { AdvanceInterruptedError, ClockBusyError } from './clock';
-
 export interface SimulationDeps {
   clock: VirtualClock;
   dispatcher: Dispatcher;

@@ -243,8 +243,6 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         on: { CANCEL: 'cancelled', ...setOutcome },
       },
       awaiting_user_payment: {
-        // The pay-in window is open: the magic automatic pay-in lands only here.
-        tags: ['payin_window'],
         // A magic amount's pay-in arrives by itself a minute in: a timer only for those orders.
         entry: [
           notify('order.created'),
@@ -355,7 +353,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
 export type OrderMachine = ReturnType<typeof createOrderMachine>;
 
 /** What a status means, read off the machine's state tags (never listed again elsewhere). */
-export type StatusTag = 'settled' | 'final' | 'payin_window';
+export type StatusTag = 'settled' | 'final';
 
 /** The statuses of `machine` whose state carries `tag`. */
 export function statusesTagged(machine: OrderMachine, tag: StatusTag): ReadonlySet<OrderStatus> {
@@ -367,5 +365,5 @@ export function statusesTagged(machine: OrderMachine, tag: StatusTag): ReadonlyS
 export const STATUSES_TAGGED: Record<StatusTag, ReadonlySet<OrderStatus>> = (() => {
   const machines = (['onramp', 'offramp', 'swap'] as const).map((type) => createOrderMachine(type));
   const union = (tag: StatusTag) => new Set(machines.flatMap((m) => [...statusesTagged(m, tag)]));
-  return { settled: union('settled'), final: union('final'), payin_window: union('payin_window') };
+  return { settled: union('settled'), final: union('final') };
 })();
