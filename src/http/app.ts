@@ -7,6 +7,7 @@ import { parseBody } from './middleware/body';
 import { Api, type RouteAuth } from './api';
 import { buildOpenApi, type WebhookSpec } from './openapi';
 import { redactUrl } from './redact';
+import { indexedDispatch } from './route-index';
 
 export interface AppOptions {
   logger: Logger;
@@ -42,7 +43,7 @@ export function createApp(options: AppOptions): Koa {
   });
   app.use(edge(options.logger, router, options.observe));
   app.use(parseBody());
-  app.use(router.routes());
+  app.use(indexedDispatch(router, api.chains));
   return app;
 }
 

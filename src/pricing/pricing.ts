@@ -55,21 +55,6 @@ export function price(
   const cp = crypto.precision;
   const networkFee = round(networkFeeUsd(ref, env, cryptoLeg.network!) * usdInFiat(ref, fiat.code), fd);
   const pct = FEE_MODEL.protocolRate * (1 + FEE_MODEL.vatRate) + partnerFeePercent / 100;
-  const fees = (value: number): Fee => {
-    const protocol = round(value * FEE_MODEL.protocolRate, fd);
-    const partner = round((value * partnerFeePercent) / 100, fd);
-    const vat = round(protocol * FEE_MODEL.vatRate, fd);
-    return {
-      currency: fiat.code,
-      network_fee: networkFee,
-      protocol_fee: protocol,
-      partner_fee: partner,
-      vat,
-      total: sum([networkFee, protocol, partner, vat], fd),
-      fee_in_rate: false,
-    };
-  };
-
   let fiatAmount: number;
   let cryptoAmount: number;
   let fee: Fee;
@@ -78,25 +63,25 @@ export function price(
     if (to.amount !== undefined) {
       cryptoAmount = round(to.amount, cp);
       const value = round(cryptoAmount * rate, fd);
-      fee = fees(value);
+      fee = fiatFee(value, fiat.code, fd, networkFee, partnerFeePercent);
       fiatAmount = round(value + fee.total, fd);
     } else {
       fiatAmount = round(from.amount!, fd);
       const value = floor((fiatAmount - networkFee) / (1 + pct), fd);
       cryptoAmount = floor(value / rate, cp);
-      fee = fees(round(cryptoAmount * rate, fd));
+      fee = fiatFee(round(cryptoAmount * rate, fd), fiat.code, fd, networkFee, partnerFeePercent);
     }
   } else {
     // The customer sends crypto; the recipient gets its value less fees.
     if (from.amount !== undefined) {
       cryptoAmount = round(from.amount, cp);
       const value = round(cryptoAmount * rate, fd);
-      fee = fees(value);
+      fee = fiatFee(value, fiat.code, fd, networkFee, partnerFeePercent);
       fiatAmount = round(value - fee.total, fd);
     } else {
       fiatAmount = round(to.amount!, fd);
       cryptoAmount = ceil((fiatAmount + networkFee) / (1 - pct) / rate, cp);
-      fee = fees(round(cryptoAmount * rate, fd));
+      fee = fiatFee(round(cryptoAmount * rate, fd), fiat.code, fd, networkFee, partnerFeePercent);
     }
   }
   if (!(fiatAmount > 0) || !(cryptoAmount > 0)) throw tooSmall(fee);
@@ -146,6 +131,22 @@ function priceSwap(ref: ReferenceStore, env: Environment, from: Leg, to: Leg, pa
       exchange_rate: Number((toAmount / fromAmount).toPrecision(10)),
     },
     fee,
+  };
+}
+
+/** The fee of a fiat↔crypto conversion of `value` (fiat), charged on top (`fee_in_rate: false`). */
+function fiatFee(value: number, currency: string, fd: number, networkFee: number, partnerFeePercent: number): Fee {
+  const protocol = round(value * FEE_MODEL.protocolRate, fd);
+  const partner = round((value * partnerFeePercent) / 100, fd);
+  const vat = round(protocol * FEE_MODEL.vatRate, fd);
+  return {
+    currency,
+    network_fee: networkFee,
+    protocol_fee: protocol,
+    partner_fee: partner,
+    vat,
+    total: sum([networkFee, protocol, partner, vat], fd),
+    fee_in_rate: false,
   };
 }
 

@@ -25,4 +25,22 @@ describe('lookupAccount', () => {
       }
     }
   });
+
+  it('answers a repeated lookup with the same name as the first, whatever came between', () => {
+    const store = createReferenceStore(fixtures, { seed: 7, clock });
+    const banks = Object.values(fixtures.institutions).flat().slice(0, 4);
+    const accounts = ['0123456789', '1111111111', '2222222222'];
+    const first = new Map<string, string>();
+    for (let round = 0; round < 3; round++) {
+      for (const bank of round === 1 ? [...banks].reverse() : banks) {
+        for (const account of accounts) {
+          const fresh = createReferenceStore(fixtures, { seed: 7, clock }).lookupAccount(bank.code, account).account_name;
+          const name = store.lookupAccount(bank.code.toLowerCase(), account).account_name;
+          expect(name).toBe(fresh);
+          expect(name).toBe(first.get(`${bank.code}|${account}`) ?? name);
+          first.set(`${bank.code}|${account}`, name);
+        }
+      }
+    }
+  });
 });
