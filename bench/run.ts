@@ -195,6 +195,9 @@ async function throughput(ctx: Ctx, out: Results) {
     // alternate which server goes first, and the median round is reported.
     const headers = ctx.signed(r.method, r.path, r.body);
     const rounds: Array<{ s: Load; b: Load; ratio: number }> = [];
+    // Both servers warm up on the route first (2 s each), so no round measures the JIT compiling it.
+    await load(sandbox.base + r.path, { method: r.method, headers, body: r.body, duration: 2 });
+    await load(bare.base + r.path, { method: r.method, headers, body: r.body, duration: 2 });
     for (let i = 0; i < ROUNDS; i++) {
       const opts = { method: r.method, headers, body: r.body };
       let s: Load;
@@ -219,7 +222,7 @@ async function throughput(ctx: Ctx, out: Results) {
   return [
     '## Throughput against bare Koa (same JSON, same signed request bytes)',
     '',
-    `autocannon: ${CONNECTIONS} connections, ${DURATION} s per load, ${ROUNDS} alternating rounds (sandbox first, then bare first, …); the table shows the median round by ratio.`,
+    `autocannon: ${CONNECTIONS} connections, ${DURATION} s per load after 2 s of warm-up on each server, ${ROUNDS} alternating rounds (sandbox first, then bare first, …); the table shows the median round by ratio.`,
     '',
     '| route | sandbox req/s | bare Koa req/s | ratio | target | verdict | sandbox p99 ms | sandbox max ms | non-2xx + errors | ratio per round |',
     '|---|---|---|---|---|---|---|---|---|---|',

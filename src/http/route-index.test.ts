@@ -55,7 +55,7 @@ describe('indexedDispatch', () => {
   }
 
   const segment = fc.oneof(
-    fc.constantFrom('ORD1', 'ord_2', 'cl_x', 'NGN_USDT', 'base-sepolia', 'quote', 'orders', 'cancel', '%20a', 'a%2Fb', 'é', '..', 'x.y'),
+    fc.constantFrom('ORD1', 'ord_2', 'cl_x', 'NGN_USDT', 'base-sepolia', 'quote', 'orders', 'cancel', '%20a', 'a%2Fb', '%zz', '%E0%A4%A', 'caf%C3%A9', 'é', '..', 'x.y'),
     fc.stringMatching(/^[\w.~-]{1,12}$/),
   );
   const fromTemplate = fc.record({ t: fc.nat().map((n) => templates[n % templates.length]!), values: fc.array(segment, { minLength: 4, maxLength: 4 }), flip: fc.nat(), slash: fc.boolean() }).map(({ t, values, flip, slash }) => {

@@ -26,9 +26,10 @@ export function indexedDispatch(router: Router, chains: ReadonlyMap<Layer, Middl
     const group = index.groups.get(ctx.method)?.get(prefixOf(path));
     if (group) {
       for (const entry of group) {
-        if (!entry.layer.regexp.test(path)) continue;
+        const match = entry.layer.regexp.exec(path);
+        if (match === null) continue;
         if (!entry.chain) break;
-        ctx.params = entry.layer.params(path, entry.layer.captures(path));
+        ctx.params = paramsOf(entry.layer, match);
         return entry.chain(ctx, next);
       }
     }
@@ -82,6 +83,25 @@ function buildIndex(router: Router, chains: ReadonlyMap<Layer, Middleware>): Ind
     for (const [prefix, list] of byPrefix) byPrefix.set(prefix, [...list, ...extra].sort((a, b) => a.order - b.order));
   }
   return { uses, groups: keyed };
+}
+
+/** The layer's params from its regexp's match, as `Layer#params` makes them (decoded, empty ones left out). */
+function paramsOf(layer: Layer, match: RegExpExecArray): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (let i = 1; i < match.length; i++) {
+    const name = layer.paramNames[i - 1]?.name;
+    const value = match[i];
+    if (name !== undefined && value) params[name] = value.includes('%') ? safeDecode(value) : value;
+  }
+  return params;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** The path up to its third `/`: `/v1/orders/ORD1` → `/v1/orders`; `/v1/networks/` → `/v1/networks`. */

@@ -1,4 +1,3 @@
-import type { Faker } from '@faker-js/faker';
 import type { AddressFormat } from '../reference';
 import { randomString } from '../shared/ids';
 
@@ -30,10 +29,10 @@ export function txHashProblem(format: AddressFormat, hash: string): string | und
   return rule.pattern.test(hash) ? undefined : `must be a ${format} transaction hash: ${rule.description}`;
 }
 
-/** Seeded generators for simulated chain and bank artefacts. */
-export function createArtefacts(faker: Faker) {
-  const hex = (n: number) => randomString(faker, HEX, n);
-  const b58 = (n: number) => randomString(faker, BASE58, n);
+/** Seeded generators for simulated chain and bank artefacts, from the ids' draws (`Ids#draw`). */
+export function createArtefacts(draw: () => number) {
+  const hex = (n: number) => randomString(draw, HEX, n);
+  const b58 = (n: number) => randomString(draw, BASE58, n);
   return {
     address(format: AddressFormat): string {
       if (format === 'evm') return `0x${hex(40)}`;
@@ -46,10 +45,10 @@ export function createArtefacts(faker: Faker) {
       return b58(88);
     },
     bankReference(): string {
-      return `TRF${randomString(faker, DIGITS, 16)}`;
+      return `TRF${randomString(draw, DIGITS, 16)}`;
     },
     accountNumber(): string {
-      return randomString(faker, DIGITS, 10);
+      return randomString(draw, DIGITS, 10);
     },
   };
 }

@@ -38,7 +38,7 @@ export function createCore(deps: { clock: VirtualClock; ref: ReferenceStore; ids
   const precisionOf = (env: Environment, code: string): number => ref.findFiat(code)?.decimals ?? ref.findCrypto(env, code)?.precision ?? 8;
   return {
     ...deps,
-    artefacts: createArtefacts(deps.ids.faker),
+    artefacts: createArtefacts(deps.ids.draw),
     precisionOf,
     precisions: (o) => ({ from: precisionOf(o.env, o.from.currency), to: precisionOf(o.env, o.to.currency) }),
     formatOf: (env, network) => ref.addressFormat(env, network) ?? 'evm',

@@ -88,12 +88,16 @@ export const CryptoFulfilSchema = z.object({ tx_hash: z.string().trim().min(1).m
 export const INCLUDES = ['payout', 'timeline'] as const;
 export type Include = (typeof INCLUDES)[number];
 
+const NONE: ReadonlySet<Include> = new Set();
+
 export const IncludeQuerySchema = z.object({
   include: z
     .string()
     .optional()
-    .transform((s, ctx) => {
-      const parts = (s ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+    .transform((s, ctx): ReadonlySet<Include> => {
+      // the common case (every poll of an order): no include, one shared empty set
+      if (s === undefined || s === '') return NONE;
+      const parts = s.split(',').map((p) => p.trim()).filter(Boolean);
       for (const p of parts) {
         if (!(INCLUDES as readonly string[]).includes(p)) {
           ctx.addIssue({ code: 'custom', message: `unknown value ${p}; supported: ${INCLUDES.join(', ')}` });

@@ -1,4 +1,4 @@
-import { createActor, type AnyActorScope, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom, type StateValue } from 'xstate';
+import { createActor, type AnyActorScope, type AnyStateMachine, type ContextFrom, type EventFromLogic, type InputFrom, type SnapshotFrom, type StateValue } from 'xstate';
 
 export interface ExecutableAction {
   type: string;
@@ -12,6 +12,12 @@ export interface ExecutableAction {
  * of the cost (bench: ~36 µs → a few µs per transition). Nothing is executed: actions are
  * collected and returned, exactly as `transition()` does.
  */
+/** What an order keeps of its first snapshot: the status (state value) and the context. */
+export interface FirstState<M extends AnyStateMachine> {
+  value: StateValue;
+  context: ContextFrom<M>;
+}
+
 export function createPureTransitions<M extends AnyStateMachine>(machine: M, initialKey?: (input: InputFrom<M>) => string) {
   const self = createActor(machine);
   let collected: ExecutableAction[] = [];
@@ -50,10 +56,11 @@ export function createPureTransitions<M extends AnyStateMachine>(machine: M, ini
      * context factory (bench: about a tenth of a create). A key whose context the initial
      * steps change is never cached, and the equivalence test checks the cached answers.
      */
-    initial(input: InputFrom<M>): [SnapshotFrom<M>, ExecutableAction[]] {
+    initial(input: InputFrom<M>): [FirstState<M>, ExecutableAction[]] {
       const key = initialKey?.(input);
       const hit = key === undefined ? undefined : initialCache.get(key);
-      if (hit) return [machine.resolveState({ value: hit.value, context: contextFor(input) }) as SnapshotFrom<M>, hit.actions];
+      // Status and context are all a new order keeps: no xstate snapshot is built for it.
+      if (hit) return [{ value: hit.value, context: contextFor(input) as ContextFrom<M> }, hit.actions];
       collected = [];
       const snapshot = machine.getInitialSnapshot(scope, input) as SnapshotFrom<M>;
       const actions = take();
@@ -61,7 +68,7 @@ export function createPureTransitions<M extends AnyStateMachine>(machine: M, ini
       if (key !== undefined && !initialCache.has(key) && sameData(context, contextFor(input))) {
         initialCache.set(key, { value, actions });
       }
-      return [snapshot, actions];
+      return [snapshot as FirstState<M>, actions];
     },
     transition(snapshot: SnapshotFrom<M>, event: EventFromLogic<M>): [SnapshotFrom<M>, ExecutableAction[]] {
       collected = [];

@@ -14,6 +14,11 @@ export interface Ids {
   reference(): string;
   /** The faker instance behind the ids (seeded). */
   readonly faker: Faker;
+  /**
+   * The next number of the sequence as a uniform 32-bit integer: exactly what
+   * `faker.number.int(0xffffffff)` draws, without faker's per-call option handling.
+   */
+  draw(): number;
   /** Reseeds: the sequence restarts as after creation with `seed`. */
   reseed(seed: number): void;
   /** Where the sequence stands, for a state snapshot (CONTRACT §13). */
@@ -43,9 +48,11 @@ export function createIds(seed: number): Ids {
   };
   const faker = new Faker({ locale: [en], randomizer });
   faker.seed(seed);
-  const pick = (alphabet: string, length: number) => randomString(faker, alphabet, length);
+  const draw = () => Math.floor(randomizer.next() * 0x1_0000_0000);
+  const pick = (alphabet: string, length: number) => randomString(draw, alphabet, length);
   return {
     faker,
+    draw,
     key: (prefix) => `${prefix}${pick(ALNUM, 32)}`,
     id: (prefix) => `${prefix}${pick(ALNUM, 20)}`,
     reference: () => `ORD${pick(UPPER_NUM, 13)}`,
@@ -70,14 +77,14 @@ export function hashSeed(...parts: Array<string | number>): number {
 }
 
 /**
- * `length` characters of `alphabet` from a seeded faker: one faker draw per five characters
+ * `length` characters of `alphabet` from seeded draws (`Ids#draw`): one draw per five characters
  * (faker's own fromCharacters draws once per character, a visible cost on every order).
  */
-export function randomString(faker: Faker, alphabet: string, length: number): string {
+export function randomString(draw: () => number, alphabet: string, length: number): string {
   const base = alphabet.length;
   const codes: number[] = [];
   while (codes.length < length) {
-    let n = faker.number.int(0xffffffff);
+    let n = draw();
     for (let i = 0; i < 5 && codes.length < length; i++) {
       codes.push(alphabet.charCodeAt(n % base));
       n = Math.floor(n / base);

@@ -3,21 +3,31 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * The top-level field under which `value` nests deeper than `max` levels (`'body'` when the
- * body itself is an array too deep), or undefined when it is within the limit. Iterative, so a
- * body nested 100,000 levels deep costs a loop, not the stack.
+ * body itself is an array too deep), or undefined when it is within the limit; of several, the
+ * last. Every body of every request is checked, so the walk allocates nothing per node; it
+ * stops one level past `max`, so a body nested 100,000 levels deep costs 65 frames at most.
  * @example tooDeepField({ metadata: { a: { a: 1 } } }, 2) // 'metadata'
  */
 export function tooDeepField(value: unknown, max = MAX_JSON_DEPTH): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const stack: Array<[unknown, number, string]> = [];
-  if (Array.isArray(value)) stack.push([value, 1, 'body']);
-  else for (const [key, child] of Object.entries(value)) stack.push([child, 2, key]);
-  while (stack.length > 0) {
-    const [node, depth, field] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > max) return field;
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1, field]);
+  if (Array.isArray(value)) return nestsBeyond(value, 1, max) ? 'body' : undefined;
+  const keys = Object.keys(value);
+  for (let i = keys.length - 1; i >= 0; i--) {
+    if (nestsBeyond((value as Record<string, unknown>)[keys[i]!], 2, max)) return keys[i];
   }
   return undefined;
+}
+
+/** Whether `node`, at `depth`, is an object or array at a depth past `max` or holds one. */
+function nestsBeyond(node: unknown, depth: number, max: number): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (depth > max) return true;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) if (nestsBeyond(node[i], depth + 1, max)) return true;
+    return false;
+  }
+  for (const key in node) {
+    if (Object.hasOwn(node, key) && nestsBeyond((node as Record<string, unknown>)[key], depth + 1, max)) return true;
+  }
+  return false;
 }
