@@ -23,7 +23,7 @@ import type { ProfileSummary } from './profile';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const DURATION = env('BENCH_DURATION', 5);
-const ROUNDS = env('BENCH_ROUNDS', 3);
+const ROUNDS = env('BENCH_ROUNDS', 5);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const RUN_SECONDS = env('BENCH_RUN_SECONDS', 30);
 const ORDERS = env('BENCH_ORDERS', 100_000);
