@@ -103,7 +103,7 @@ function checkFiatAccount(core: OrdersCore, fiat: string, r: FiatRecipient, pref
     }
     throw error;
   }
-  if (matchName && normaliseName(r.account_name) !== normaliseName(lookedUp)) {
+  if (matchName && r.account_name !== lookedUp && normaliseName(r.account_name) !== normaliseName(lookedUp)) {
     throw validationError(`${prefix}.account_name`, `does not match the bank record for this account (GET /v1/account-lookup)`);
   }
   const recipient: Recipient = { kind: 'fiat', institution_code: institution.code, account_number: r.account_number, account_name: r.account_name };
