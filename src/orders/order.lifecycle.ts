@@ -274,12 +274,24 @@ function machineFor(type: OrderType, timings: LifecycleTimings): OrderMachine {
   return machine;
 }
 
+/** Timer ids are the machine's few delays: what each says is worked out once (every order sets one). */
+const timerNames = new Map<string, { delay: string | undefined; description: string }>();
+
+function timerName(id: string) {
+  let name = timerNames.get(id);
+  if (!name) {
+    const m = /^xstate\.after\.([^.]+)\.[^.]+\.(.+)$/.exec(id);
+    name = { delay: /^xstate\.after\.([^.]+)\./.exec(id)?.[1], description: m ? `${m[1]} elapsed in ${m[2]}` : id };
+    if (timerNames.size < 1_000) timerNames.set(id, name);
+  }
+  return name;
+}
+
 /** `xstate.after.<delay>.<machine id>.<state>` → the delay's name. */
 function delayName(id: string): string | undefined {
-  return /^xstate\.after\.([^.]+)\./.exec(id)?.[1];
+  return timerName(id).delay;
 }
 
 function describeTimer(id: string): string {
-  const m = /^xstate\.after\.([^.]+)\.[^.]+\.(.+)$/.exec(id);
-  return m ? `${m[1]} elapsed in ${m[2]}` : id;
+  return timerName(id).description;
 }

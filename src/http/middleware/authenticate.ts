@@ -21,7 +21,9 @@ export interface AuthDeps {
  * §12), then raises any body error (auth → shape → meaning).
  */
 export function requireAuth(deps: AuthDeps, access: Access, cost = 1): Middleware {
-  return async (ctx, next) => {
+  // Not async: every /v1 request passes here, and the route's promise is handed on as it is.
+  // A failure thrown here reaches the edge as a rejection (Koa's compose turns it into one).
+  return (ctx, next) => {
     const h = ctx.req.headers; // node lower-cases header names; a hot path, so no ctx.get()
     const auth = authenticate(
       {
@@ -46,14 +48,13 @@ export function requireAuth(deps: AuthDeps, access: Access, cost = 1): Middlewar
     }
     const effect = deps.faults?.match({ clientId: auth.partner.client_id, env: auth.env, method: ctx.method, path: ctx.path });
     if (effect) {
-      await applyFault(ctx, effect, async () => {
+      return applyFault(ctx, effect, async () => {
         requireJsonBody(ctx);
         await next();
       });
-      return;
     }
     requireJsonBody(ctx);
-    await next();
+    return next();
   };
 }
 
