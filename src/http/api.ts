@@ -145,11 +145,13 @@ export class Api {
           lastBody = `${envelopeHead}${json}}`;
         }
         ctx.body = lastBody;
-      } else if (spec.paged) {
-        const { page, meta } = result as { page: unknown[]; meta: PageMeta };
-        ctx.body = ok(spec.message, page, meta);
       } else {
-        ctx.body = ok(spec.message, result);
+        // Rendered here, with the type set first: Koa would look the type up with mime-types for
+        // an object body and then take the string the edge made of it as a second body. A body
+        // that cannot be rendered throws to the edge all the same (our logged 500).
+        const paged = spec.paged ? (result as { page: unknown[]; meta: PageMeta }) : undefined;
+        ctx.set('Content-Type', 'application/json; charset=utf-8');
+        ctx.body = JSON.stringify(paged ? ok(spec.message, paged.page, paged.meta) : ok(spec.message, result));
       }
     };
     const guard = this.guard(spec.auth, spec.cost ?? 1);
