@@ -27,6 +27,7 @@ if (kind === 'sandbox') {
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
     rateLimit: { capacity: 1e12, refillPerSecond: 1e12 },
     ...(process.env.BENCH_MAX_ORDERS ? { maxOrders: Number(process.env.BENCH_MAX_ORDERS) } : {}),
+    ...(process.env.BENCH_INSPECT_LIMIT ? { inspectLimit: Number(process.env.BENCH_INSPECT_LIMIT) } : {}),
   });
   if (process.env.BENCH_CONTROL === '1' && process.send) control(running);
   process.stdout.write(`PORT ${new URL(running.url).port}\n`);
