@@ -326,8 +326,8 @@ async function inspector(ctx: Ctx, out: Results) {
     '',
     "Method: the sandbox's CPU time per request is taken as 1 / its throughput on this route (the server is one thread, saturated at " +
       `${CONNECTIONS} connections): ${rps} req/s → ${Math.round(perRequestNs)} ns. Inside the same server process, on the last real request it answered (captured after the edge ran), ` +
-      "the inspector's recorder is called in a loop on a log of the default size (10,000 entries, so the ring is full and old entries are garbage, GC included), and `faults.match` with no fault configured. " +
-      'Measuring it as the difference of two throughputs would be under the noise of this shared machine (a few %).',
+      "the inspector's recorder is called in a loop on a log of the default size (10,000 entries, so the ring is full), and `faults.match` with no fault configured: their own CPU. " +
+      'What keeping the entries costs beyond that (the GC) is the second table.',
     '',
     '| recorder ns | fault match ns | share of a request | target | verdict |',
     '|---|---|---|---|---|',
