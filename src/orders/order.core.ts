@@ -6,7 +6,6 @@ import type { Ids } from '../shared/ids';
 import { decimalPlaces } from '../shared/money';
 import { createArtefacts } from './addresses';
 import type { LifecycleTimings } from './order.machine';
-import type { Include } from './order.schemas';
 import type { OrderStore } from './order.store';
 import type { Precisions } from './order.view';
 
@@ -16,8 +15,7 @@ export interface Caller {
   env: Environment;
 }
 
-export const ALL_INCLUDES: ReadonlySet<Include> = new Set(['payout', 'timeline']);
-export const NO_INCLUDES: ReadonlySet<Include> = new Set();
+export { ALL_INCLUDES, NO_INCLUDES } from './order.schemas';
 
 /** What every part of the orders module reads: the clock, reference data, ids and the store. */
 export interface OrdersCore {

@@ -88,7 +88,9 @@ export const CryptoFulfilSchema = z.object({ tx_hash: z.string().trim().min(1).m
 export const INCLUDES = ['payout', 'timeline'] as const;
 export type Include = (typeof INCLUDES)[number];
 
-const NONE: ReadonlySet<Include> = new Set();
+/** Every include, and none (shared sets: the parse below answers the common no-include case with NO_INCLUDES). */
+export const ALL_INCLUDES: ReadonlySet<Include> = new Set(INCLUDES);
+export const NO_INCLUDES: ReadonlySet<Include> = new Set();
 
 export const IncludeQuerySchema = z.object({
   include: z
@@ -96,7 +98,7 @@ export const IncludeQuerySchema = z.object({
     .optional()
     .transform((s, ctx): ReadonlySet<Include> => {
       // the common case (every poll of an order): no include, one shared empty set
-      if (s === undefined || s === '') return NONE;
+      if (s === undefined || s === '') return NO_INCLUDES;
       const parts = s.split(',').map((p) => p.trim()).filter(Boolean);
       for (const p of parts) {
         if (!(INCLUDES as readonly string[]).includes(p)) {
