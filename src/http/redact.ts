@@ -1,5 +1,8 @@
-/** Query parameters whose values never reach a log line (CONTRACT §9: the admin token above all). */
-const SECRET_PARAMS = /^(token|access_token|admin_token|api_key|key|secret|signature|svc-signature)$/i;
+/**
+ * Query parameters whose values never reach a log line (CONTRACT §9: the admin token above all),
+ * array forms (`token[]=`, `token[0]=`) included.
+ */
+const SECRET_PARAMS = /^(token|access_token|admin_token|api_key|key|secret|signature|svc-signature)(\[[^\]]*\])*$/i;
 
 /**
  * The request URL as logs may show it: the value of every secret-looking query parameter is

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestLog, materialise, type RawRecord } from './request-log';
+import { RequestLog, materialise, maskedHeaders, ownExcerpt, type RawRecord } from './request-log';
 
 const raw = (i: number): RawRecord => ({
   wallMs: Date.UTC(2026, 0, 1) + i,
@@ -9,10 +9,10 @@ const raw = (i: number): RawRecord => ({
   status: 201,
   ms: 1.23456,
   auth: 'secret',
-  headers: { authorization: 'Bearer sk_test_abcdefghijkl', 'svc-signature': 'sha256=00', 'user-agent': 'x', host: 'h' },
+  headers: maskedHeaders({ authorization: 'Bearer sk_test_abcdefghijkl', 'svc-signature': 'sha256=00', 'user-agent': 'x', host: 'h' }),
   clientId: 'ptr_1',
   environment: 'test',
-  requestBody: 'b'.repeat(5000),
+  requestBody: ownExcerpt('b'.repeat(5000), 4096),
   responseBody: '{}',
 });
 
@@ -39,5 +39,25 @@ describe('RequestLog raw records', () => {
     log.onRecord((e) => seen.push(e));
     log.recordRaw(raw(0));
     expect(seen).toEqual([{ ...materialise(raw(0)), id: 'req_1' }]);
+  });
+});
+
+describe('masking and excerpts', () => {
+  it('shows the last four characters of a partner key only, never of another token', () => {
+    expect(maskedHeaders({ authorization: 'Bearer sk_live_abcdefghijklmnop' }).authorization).toBe('Bearer sk_live_****mnop');
+    // issue 22: an admin token sent to /v1 as a bearer showed its last four characters
+    expect(maskedHeaders({ authorization: 'Bearer my-admin-token-1234' }).authorization).toBe('Bearer ****');
+    expect(maskedHeaders({ authorization: 'Basic dXNlcjpwYXNz' }).authorization).toBe('****');
+  });
+
+  it('cuts a long text to a copy of its own and keeps a short one as it is', () => {
+    const long = 'x'.repeat(10_000);
+    const cut = ownExcerpt(long, 4096);
+    expect(cut).toBe(long.slice(0, 4096));
+    const short = 'y'.repeat(100);
+    expect(ownExcerpt(short, 4096)).toBe(short);
+    // a lone surrogate at the cut survives the copy exactly
+    const emoji = `${'a'.repeat(4095)}😀`;
+    expect(ownExcerpt(emoji, 4096)).toBe(emoji.slice(0, 4096));
   });
 });

@@ -4,6 +4,8 @@ import { DateTime } from '../shared/schemas';
 
 /** CONTRACT §11: bodies are kept up to this many characters. */
 export const BODY_EXCERPT = 4096;
+/** Other strings a request brings (path, client id, header values, messages) are kept up to this. */
+export const FIELD_EXCERPT = 2048;
 export const DEFAULT_INSPECT_LIMIT = 10_000;
 
 /** One recorded /v1 request, as `GET /sandbox/requests` shows it (CONTRACT §11). */
@@ -49,10 +51,11 @@ export const RequestsQuerySchema = z.object({
 export type RequestsQuery = z.output<typeof RequestsQuerySchema>;
 
 /**
- * What the recorder keeps of a request when it is answered: references to what the request
- * already holds (its headers object, the body strings) and numbers. Turning it into a
- * RecordedRequest (dates, masked headers, excerpts) waits until someone reads it, so a request
- * nobody inspects pays for a few field copies, not for that (issue 12).
+ * What the recorder keeps of a request when it is answered: numbers and short strings it owns.
+ * Every string that came from the request is a flat copy of at most its excerpt's length
+ * (`ownExcerpt`), never a slice: V8 keeps a slice's whole parent alive, so a 4 KiB slice of a
+ * 1 MiB body held 1 MiB (issue 22). Turning it into a RecordedRequest (dates) waits until someone
+ * reads it.
  */
 export interface RawRecord {
   wallMs: number;
@@ -62,7 +65,8 @@ export interface RawRecord {
   status: number;
   ms: number;
   auth: RecordedRequest['auth'];
-  headers: Record<string, string | string[] | undefined>;
+  /** The shown headers, already masked and cut (`maskedHeaders`). */
+  headers: Record<string, string>;
   clientId?: string;
   environment?: RecordedRequest['environment'];
   code?: string;
@@ -83,16 +87,16 @@ export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
     status: raw.status,
     duration_ms: Math.round(raw.ms * 100) / 100,
     auth: raw.auth,
-    headers: maskedHeaders(raw.headers),
+    headers: raw.headers,
   };
-  if (raw.clientId) entry.client_id = raw.clientId.slice(0, 128);
+  if (raw.clientId) entry.client_id = raw.clientId;
   if (raw.environment) entry.environment = raw.environment;
   if (raw.code !== undefined) entry.code = raw.code;
   if (raw.message !== undefined) entry.message = raw.message;
   if (raw.hint) entry.hint = raw.hint;
   if (raw.fault) entry.fault = raw.fault;
-  if (raw.requestBody) entry.request_body = raw.requestBody.slice(0, BODY_EXCERPT);
-  if (raw.responseBody) entry.response_body = raw.responseBody.slice(0, BODY_EXCERPT);
+  if (raw.requestBody) entry.request_body = raw.requestBody;
+  if (raw.responseBody) entry.response_body = raw.responseBody;
   return entry;
 }
 
@@ -199,14 +203,33 @@ export class RequestLog {
   }
 }
 
-/** Header values with key material masked (CONTRACT §11): `Bearer sk_test_****abcd`. */
+/**
+ * The first `max` characters of `text`, never a view into it: `slice` alone returns a string
+ * that keeps all of `text` alive as long as the excerpt is kept (a 4 KiB excerpt of a 1 MiB body
+ * held 1 MiB). A text within `max` is kept as it is (bodies and URLs are strings of their own,
+ * and an answer polled again shares one string); a longer one is cut and copied.
+ */
+export function ownExcerpt(text: string, max: number): string {
+  return text.length <= max ? text : ownCopy(text.slice(0, max));
+}
+
+/** A flat copy of `text` holding nothing else alive (a UTF-16 round trip copies it exactly). */
+export function ownCopy(text: string): string {
+  // V8 makes no slice view under 13 characters.
+  return text.length < 13 ? text : Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/**
+ * Header values with key material masked (CONTRACT §11): `Bearer sk_test_****abcd`; anything
+ * that is not a partner key (an admin token sent to /v1, say) shows nothing of itself.
+ */
 export function maskedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of SHOWN_HEADERS) {
     const raw = headers[name];
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
-    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : value.slice(0, 256);
+    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownCopy(value.slice(0, 256));
   }
   return out;
 }
@@ -214,10 +237,12 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
 const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
 
 function maskBearer(value: string): string {
-  const m = /^(Bearer\s+)([a-z]+_(?:test|live)_)?(\S*)$/i.exec(value);
+  const m = /^(Bearer\s+)((?:pk|sk|enc)_(?:test|live)_)?(\S*)$/i.exec(value);
   if (!m) return '****';
-  const [, bearer, prefix = '', rest = ''] = m;
-  return `${bearer}${prefix}****${rest.length > 8 ? rest.slice(-4) : ''}`;
+  const [, bearer, prefix, rest = ''] = m;
+  // Only a partner key shows its last four characters; any other token shows none.
+  if (!prefix) return 'Bearer ****';
+  return `Bearer ${prefix}****${rest.length > 8 ? ownCopy(rest.slice(-4)) : ''}`;
 }
 
 function maskSignature(value: string): string {

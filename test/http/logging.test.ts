@@ -34,6 +34,8 @@ describe('log redaction', () => {
     expect(redactUrl('/a?%74oken=t')).toBe('/a?%74oken=[redacted]');
     expect(redactUrl('/a?api_key=k&%zz=1')).toBe('/a?api_key=[redacted]&%zz=1');
     expect(redactUrl('/plain')).toBe('/plain');
+    // issue 22: array forms of a secret parameter were shown
+    expect(redactUrl('/a?token[]=t&token%5B0%5D=u&tokens=v')).toBe('/a?token[]=[redacted]&token%5B0%5D=[redacted]&tokens=v');
   });
 });
 

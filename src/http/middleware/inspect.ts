@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import type { AuthContext } from '../../auth';
 import type { Clock, WallClock } from '../../clock';
-import { BODY_EXCERPT, type RawRecord, type RequestLog } from '../../inspector/request-log';
+import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, type RawRecord, type RequestLog } from '../../inspector/request-log';
+import { redactUrl } from '../redact';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
 
@@ -18,41 +19,38 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock): 
     const dropped = ctx.respond === false;
     const status = dropped ? 0 : ctx.status;
     const headers = ctx.req.headers;
-    // Only references and numbers here: the log turns them into an entry when it is read.
+    // Only numbers and strings of its own (CONTRACT §9): nothing that keeps the request alive.
     const raw: RawRecord = {
       wallMs: wall.now(),
       virtualMs: clock.now(),
       method: ctx.method,
-      path: ctx.originalUrl,
+      // The admin token never shows, even when sent to /v1 as a query parameter.
+      path: ownExcerpt(redactUrl(ctx.originalUrl), FIELD_EXCERPT),
       status,
       ms: outcome.ms,
       auth: auth ? auth.kind : status === 401 || status === 403 ? 'failed' : 'none',
-      headers,
+      headers: maskedHeaders(headers),
     };
-    const clientId = auth?.partner.client_id ?? headerValue(headers['svc-client-id']);
+    const sentId = auth ? undefined : headerValue(headers['svc-client-id']);
+    const clientId = auth?.partner.client_id ?? (sentId && ownCopy(sentId.slice(0, 128)));
     if (clientId) raw.clientId = clientId;
     if (auth) raw.environment = auth.env;
     const error = outcome.error;
     if (error) {
       if (!error.alternative) raw.code = error.code;
-      raw.message = error.message;
+      raw.message = ownCopy(error.message.slice(0, FIELD_EXCERPT));
     }
     if (dropped) raw.message = 'connection closed without an answer (injected fault)';
     const hint = ctx.res.getHeader('svc-sandbox-hint');
-    if (hint) raw.hint = String(hint);
+    if (hint) raw.hint = ownCopy(String(hint).slice(0, FIELD_EXCERPT));
     const fault = ctx.state.faultId as string | undefined;
     if (fault) raw.fault = fault;
-    // Bodies are cut now when they are long: the log must not hold a 1 MiB body for later.
     const body = rawBodyOf(ctx);
-    if (body) raw.requestBody = excerpt(body);
+    if (body) raw.requestBody = ownExcerpt(body, BODY_EXCERPT);
     const answer: unknown = ctx.body;
-    if (!dropped && typeof answer === 'string' && answer) raw.responseBody = excerpt(answer);
+    if (!dropped && typeof answer === 'string' && answer) raw.responseBody = ownExcerpt(answer, BODY_EXCERPT);
     log.recordRaw(raw);
   };
-}
-
-function excerpt(text: string): string {
-  return text.length > BODY_EXCERPT ? text.slice(0, BODY_EXCERPT) : text;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
