@@ -1,14 +1,37 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Test levels, one vitest project each (`npm run test:<level>` runs one; `npm test` typechecks,
+ * then runs them all in one `vitest run`):
+ *   unit     src/**: the code beside its tests, no server; and test/architecture (reads src/).
+ *   http     the real app in process on an ephemeral port: test/http, test/scenarios,
+ *            test/inprocess.test.ts, and examples/**, which use the package as a partner does.
+ *   cli      test/cli but the package test: the entry points as child processes (tsx).
+ *   browser  test/browser: the dashboard in Chromium (test/support/browser.ts finds one, or
+ *            unpacks the one npm installed).
+ *   package  test/cli/package.test.ts: `npm pack`, install the tarball, run it with plain Node.
+ * Each project extends this root config (the alias and the timeouts below).
+ */
+const PACKAGE_TEST = 'test/cli/package.test.ts';
 
 export default defineConfig({
   // examples/ import the package by name, as a partner's project does: here it is src/ (tsconfig
   // maps it the same way for tsc).
   resolve: { alias: { 'ramp-sandbox': fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'http', include: ['test/http/**/*.test.ts', 'test/scenarios/**/*.test.ts', 'test/inprocess.test.ts', 'examples/**/*.test.ts'] },
+      },
+      { extends: true, test: { name: 'cli', include: ['test/cli/**/*.test.ts'], exclude: [...configDefaults.exclude, PACKAGE_TEST] } },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
+      { extends: true, test: { name: 'package', include: [PACKAGE_TEST] } },
+    ],
   },
 });

@@ -1,22 +1,21 @@
 /**
- * The dashboard in a real browser (CONTRACT §15): Debian's chromium driven by playwright-core,
- * against the sandbox started in process. Each screen is saved under screenshots/ (ignored by
- * git) so a person can look at what the test saw.
+ * The dashboard in a real browser (CONTRACT §15): Chromium driven by playwright-core, against the
+ * sandbox started in process. The browser is CHROMIUM_PATH, the system's chromium, or else the
+ * one npm installed (test/support/browser.ts). Each screen is saved under screenshots/ (ignored
+ * by git) so a person can look at what the test saw.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchPersistentChromium } from '../support/browser';
 import { createOrder } from '../support/orders';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join(import.meta.dirname, 'screenshots');
 const TOKEN = 'dashboard-admin-token';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('dashboard in a browser (CONTRACT §15)', () => {
   let s: TestServer;
@@ -31,7 +30,6 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
   const orderStatus = (status: string) => page.locator(`[data-testid="order"][data-status="${status}"]`).waitFor({ timeout: 10_000 });
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
     await mkdir(SHOTS, { recursive: true });
     receiver = await startReceiver();
     receiver.behave(() => '500');
@@ -39,12 +37,7 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
     const patched = await s.control('PATCH', `/sandbox/partners/${s.demo.clientId}`, { webhook_url: receiver.url }, admin);
     expect(patched.status).toBe(200);
     profile = await mkdtemp(join(tmpdir(), 'ramp-dashboard-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 800 },
-    });
+    context = await launchPersistentChromium(profile, { viewport: { width: 1280, height: 800 } });
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     page.on('console', (m) => {
