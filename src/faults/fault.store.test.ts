@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FaultStore, globToRegExp } from './fault.store';
+import { FaultsStateSchema, FaultStore } from './fault.store';
+import { globMatches } from './glob';
 
 const req = (path: string, over: Partial<{ clientId: string; env: 'test' | 'live'; method: string }> = {}) => ({
   clientId: 'ptr_a',
@@ -11,14 +12,14 @@ const req = (path: string, over: Partial<{ clientId: string; env: 'test' | 'live
 
 describe('fault globs (CONTRACT §12)', () => {
   it('matches * as one segment and ** as any number', () => {
-    expect(globToRegExp('/v1/orders/*').test('/v1/orders/ORD1')).toBe(true);
-    expect(globToRegExp('/v1/orders/*').test('/v1/orders/ORD1/cancel')).toBe(false);
-    expect(globToRegExp('/v1/orders/*').test('/v1/orders')).toBe(false);
-    expect(globToRegExp('/v1/**').test('/v1/orders/ORD1/cancel')).toBe(true);
-    expect(globToRegExp('/v1/**').test('/v1')).toBe(true);
-    expect(globToRegExp('/v1/orders/*/cancel').test('/v1/orders/X/cancel')).toBe(true);
-    expect(globToRegExp('/v1/orders').test('/v1/orders/quote')).toBe(false);
-    expect(globToRegExp('/v1/net*').test('/v1/networks')).toBe(true);
+    expect(globMatches('/v1/orders/*', '/v1/orders/ORD1')).toBe(true);
+    expect(globMatches('/v1/orders/*', '/v1/orders/ORD1/cancel')).toBe(false);
+    expect(globMatches('/v1/orders/*', '/v1/orders')).toBe(false);
+    expect(globMatches('/v1/**', '/v1/orders/ORD1/cancel')).toBe(true);
+    expect(globMatches('/v1/**', '/v1')).toBe(true);
+    expect(globMatches('/v1/orders/*/cancel', '/v1/orders/X/cancel')).toBe(true);
+    expect(globMatches('/v1/orders', '/v1/orders/quote')).toBe(false);
+    expect(globMatches('/v1/net*', '/v1/networks')).toBe(true);
   });
 });
 
@@ -65,5 +66,52 @@ describe('FaultStore', () => {
       expect(ms).toBeGreaterThanOrEqual(10);
       expect(ms).toBeLessThanOrEqual(20);
     }
+  });
+});
+
+describe('FaultsStateSchema (CONTRACT §13: the same rules as POST /sandbox/faults)', () => {
+  const stored = (over: Record<string, unknown> = {}) => ({ id: 'flt_1', phase: 'before', remaining: null, applied: 0, error: { status: 500 }, ...over });
+  const doc = (fault: Record<string, unknown>, serial = 1) => ({ faults: [fault], serial, rng_state: 7 });
+  const firstIssue = (value: unknown) => {
+    const result = FaultsStateSchema.safeParse(value);
+    return result.success ? undefined : `${result.error.issues[0]!.path.join('.')}: ${result.error.issues[0]!.message}`;
+  };
+
+  it('accepts what a store exports', () => {
+    const faults = new FaultStore(3);
+    faults.add({ path: '/v1/orders/*', method: 'POST', error: { status: 503, rate: 0.5 }, times: 3 });
+    faults.add({ latency_ms: { min: 1, max: 5 }, drop: 0.1, phase: 'after' });
+    faults.match(req('/v1/orders/X', { method: 'POST' }));
+    expect(FaultsStateSchema.parse(faults.exportState())).toEqual(faults.exportState());
+  });
+
+  it('refuses fault fields the route would refuse, naming the field', () => {
+    expect(firstIssue(doc(stored({ error: { status: 999 } })))).toMatch(/^faults\.0\.error\.status: /);
+    expect(firstIssue(doc(stored({ error: { status: 42 } })))).toMatch(/^faults\.0\.error\.status: /);
+    expect(firstIssue(doc(stored({ error: { status: 500, rate: 1.5 } })))).toMatch(/^faults\.0\.error\.rate: /);
+    expect(firstIssue(doc(stored({ drop: -0.1 })))).toMatch(/^faults\.0\.drop: /);
+    expect(firstIssue(doc(stored({ latency_ms: { min: 5, max: 1 } })))).toMatch(/^faults\.0\.latency_ms/);
+    expect(firstIssue(doc(stored({ latency_ms: 120_001 })))).toMatch(/^faults\.0\.latency_ms/);
+    expect(firstIssue(doc(stored({ path: '/v1/' + 'a'.repeat(297) })))).toBe('faults.0.path: must be at most 300 characters');
+    expect(firstIssue(doc(stored({ path: '/v1/' + 'a'.repeat(296) })))).toBeUndefined();
+    expect(firstIssue(doc(stored({ path: '/sandbox/clock' })))).toMatch(/^faults\.0\.path: must be a \/v1 path glob/);
+    expect(firstIssue(doc(stored({ times: 0, remaining: 0 })))).toMatch(/^faults\.0\.times: /);
+    expect(firstIssue(doc(stored({ times: 2, remaining: 3 })))).toMatch(/^faults\.0\.remaining: /);
+    expect(firstIssue(doc(stored({ remaining: 1 })))).toMatch(/^faults\.0\.remaining: /);
+    expect(firstIssue(doc(stored({ error: undefined })))).toMatch(/^faults\.0\.error: give at least one/);
+    expect(firstIssue(doc(stored({ method: 'GET /' })))).toMatch(/^faults\.0\.method: /);
+    expect(firstIssue(doc(stored({ id: 'flt_x' })))).toMatch(/^faults\.0\.id: /);
+    expect(firstIssue({ ...doc(stored()), rng_state: 2 ** 32 })).toMatch(/^rng_state: /);
+  });
+
+  it('refuses a serial behind a stored fault id (new ids would clash)', () => {
+    expect(firstIssue(doc(stored({ id: 'flt_5' }), 4))).toBe('serial: is 4, behind fault id flt_5: must be at least 5 (new fault ids would clash)');
+    expect(firstIssue(doc(stored({ id: 'flt_5' }), 5))).toBeUndefined();
+  });
+
+  it('restore keeps new ids unique even from a serial behind a stored id', () => {
+    const faults = new FaultStore();
+    faults.restore({ faults: [stored({ id: 'flt_5' }) as never], serial: 1, rng_state: 1 });
+    expect(faults.add({ error: { status: 500 } }).id).toBe('flt_6');
   });
 });

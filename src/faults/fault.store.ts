@@ -1,69 +1,94 @@
 import { z } from 'zod';
 import { ENVIRONMENTS, type Environment } from '../reference';
+import { compileGlob, MAX_GLOB_LENGTH, type CompiledGlob } from './glob';
+
+// One set of rules for every fault field (CONTRACT §12), shared by `POST /sandbox/faults` (and the
+// scenario `fault` step) and the faults of a restored state document (CONTRACT §13), so a
+// document can hold nothing the route would refuse.
+const LatencyMs = z.number().int().min(0).max(120_000);
+const Rate = z.number().min(0).max(1);
+const FaultFields = {
+  client_id: z.string().min(1).optional(),
+  environment: z.enum(ENVIRONMENTS).optional(),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]+$/, 'must be an HTTP method')
+    .transform((m) => m.toUpperCase())
+    .optional(),
+  path: z
+    .string()
+    .max(MAX_GLOB_LENGTH, `must be at most ${MAX_GLOB_LENGTH} characters`)
+    .regex(/^\/v1(?:\/|$)/, 'must be a /v1 path glob (faults apply to /v1 only), e.g. /v1/orders or /v1/orders/*')
+    .optional()
+    .meta({ description: `glob (at most ${MAX_GLOB_LENGTH} characters): \`*\` one segment, \`**\` any number of segments; the query is ignored` }),
+  latency_ms: z
+    .union([
+      LatencyMs,
+      z.object({ min: LatencyMs, max: LatencyMs }).refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['min'] }),
+    ])
+    .optional(),
+  error: z
+    .object({
+      status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+      rate: Rate.optional(),
+    })
+    .optional(),
+  drop: Rate.optional().meta({ description: 'rate (0..1) at which the connection is closed without an answer' }),
+  times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
+};
+const Phase = z.enum(['before', 'after']);
+const hasEffect = (f: { latency_ms?: unknown; error?: unknown; drop?: unknown }) => f.latency_ms !== undefined || f.error !== undefined || f.drop !== undefined;
+const HAS_EFFECT = { message: 'give at least one of latency_ms, error or drop', path: ['error'] };
 
 /** CONTRACT §12 fault, as created by `POST /sandbox/faults` (and the scenario `fault` step). */
 export const FaultInputSchema = z
   .object({
-    client_id: z.string().min(1).optional(),
-    environment: z.enum(ENVIRONMENTS).optional(),
-    method: z
-      .string()
-      .regex(/^[A-Za-z]+$/, 'must be an HTTP method')
-      .transform((m) => m.toUpperCase())
-      .optional(),
-    path: z
-      .string()
-      .regex(/^\/v1(?:\/|$)/, 'must be a /v1 path glob (faults apply to /v1 only), e.g. /v1/orders or /v1/orders/*')
-      .max(300)
-      .optional()
-      .meta({ description: 'glob: `*` one segment, `**` any number of segments; the query is ignored' }),
-    latency_ms: z
-      .union([
-        z.number().int().min(0).max(120_000),
-        z
-          .object({ min: z.number().int().min(0).max(120_000), max: z.number().int().min(0).max(120_000) })
-          .refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['min'] }),
-      ])
-      .optional(),
-    error: z
-      .object({
-        status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
-        rate: z.number().min(0).max(1).optional(),
-      })
-      .optional(),
-    drop: z.number().min(0).max(1).optional().meta({ description: 'rate (0..1) at which the connection is closed without an answer' }),
-    phase: z.enum(['before', 'after']).optional().meta({ description: 'before (default): the request is not carried out; after: it is, then the answer is replaced' }),
-    times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
+    ...FaultFields,
+    phase: Phase.optional().meta({ description: 'before (default): the request is not carried out; after: it is, then the answer is replaced' }),
   })
-  .refine((f) => f.latency_ms !== undefined || f.error !== undefined || f.drop !== undefined, {
-    message: 'give at least one of latency_ms, error or drop',
-    path: ['error'],
-  });
+  .refine(hasEffect, HAS_EFFECT);
 export type FaultInput = z.output<typeof FaultInputSchema>;
 
+/** The largest fault serial (ids are `flt_<serial>`): far from where `++` stops counting. */
+const MAX_SERIAL = 999_999_999_999_999;
+const FAULT_ID = /^flt_([1-9][0-9]{0,14})$/;
+
+/** A fault in force (the same field rules as `FaultInputSchema`), as listed and as a state document holds it. */
 export const FaultSchema = z
   .object({
-    id: z.string(),
-    client_id: z.string().optional(),
-    environment: z.enum(ENVIRONMENTS).optional(),
-    method: z.string().optional(),
-    path: z.string().optional(),
-    latency_ms: z.union([z.number(), z.object({ min: z.number(), max: z.number() })]).optional(),
-    error: z.object({ status: z.number().int(), rate: z.number().optional() }).optional(),
-    drop: z.number().optional(),
-    phase: z.enum(['before', 'after']),
-    times: z.number().int().optional(),
-    remaining: z.number().int().nullable().meta({ description: 'applications left (null: unlimited)' }),
+    id: z.string().regex(FAULT_ID, 'must be flt_ and a counter (1 to 15 digits), as the sandbox makes fault ids'),
+    ...FaultFields,
+    phase: Phase,
+    remaining: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'applications left (null: unlimited)' }),
     applied: z.number().int().nonnegative(),
+  })
+  .refine(hasEffect, HAS_EFFECT)
+  .refine((f) => (f.times === undefined ? f.remaining === null : f.remaining !== null && f.remaining <= f.times), {
+    message: 'must be null without times, and from 1 to times with it',
+    path: ['remaining'],
   })
   .meta({ id: 'Fault' });
 export type Fault = z.output<typeof FaultSchema>;
 
-export const FaultsStateSchema = z.object({
-  faults: z.array(FaultSchema),
-  serial: z.number().int().nonnegative(),
-  rng_state: z.number().int().nonnegative(),
-});
+/** The number in a fault id `flt_<n>` (0 for anything else). */
+function faultIdNumber(id: string): number {
+  const m = FAULT_ID.exec(id);
+  return m ? Number(m[1]) : 0;
+}
+
+/** The faults of a state document (CONTRACT §13): the serial is never behind a stored fault id. */
+export const FaultsStateSchema = z
+  .object({
+    faults: z.array(FaultSchema),
+    serial: z.number().int().min(0).max(MAX_SERIAL),
+    rng_state: z.number().int().min(0).max(0xffff_ffff),
+  })
+  .superRefine((state, ctx) => {
+    const top = state.faults.reduce((max, f) => Math.max(max, faultIdNumber(f.id)), 0);
+    if (state.serial < top) {
+      ctx.addIssue({ code: 'custom', path: ['serial'], message: `is ${state.serial}, behind fault id flt_${top}: must be at least ${top} (new fault ids would clash)` });
+    }
+  });
 export type FaultsState = z.output<typeof FaultsStateSchema>;
 
 /** What a fault does to one request, decided when it matches. */
@@ -90,7 +115,7 @@ export interface FaultRequest {
  */
 export class FaultStore {
   private readonly faults: Fault[] = [];
-  private readonly globs = new Map<string, RegExp>();
+  private readonly globs = new Map<string, CompiledGlob>();
   private serial = 0;
   /** The PRNG's whole state (mulberry32): rates stay deterministic across a snapshot. */
   private rng: number;
@@ -116,9 +141,10 @@ export class FaultStore {
     this.globs.clear();
     for (const fault of structuredClone(state.faults)) {
       this.faults.push(fault);
-      if (fault.path) this.globs.set(fault.id, globToRegExp(fault.path));
+      if (fault.path) this.globs.set(fault.id, compileGlob(fault.path));
     }
-    this.serial = state.serial;
+    // Never behind a restored id (the schema refuses such a document; this keeps ids unique anyway).
+    this.serial = state.faults.reduce((max, f) => Math.max(max, faultIdNumber(f.id)), state.serial);
     this.rng = state.rng_state >>> 0;
   }
 
@@ -131,7 +157,7 @@ export class FaultStore {
       applied: 0,
     };
     this.faults.push(fault);
-    if (fault.path) this.globs.set(fault.id, globToRegExp(fault.path));
+    if (fault.path) this.globs.set(fault.id, compileGlob(fault.path));
     return fault;
   }
 
@@ -169,7 +195,7 @@ export class FaultStore {
       if (fault.client_id !== undefined && fault.client_id !== req.clientId) continue;
       if (fault.environment !== undefined && fault.environment !== req.env) continue;
       if (fault.method !== undefined && fault.method !== req.method) continue;
-      if (fault.path !== undefined && !this.globs.get(fault.id)!.test(req.path.split('?')[0]!)) continue;
+      if (fault.path !== undefined && !this.globs.get(fault.id)!.matches(pathOnly(req.path))) continue;
       const drop = fault.drop !== undefined && this.random() < fault.drop;
       const error = !drop && fault.error !== undefined && this.random() < (fault.error.rate ?? 1);
       const latencyMs = fault.latency_ms === undefined ? 0 : typeof fault.latency_ms === 'number' ? fault.latency_ms : Math.round(fault.latency_ms.min + this.random() * (fault.latency_ms.max - fault.latency_ms.min));
@@ -182,15 +208,10 @@ export class FaultStore {
   }
 }
 
-/** `*` matches one path segment, `**` any number of them (none included). */
-export function globToRegExp(glob: string): RegExp {
-  const parts = glob.replace(/\/+$/, '').split('/');
-  let re = '';
-  for (const part of parts.slice(1)) {
-    if (part === '**') re += '(?:/[^/]+)*';
-    else re += '/' + part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*');
-  }
-  return new RegExp(`^${re}/?$`);
+/** The path without its query: globs ignore it. */
+function pathOnly(path: string): string {
+  const q = path.indexOf('?');
+  return q < 0 ? path : path.slice(0, q);
 }
 
 /** One step of mulberry32, a small seeded PRNG: the next state and a number in [0, 1). */

@@ -107,4 +107,65 @@ describe('fault injection (CONTRACT §12)', () => {
     expect((await s.control('GET', '/sandbox/faults')).body.data).toEqual([]);
     await createOrder(s, 'onramp');
   });
+
+  it('refuses a path glob over 300 characters (422), and takes one of 300', async () => {
+    const long = '/v1/' + 'a'.repeat(297);
+    const res = await s.control('POST', '/sandbox/faults', { path: long, error: { status: 500 } });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body).toMatchObject({ code: 'E_VALIDATION_ERROR', message: 'path: must be at most 300 characters' });
+    await addFault({ path: long.slice(0, 300), error: { status: 500 } });
+  });
+
+  it('answers a request normally, and at once, whatever the glob: a 20-star glob against a 4,000-character reference', async () => {
+    const fault = await addFault({ path: '/v1/orders/' + '*A'.repeat(19) + '*B', error: { status: 503 } });
+    const missing = await s.signed('GET', `/v1/orders/${'A'.repeat(4000)}`);
+    expect(missing.body.code).not.toBe('E_SANDBOX_FAULT');
+    expect(missing.status).toBeLessThan(500);
+    const hit = await s.signed('GET', `/v1/orders/${'A'.repeat(3999)}B`);
+    expect(hit.status).toBe(503);
+    expect(hit.body.message).toBe(`injected fault ${fault.id}`);
+  });
+});
+
+describe('faults in a restored state (CONTRACT §13: the same rules as POST /sandbox/faults)', () => {
+  const withFault = async (mutate: (doc: any) => void) => {
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    mutate(doc);
+    return doc;
+  };
+
+  it('refuses a fault status, rate, latency or glob the route would refuse (422, state unchanged)', async () => {
+    const fault = await addFault({ path: '/v1/networks', error: { status: 503 }, times: 5 });
+    const before = (await s.control('GET', '/sandbox/state')).body.data;
+    const cases: Array<[(doc: any) => void, RegExp]> = [
+      [(d) => (d.faults.faults[0].error.status = 999), /^faults\.faults\.0\.error\.status: /],
+      [(d) => (d.faults.faults[0].error.status = 42), /^faults\.faults\.0\.error\.status: /],
+      [(d) => (d.faults.faults[0].error.rate = 2), /^faults\.faults\.0\.error\.rate: /],
+      [(d) => (d.faults.faults[0].latency_ms = { min: 10, max: 1 }), /^faults\.faults\.0\.latency_ms/],
+      [(d) => (d.faults.faults[0].path = '/v1/' + 'a'.repeat(297)), /^faults\.faults\.0\.path: must be at most 300 characters$/],
+      [(d) => (d.faults.faults[0].path = '/sandbox/**'), /^faults\.faults\.0\.path: /],
+      [(d) => (d.faults.faults[0].times = 0), /^faults\.faults\.0\.times: /],
+      [(d) => (d.faults.faults[0].remaining = 6), /^faults\.faults\.0\.remaining: /],
+      [(d) => (d.faults.serial = 0), /^faults\.serial: is 0, behind fault id /],
+    ];
+    for (const [mutate, message] of cases) {
+      const res = await s.control('PUT', '/sandbox/state', await withFault(mutate));
+      expect(res.status, res.text).toBe(422);
+      expect(res.body).toMatchObject({ status: false, code: 'E_VALIDATION_ERROR' });
+      expect(res.body.message).toMatch(message);
+      expect((await s.control('GET', '/sandbox/state')).body.data).toEqual(before);
+    }
+    expect((await s.signed('GET', '/v1/networks')).body.message).toBe(`injected fault ${fault.id}`);
+  });
+
+  it('keeps fault ids unique after a restore: new ids continue after the restored serial', async () => {
+    const a = await addFault({ path: '/v1/networks', latency_ms: 1 });
+    const b = await addFault({ path: '/v1/fiat-currencies', latency_ms: 1 });
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    await s.control('DELETE', '/sandbox/faults');
+    expect((await s.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+    const c = await addFault({ latency_ms: 1 });
+    expect(new Set([a.id, b.id, c.id]).size).toBe(3);
+    expect((await s.control('GET', '/sandbox/faults')).body.data.map((f: any) => f.id)).toEqual([a.id, b.id, c.id]);
+  });
 });
