@@ -18,6 +18,17 @@ describe('loadConfig', () => {
     if (c === 'help') throw new Error('unexpected');
   });
 
+  it('reads --allowed-host (repeatable, comma-separated too) over SANDBOX_ALLOWED_HOSTS, as lower-case names without a port', () => {
+    expect(DEFAULT_CONFIG.allowedHosts).toEqual([]);
+    expect(loadConfig(['--allowed-host', 'Sandbox.Test:8080', '--allowed-host', 'b.test,192.168.1.5', '--allowed-host', 'fd00::1'], { SANDBOX_ALLOWED_HOSTS: 'env.test' })).toMatchObject({
+      allowedHosts: ['sandbox.test', 'b.test', '192.168.1.5', '[fd00::1]'],
+    });
+    expect(loadConfig([], { SANDBOX_ALLOWED_HOSTS: 'a.test, B.test ,,a.test' })).toMatchObject({ allowedHosts: ['a.test', 'b.test'] });
+    for (const bad of ['http://a.test', 'a test', 'user@a.test', 'a.test/x']) {
+      expect(() => loadConfig(['--allowed-host', bad], {}), bad).toThrow(/--allowed-host: .* is not a host name/);
+    }
+  });
+
   it('refuses bad values with a message naming the flag', () => {
     for (const [args, flag] of [
       [['--port', 'x'], '--port'],

@@ -40,6 +40,11 @@ export interface SandboxConfig {
   maxOrders: number;
   /** CONTRACT §13: `--state FILE`, loaded at start when it exists, saved on stop. */
   statePath?: string;
+  /**
+   * CONTRACT §4: `Host` names /sandbox answers besides localhost, 127.0.0.1, [::1] and `host`
+   * (`--allowed-host`, repeatable; `SANDBOX_ALLOWED_HOSTS`, comma-separated): lower case, no port.
+   */
+  allowedHosts: string[];
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = {
@@ -61,6 +66,7 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   webhookRetryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
   inspectLimit: DEFAULT_INSPECT_LIMIT,
   maxOrders: 200_000,
+  allowedHosts: [],
 };
 
 export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm start -- [options])
@@ -72,6 +78,8 @@ export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm
   --seed N            same seed: same demo keys, references and faker data (SANDBOX_SEED; default 1)
   --fixtures DIR      reference data directory replacing the shipped fixtures/ (SANDBOX_FIXTURES)
   --admin-token T     require Bearer T on /sandbox (SANDBOX_ADMIN_TOKEN)
+  --allowed-host H    without --admin-token, /sandbox answers only Host localhost, 127.0.0.1,
+                      [::1] and --host; this adds H (repeatable; SANDBOX_ALLOWED_HOSTS, comma-separated)
   --skew-seconds N    allowed svc-timestamp skew (SANDBOX_SKEW_SECONDS; default 300)
   --rate-capacity N   token bucket size per key (SANDBOX_RATE_CAPACITY; default 60)
   --rate-refill N     tokens per second per key (SANDBOX_RATE_REFILL; default 30)
@@ -110,6 +118,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       seed: { type: 'string' },
       fixtures: { type: 'string' },
       'admin-token': { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
       'skew-seconds': { type: 'string' },
       'rate-capacity': { type: 'string' },
       'rate-refill': { type: 'string' },
@@ -158,7 +167,15 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     }
     lifecycleDelays[name as (typeof LIFECYCLE_STEPS)[number]] = duration(value, `--lifecycle ${name}`, 0);
   }
+  const allowedRaw = values['allowed-host'] ?? (env.SANDBOX_ALLOWED_HOSTS ? [env.SANDBOX_ALLOWED_HOSTS] : []);
+  const allowedHosts: string[] = [];
+  for (const given of allowedRaw.flatMap((value) => value.split(',')).map((part) => part.trim()).filter(Boolean)) {
+    const name = hostNameOf(given);
+    if (name === undefined) throw new ConfigError(`--allowed-host: ${given} is not a host name such as sandbox.local, 192.168.1.5 or [fd00::1]`);
+    if (!allowedHosts.includes(name)) allowedHosts.push(name);
+  }
   return {
+    allowedHosts,
     lifecycleDelays,
     webhookTimeoutMs: duration(pick(values['webhook-timeout'], 'SANDBOX_WEBHOOK_TIMEOUT'), '--webhook-timeout', DEFAULT_CONFIG.webhookTimeoutMs),
     webhookRetryScheduleMs,
@@ -182,4 +199,16 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
     clockStart,
   };
+}
+
+/**
+ * A host name as a `Host` header carries it: lower case, an IPv6 address in brackets, without
+ * the port (`Sandbox.Local:4010` → `sandbox.local`, `::1` → `[::1]`); undefined when `raw` is
+ * not a host name (a path, a user, a space, an empty name).
+ */
+export function hostNameOf(raw: string): string | undefined {
+  const text = raw.trim().toLowerCase();
+  // A bare IPv6 address (two colons or more, nothing but hex digits, colons and dots): bracketed.
+  const bracketed = /^[0-9a-f.]*:[0-9a-f.]*:[0-9a-f:.]*$/.test(text) ? `[${text}]` : text;
+  return /^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)(?::\d{1,5})?$/.exec(bracketed)?.[1];
 }

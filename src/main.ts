@@ -222,7 +222,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       });
       registerReferenceRoutes(api, { reference });
       registerOrderRoutes(api, { orders });
-      api.router.use('/sandbox', requireAdmin(config.adminToken));
+      api.router.use('/sandbox', requireAdmin(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts }));
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference });

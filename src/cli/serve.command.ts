@@ -1,5 +1,6 @@
 import { signedCurl } from '../auth';
 import { ConfigError, loadConfig, USAGE } from '../config';
+import { exposureWarning } from '../control/admin';
 import { startServer, VERSION } from '../main';
 import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';
@@ -62,10 +63,14 @@ async function serve(argv: string[]): Promise<void> {
     encryptionKey: demo.keys.test.encryption_key,
   });
   const clock = sandbox.clock;
+  // CONTRACT §4: a sandbox others can reach, with the control API open, says so (log and banner).
+  const exposed = exposureWarning(sandbox.config);
+  if (exposed) sandbox.logger.warn({ host: sandbox.config.host, url }, exposed);
   process.stdout.write(
     [
       '',
       `ramp-sandbox ${VERSION} listening on ${url}`,
+      ...(exposed ? ['', exposed, ''] : []),
       `  clock ${clock.mode}${clock.mode === 'realtime' ? ` x${clock.speed}` : ''}, virtual now ${new Date(clock.now()).toISOString()}, seed ${sandbox.config.seed}`,
       '',
       'Demo partner (KYB approved)',

@@ -1,15 +1,36 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { safeEqual } from '../auth';
-import { unauthorized } from '../shared/errors';
+import { hostNameOf } from '../config';
+import { forbidden, unauthorized } from '../shared/errors';
 import { requireJsonBody } from '../http/middleware/body';
 import { isPublicDashboardPath } from '../dashboard';
 
+/** Where the sandbox listens and what else it answers to (CONTRACT §4). */
+export interface SandboxHosts {
+  /** The listen address (`--host`): its name is the sandbox's own unless it is a wildcard. */
+  host?: string;
+  /** `--allowed-host`: more `Host` names the sandbox answers to. */
+  allowedHosts?: readonly string[];
+}
+
+/** The names every sandbox answers to, whatever it listens on. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Listen addresses that mean "every interface": no request names them as its Host. */
+const WILDCARDS = new Set(['0.0.0.0', '[::]', '[::0]', '[0:0:0:0:0:0:0:0]']);
+
 /**
- * Guards /sandbox (CONTRACT §4): with an admin token configured, `Authorization: Bearer <token>`
- * is required; without one the control API is open (the server binds loopback).
+ * Guards /sandbox (CONTRACT §4): first what a web page elsewhere could send, refused with 403
+ * `E_FORBIDDEN` (see `refuseForeignPages`); then, with an admin token configured,
+ * `Authorization: Bearer <token>` is required; without one the control API is open to callers
+ * on the sandbox's own host names (the server binds loopback).
  */
-export function requireAdmin(adminToken: string | undefined): Middleware {
+export function requireAdmin(adminToken: string | undefined, hosts: SandboxHosts = {}): Middleware {
+  const own = ownHostNames(hosts);
   return async (ctx, next) => {
+    // With an admin token, the bearer check stands in for the Host check (a page on a
+    // rebound name has no token); the Origin check applies either way.
+    refuseForeignPages(ctx, adminToken ? undefined : own);
     // The dashboard page and its assets hold no data: they load without the token, so the
     // page can ask for it (CONTRACT §15); the token never travels in a URL.
     if (adminToken && !isPublicDashboardPath(ctx.path)) {
@@ -21,4 +42,96 @@ export function requireAdmin(adminToken: string | undefined): Middleware {
     requireJsonBody(ctx);
     await next();
   };
+}
+
+/** localhost, 127.0.0.1, [::1], the `--host` given (not a wildcard) and every `--allowed-host`. */
+export function ownHostNames(hosts: SandboxHosts): ReadonlySet<string> {
+  const names = new Set(LOOPBACK_NAMES);
+  const listen = hosts.host === undefined ? undefined : hostNameOf(hosts.host);
+  if (listen !== undefined && !WILDCARDS.has(listen)) names.add(listen);
+  for (const given of hosts.allowedHosts ?? []) {
+    const name = hostNameOf(given);
+    if (name !== undefined) names.add(name);
+  }
+  return names;
+}
+
+/**
+ * Refuses (403 `E_FORBIDDEN`) what a web page other than the sandbox's own could send:
+ * - a `Host` that is not one of `own` (DNS rebinding: a page on evil.example whose name now
+ *   resolves to 127.0.0.1 reads the control API as its own origin); skipped when `own` is
+ *   undefined (an admin token guards instead) or no Host was sent (HTTP/1.0: no browser);
+ * - an `Origin` other than `http://<the request's Host>`, `null` included (browsers send
+ *   Origin on every cross-origin POST, form and no-cors ones too; same-origin fetches of the
+ *   dashboard send its own or none);
+ * - `Sec-Fetch-Site: cross-site`.
+ * Callers that are not browsers (curl, the CLI, tests) send no Origin and no Sec-Fetch-Site.
+ */
+function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined): void {
+  const host = ctx.req.headers.host;
+  if (own !== undefined && host !== undefined) {
+    const name = hostNameOf(host);
+    const answers = [...own].join(', ');
+    if (name === undefined) {
+      throw forbidden(`Host ${clip(host)} is not a host name: this sandbox answers ${answers}`);
+    }
+    if (!own.has(name)) {
+      throw forbidden(
+        `Host ${name} is not this sandbox's (it answers ${answers}; other names are refused against DNS rebinding): start it with --allowed-host ${name} to allow it, or with --admin-token`,
+      );
+    }
+  }
+  const origin = ctx.req.headers.origin;
+  if (origin !== undefined && !sameOrigin(origin, host)) {
+    throw forbidden(
+      `Cross-origin request refused: Origin ${clip(origin)} is not this sandbox's (${host === undefined ? 'no Host was sent' : `http://${clip(host)}`}). The control API and the dashboard answer only their own page and callers that send no Origin: open ${host === undefined ? 'the dashboard' : `http://${clip(host)}/sandbox/dashboard`}, or call /sandbox from outside a browser (curl, the CLI)`,
+    );
+  }
+  if (ctx.req.headers['sec-fetch-site']?.trim().toLowerCase() === 'cross-site') {
+    throw forbidden(
+      'Cross-site request refused (Sec-Fetch-Site: cross-site): the control API and the dashboard answer only their own page; open the dashboard at its own address (type it or bookmark it), or call /sandbox from outside a browser (curl, the CLI)',
+    );
+  }
+}
+
+/** The Origin is `http://` plus the request's own Host (port included; default port 80 left out either way). */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined || hostNameOf(host) === undefined) return false;
+  try {
+    const from = new URL(origin);
+    return from.protocol === 'http:' && from.host === new URL(`http://${host}`).host;
+  } catch {
+    return false; // `null` (sandboxed frames, file: pages) and anything else not a URL
+  }
+}
+
+const clip = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text);
+
+/**
+ * True when `host` (a listen address) reaches only this machine: localhost, 127.0.0.0/8, ::1
+ * (IPv4-mapped too). Anything else, wildcards included, can be reached from elsewhere.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const name = hostNameOf(host);
+  if (name === undefined) return false;
+  return (
+    name === 'localhost' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name) ||
+    name === '[::1]' ||
+    name === '[0:0:0:0:0:0:0:1]' ||
+    /^\[(?:0:0:0:0:0|:):ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]$/.test(name)
+  );
+}
+
+/**
+ * CONTRACT §4: the warning for a sandbox serving a non-loopback address without an admin
+ * token; undefined when there is nothing to warn about.
+ */
+export function exposureWarning(config: { host: string; adminToken: string | undefined }): string | undefined {
+  if (config.adminToken || isLoopbackHost(config.host)) return undefined;
+  return (
+    `WARNING: serving on ${config.host} without --admin-token: anyone who can reach this port controls the sandbox ` +
+    '(reset, pay in, create partners) and reads every partner\'s keys from /sandbox. Start it with --admin-token T ' +
+    '(or SANDBOX_ADMIN_TOKEN) to require Authorization: Bearer T there.'
+  );
 }

@@ -13,6 +13,11 @@ afterEach(() => {
 
 /** Starts `npm start`'s entry point on a free port and resolves with its banner. */
 function start(args: string[]): Promise<string> {
+  return watch(args).then(({ banner }) => banner);
+}
+
+/** `start`, also handing back everything printed so far, later lines included (logs written after the banner). */
+function watch(args: string[]): Promise<{ banner: string; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [SERVE, '--port', '0', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
@@ -22,7 +27,7 @@ function start(args: string[]): Promise<string> {
       out += String(chunk);
       if (/curl[\s\S]*svc-signature[^\n]*\n\n/.test(out)) {
         clearTimeout(timer);
-        resolve(out);
+        resolve({ banner: out, output: () => out });
       }
     });
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
@@ -49,6 +54,28 @@ describe('npm start (CONTRACT §1)', () => {
     const [a, b, c] = await Promise.all([start(['--seed', '7']), start(['--seed', '7']), start(['--seed', '8'])]);
     expect(keys(a)).toBe(keys(b));
     expect(keys(a)).not.toBe(keys(c));
+  });
+
+  it('warns, printed and logged, when it serves a non-loopback address without --admin-token (CONTRACT §4)', async () => {
+    const [exposed, guarded, local] = await Promise.all([
+      watch(['--host', '0.0.0.0']),
+      start(['--host', '0.0.0.0', '--admin-token', 'tok']),
+      start([]),
+    ]);
+    const open = exposed.banner;
+    expect(open).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+\n\nWARNING: serving on 0\.0\.0\.0 without --admin-token: anyone who can reach this port controls the sandbox/);
+    expect(open).toMatch(/reads every partner's keys[^\n]*--admin-token T/);
+    // the pino line (--log-level warn), written asynchronously: before or after the banner
+    const logged = () =>
+      exposed.output().split('\n').flatMap((line) => {
+        try {
+          return line.startsWith('{') ? [JSON.parse(line)] : [];
+        } catch {
+          return []; // a line still arriving
+        }
+      });
+    await expect.poll(logged, { timeout: 5_000 }).toContainEqual(expect.objectContaining({ level: 40, host: '0.0.0.0', msg: expect.stringMatching(/without --admin-token/) }));
+    for (const banner of [guarded, local]) expect(banner).not.toMatch(/WARNING|without --admin-token/);
   });
 
   it('prints usage for --help and refuses a bad flag with exit code 2', async () => {
