@@ -4,6 +4,7 @@ import { parseDuration, type ClockMode } from './clock';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from './orders/order.machine';
 import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from './webhooks';
 import { DEFAULT_INSPECT_LIMIT } from './inspector/request-log';
+import { MAX_SPEED } from './shared/schemas';
 
 /** Lifecycle steps whose delay `--lifecycle` may set (the pay-in window has its own flag). */
 const LIFECYCLE_STEPS = ['provisioning', 'processing', 'routing', 'lpAssignment', 'payout', 'settlement', 'refund'] as const;
@@ -184,7 +185,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     port: num(pick(values.port, 'PORT'), '--port', DEFAULT_CONFIG.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536),
     host: pick(values.host, 'HOST') || DEFAULT_CONFIG.host,
     clockMode: mode,
-    speed: num(pick(values.speed, 'SANDBOX_SPEED'), '--speed', 1, (n) => n > 0),
+    speed: num(pick(values.speed, 'SANDBOX_SPEED'), '--speed', 1, (n) => n > 0 && n <= MAX_SPEED),
     seed: num(pick(values.seed, 'SANDBOX_SEED'), '--seed', DEFAULT_CONFIG.seed, Number.isInteger),
     fixturesDir: pick(values.fixtures, 'SANDBOX_FIXTURES') || DEFAULT_CONFIG.fixturesDir,
     adminToken: pick(values['admin-token'], 'SANDBOX_ADMIN_TOKEN') || undefined,

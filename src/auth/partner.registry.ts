@@ -1,11 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 import { addToBlockList } from './ip';
-import type { CreatePartnerInput, KeySet, KybStatus, Partner, RevokedKey, UpdatePartnerInput } from './partner.schemas';
+import { KEY_PREFIX, type CreatePartnerInput, type KeySet, type KybStatus, type Partner, type RevokedKey, type UpdatePartnerInput } from './partner.schemas';
 import type { Clock } from '../clock';
 import type { Environment } from '../reference';
 import { conflict, notFound, validationError } from '../shared/errors';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
-import type { Ids } from '../shared/ids';
+import { unused, type Ids } from '../shared/ids';
 
 export type KeyKind = RevokedKey['kind'];
 export type { CreatePartnerInput, KeySet, KybStatus, Partner, UpdatePartnerInput };
@@ -17,7 +17,6 @@ export interface ResolvedKey {
   revoked: boolean;
 }
 
-export const KEY_PREFIX: Record<KeyKind, string> = { public: 'pk', secret: 'sk', encryption: 'enc' };
 const FIELD_BY_KIND: Record<KeyKind, keyof KeySet> = {
   public: 'public_key',
   secret: 'secret_key',
@@ -57,10 +56,12 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
   const blockLists = new Map<string, BlockList>();
   const now = () => new Date(deps.clock.now()).toISOString();
 
+  // A restored document may be behind the sequence: never hand out a key or id in use.
+  const freshKey = (prefix: string) => unused(() => deps.ids.key(prefix), (key) => keyIndex.has(key));
   const newKeySet = (env: Environment): KeySet => ({
-    public_key: deps.ids.key(`pk_${env}_`),
-    secret_key: deps.ids.key(`sk_${env}_`),
-    encryption_key: deps.ids.key(`enc_${env}_`),
+    public_key: freshKey(`${KEY_PREFIX.public}_${env}_`),
+    secret_key: freshKey(`${KEY_PREFIX.secret}_${env}_`),
+    encryption_key: freshKey(`${KEY_PREFIX.encryption}_${env}_`),
   });
 
   const index = (clientId: string, env: Environment, set: KeySet) => {
@@ -83,7 +84,7 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
 
   return {
     create(input) {
-      const clientId = input.client_id ?? deps.ids.id('ptr_');
+      const clientId = input.client_id ?? unused(() => deps.ids.id('ptr_'), (id) => partners.has(id));
       if (partners.has(clientId)) throw conflict(`Partner ${clientId} already exists`);
       const keys = {
         test: input.keys?.test ?? newKeySet('test'),

@@ -8,6 +8,9 @@ import { isIpOrCidr } from './ip';
 export const KybStatusSchema = z.enum(['approved', 'pending', 'rejected']).meta({ id: 'KybStatus' });
 export type KybStatus = z.output<typeof KybStatusSchema>;
 
+/** Spec §5: the prefix of each kind of key (`pk_test_…`, `sk_live_…`, `enc_test_…`). */
+export const KEY_PREFIX = { public: 'pk', secret: 'sk', encryption: 'enc' } as const;
+
 /** CONTRACT §8: the right prefix, then 16–128 characters of [A-Za-z0-9_]. */
 const keyOf = (prefix: string) =>
   z
@@ -20,9 +23,9 @@ const keyOf = (prefix: string) =>
 /** A key set as given by a caller: prefixes checked for the environment. */
 export const keySetInputSchema = (env: Environment) =>
   z.object({
-    public_key: keyOf(`pk_${env}_`),
-    secret_key: keyOf(`sk_${env}_`),
-    encryption_key: keyOf(`enc_${env}_`),
+    public_key: keyOf(`${KEY_PREFIX.public}_${env}_`),
+    secret_key: keyOf(`${KEY_PREFIX.secret}_${env}_`),
+    encryption_key: keyOf(`${KEY_PREFIX.encryption}_${env}_`),
   });
 
 /** A key set as shown (full secrets only when created or rotated; masked elsewhere). */
@@ -39,9 +42,11 @@ const settings = {
   ip_whitelist: z.array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block')).max(100),
 };
 
+const ClientIdSchema = z.string().regex(/^[A-Za-z0-9_-]{3,64}$/, 'must be 3-64 characters of [A-Za-z0-9_-]');
+
 /** CONTRACT §4 `POST /sandbox/partners`. */
 export const CreatePartnerBodySchema = z.object({
-  client_id: z.string().regex(/^[A-Za-z0-9_-]{3,64}$/, 'must be 3-64 characters of [A-Za-z0-9_-]').optional(),
+  client_id: ClientIdSchema.optional(),
   name: settings.name.optional(),
   kyb_status: settings.kyb_status.optional(),
   webhook_url: settings.webhook_url.optional(),
@@ -79,13 +84,33 @@ export const PartnerSchema = z
   .meta({ id: 'Partner' });
 export type Partner = z.output<typeof PartnerSchema>;
 
+/**
+ * A partner as a state document holds it (CONTRACT §13): the rules `POST /sandbox/partners`
+ * applies (client id, name, webhook URL, whitelist, key prefixes), with its full keys.
+ */
+export const PartnerRecordSchema = PartnerSchema.extend({
+  client_id: ClientIdSchema,
+  name: z.string().min(1).max(200),
+  webhook_url: settings.webhook_url,
+  ip_whitelist: settings.ip_whitelist,
+  keys: z.object({ test: keySetInputSchema('test'), live: keySetInputSchema('live') }),
+}).meta({ id: 'PartnerRecord' });
+
+
 /** A key that was rotated away: it still resolves, to answer "revoked" (a state snapshot keeps it). */
-export const RevokedKeySchema = z.object({
-  key: z.string(),
-  client_id: z.string(),
-  environment: z.enum(ENVIRONMENTS),
-  kind: z.enum(['public', 'secret', 'encryption']),
-});
+export const RevokedKeySchema = z
+  .object({
+    key: z.string(),
+    client_id: ClientIdSchema,
+    environment: z.enum(ENVIRONMENTS),
+    kind: z.enum(['public', 'secret', 'encryption']),
+  })
+  .superRefine((r, ctx) => {
+    const prefix = `${KEY_PREFIX[r.kind]}_${r.environment}_`;
+    if (!r.key.startsWith(prefix) || !/^[A-Za-z0-9_]{16,128}$/.test(r.key.slice(prefix.length))) {
+      ctx.addIssue({ code: 'custom', path: ['key'], message: `must be ${prefix} followed by 16-128 characters of [A-Za-z0-9_] (a ${r.environment} ${r.kind} key)` });
+    }
+  });
 export type RevokedKey = z.output<typeof RevokedKeySchema>;
 
 export const KeyRotationSchema = z

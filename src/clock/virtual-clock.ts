@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
 import { TimerQueue, type TimerTag } from './timer-queue';
+import { Instant, MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
 
 /** `realtime`: virtual time follows the wall clock × speed; `manual`: it moves only when advanced. */
 export const CLOCK_MODES = ['realtime', 'manual'] as const;
@@ -57,17 +58,15 @@ export class AdvanceInterruptedError extends Error {
     this.name = 'AdvanceInterruptedError';
   }
 }
-/** The clock's own part of a state snapshot (CONTRACT §13). */
+/** The clock's own part of a state snapshot (CONTRACT §13): the same bounds as its routes. */
 export const ClockStateSchema = z.object({
-  now_ms: z.number().int().nonnegative(),
-  start_ms: z.number().int().nonnegative(),
+  now_ms: Instant,
+  start_ms: Instant,
   mode: z.enum(CLOCK_MODES),
-  speed: z.number().positive(),
+  speed: z.number().positive().max(MAX_SPEED),
 });
 export type ClockState = z.output<typeof ClockStateSchema>;
 
-/** The latest instant a Date can hold, less a century of headroom for timers set after it. */
-const MAX_INSTANT = 8.64e15 - 100 * 365 * 86_400_000;
 
 /**
  * The virtual clock of CONTRACT §2. `manual` moves only on `advance`/`advanceTo`;
@@ -132,8 +131,8 @@ export class VirtualClock implements Scheduler {
     if (this.pinned !== null) return this.pinned;
     if (this.modeValue === 'manual') return this.lastNow;
     const computed = this.anchorVirtual + (this.wall.now() - this.anchorWall) * this.speedValue;
-    // Monotonic even if the wall clock steps back.
-    if (computed > this.lastNow) this.lastNow = Math.floor(computed);
+    // Monotonic even if the wall clock steps back; it stops at the ceiling a Date can render.
+    if (computed > this.lastNow) this.lastNow = Math.min(Math.floor(computed), MAX_INSTANT);
     return this.lastNow;
   }
 
@@ -328,6 +327,6 @@ export class VirtualClock implements Scheduler {
 }
 
 function checkSpeed(speed: number): number {
-  if (!Number.isFinite(speed) || speed <= 0) throw new RangeError('speed must be a positive number');
+  if (!Number.isFinite(speed) || speed <= 0 || speed > MAX_SPEED) throw new RangeError(`speed must be a positive number up to ${MAX_SPEED}`);
   return speed;
 }

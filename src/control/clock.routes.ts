@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
 import { badRequest, conflict, validationError } from '../shared/errors';
-import { DateTime } from '../shared/schemas';
+import { DateTime, MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
 import type { Api } from '../http/api';
 
 const FIRED_SHOWN = 1000;
 
 const ClockBodySchema = z.object({
   mode: z.enum(CLOCK_MODES).optional(),
-  speed: z.number().positive().max(1_000_000).optional(),
+  speed: z.number().positive().max(MAX_SPEED).optional(),
 });
 
 /** CONTRACT §9: the clock moves at most 10 years per advance, whatever the input says. */
@@ -93,6 +93,8 @@ export function registerClockRoutes(
           : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
       if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
       if (target - clock.now() > MAX_ADVANCE_MS) throw validationError('to', `must be at most 10 years ahead of the virtual now (${ISO(clock.now())})`);
+      // The clock's ceiling (issue 22: the 27,382nd ten-year advance answered 500).
+      if (target > MAX_INSTANT) throw badRequest(`The virtual clock cannot go past ${ISO(MAX_INSTANT)} (now ${ISO(clock.now())}); POST /sandbox/reset puts it back at its start`);
       let fired: FiredTimer[];
       try {
         fired = await deps.advanceTo(target);

@@ -2,6 +2,7 @@ import { ISO } from '../clock';
 import { price } from '../pricing/pricing';
 import { lookupMagicAccount, lookupMagicAddress, lookupMagicAmount, type MagicAmountBehaviour } from '../reference';
 import { badRequest, conflict, validationError } from '../shared/errors';
+import { unused } from '../shared/ids';
 import { ALL_INCLUDES, requireKyb, type Caller, type OrdersCore } from './order.core';
 import { checkLegs, checkRecipient, checkRefund, defaultRefundTarget, payinTarget, shapeTargets, shapeType } from './order.legs';
 import type { Lifecycle } from './order.lifecycle';
@@ -90,7 +91,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
       fee: priced.fee,
       env,
       clientId,
-      reference: ids.reference(),
+      reference: unused(ids.reference, (ref) => store.orders.has(ref)),
       merchant_reference: input.merchant_reference ?? null,
       customer_reference: input.customer.reference,
       metadata: input.metadata ?? null,

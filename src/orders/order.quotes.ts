@@ -1,6 +1,7 @@
 import type { TimerTag } from '../clock';
 import { price } from '../pricing/pricing';
 import { lookupMagicAmount } from '../reference';
+import { unused } from '../shared/ids';
 import { checkLegs } from './order.legs';
 import { requireKyb, type Caller, type OrdersCore } from './order.core';
 import type { Quote, QuoteBody } from './order.schemas';
@@ -21,7 +22,7 @@ export function createQuotes(core: OrdersCore, quoteTtlMs: number) {
     const now = clock.now();
     const q: QuoteRecord = {
       ...priced,
-      quote_id: ids.id('qt_'),
+      quote_id: unused(() => ids.id('qt_'), (id) => store.quotes.has(id)),
       env: caller.env,
       clientId: caller.partner.client_id,
       partnerFeePercent: input.partner_fee ?? 0,

@@ -2,19 +2,27 @@ import { z } from 'zod';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
 import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from '../pricing/pricing.schemas';
 import { ORDER_STATUSES } from './order.machine';
+import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
+import { Instant } from '../shared/schemas';
 
 /**
  * Orders and quotes as the store holds them: one schema each, the source of their types and
  * of the checks a state snapshot's orders and quotes go through (CONTRACT §13).
  */
-const finite = z.number().finite();
-const Instant = z.number().int().nonnegative();
+/**
+ * Amounts as stored: finite and within a bound far above any the routes let in (legs ≤ 1e12),
+ * so sums, ratios and renders stay finite whatever a restored document says (issue 22).
+ */
+const MAX_STORED_AMOUNT = 1e18;
+const finite = z.number().finite().min(-MAX_STORED_AMOUNT).max(MAX_STORED_AMOUNT);
+/** Decimal places: a currency's precision (toFixed takes 0..100; fixtures use at most 18). */
+const Precision = z.number().int().nonnegative().max(18);
 
 /** The machine's context: money state the guards need, amounts in the pay-in currency. */
 export const OrderContextSchema = z.object({
   /** Amount due (`from.amount`). */
   due: finite,
-  precision: z.number().int().nonnegative(),
+  precision: Precision,
   /** Stay `initiated` for the provisioning delay (magic amount). */
   hold: z.boolean(),
   /** Confirmed pay-ins. */
@@ -31,29 +39,39 @@ export const OrderContextSchema = z.object({
   autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
 });
 
-export const TimelineRecordSchema = z.object({
-  group: z.enum(['status', 'payin', 'payout', 'refund', 'webhook', 'order']),
-  event: z.string(),
-  details: z.record(z.string(), z.unknown()).nullable(),
-  at: Instant,
-});
+export const TimelineRecordSchema = z
+  .object({
+    group: z.enum(['status', 'payin', 'payout', 'refund', 'webhook', 'order']),
+    event: z.string(),
+    details: z.record(z.string(), z.unknown()).nullable(),
+    at: Instant,
+  })
+  // A status entry names the status entered: the order's path and lifecycle are read from them.
+  .refine((t) => t.group !== 'status' || (ORDER_STATUSES as readonly string[]).includes(t.event), {
+    path: ['event'],
+    message: `a status entry's event must be a status (${ORDER_STATUSES.join(', ')})`,
+  });
 
-const FiatTarget = z.object({ kind: z.literal('fiat'), institution_code: z.string(), account_number: z.string(), account_name: z.string(), memo: z.string().optional() });
-const CryptoTarget = z.object({ kind: z.literal('crypto'), network: z.string(), address: z.string(), memo: z.string().optional() });
+// Recipients as the routes take them (CONTRACT §13: a restored document obeys the same rules).
+const FiatTarget = FiatRecipientSchema.extend({ kind: z.literal('fiat') });
+const CryptoTarget = CryptoRecipientSchema.extend({ kind: z.literal('crypto'), network: z.string().min(1).max(64) });
 export const RecipientSchema = z.discriminatedUnion('kind', [FiatTarget, CryptoTarget]);
 export const PayinSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('fiat'), currency: z.string(), institution_code: z.string(), account_number: z.string(), account_name: z.string() }),
   z.object({ kind: z.literal('crypto'), asset: z.string(), network: z.string(), address: z.string() }),
 ]);
 
-const PricedSchema = z.object({ type: OrderTypeSchema, from: PricedLegSchema, to: PricedLegSchema, pricing: PricingSchema, fee: FeeSchema });
+const StoredLeg = PricedLegSchema.extend({ amount: finite });
+const StoredPricing = PricingSchema.extend({ exchange_rate: finite });
+const StoredFee = FeeSchema.extend({ network_fee: finite, protocol_fee: finite, partner_fee: finite, vat: finite, total: finite });
+const PricedSchema = z.object({ type: OrderTypeSchema, from: StoredLeg, to: StoredLeg, pricing: StoredPricing, fee: StoredFee });
 
 export const OrderSnapshotSchema = PricedSchema.extend({
   env: z.enum(ENVIRONMENTS),
   clientId: z.string().min(1),
   reference: z.string().min(1),
-  merchant_reference: z.string().nullable(),
-  customer_reference: z.string().nullable(),
+  merchant_reference: z.string().min(1).max(100).nullable(),
+  customer_reference: z.string().min(1).max(100).nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   memo: z.string().optional(),
   recipient: RecipientSchema,

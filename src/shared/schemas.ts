@@ -36,6 +36,22 @@ export const AlternativeErrorSchema = z
 /** Both auth failure bodies. */
 export const AuthErrorSchema = z.union([ErrorEnvelopeSchema, AlternativeErrorSchema]);
 
+/**
+ * The latest virtual instant (Unix ms) the sandbox holds: the largest valid Date less a century
+ * of headroom for the timers set after it, so every instant it stores renders as a date.
+ */
+export const MAX_INSTANT = 8.64e15 - 100 * 365 * 86_400_000;
+
+/** A virtual instant, Unix ms, within the clock's range (CONTRACT §13: restored dates included). */
+export const Instant = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(MAX_INSTANT, `must be an instant the clock can hold (at most ${MAX_INSTANT}, ${new Date(MAX_INSTANT).toISOString()})`);
+
+/** The clock's fastest realtime speed, for `POST /sandbox/clock` and a restored state alike. */
+export const MAX_SPEED = 1_000_000;
+
 /** An ISO 8601 instant as the sandbox renders it. */
 export const DateTime = z.iso.datetime();
 

@@ -85,7 +85,13 @@ function apply(p: StateParts, doc: StateDocument): void {
   });
 }
 
-/** The checks a schema cannot make: the seed, unique ids, and what timers and records point at. */
+/**
+ * The checks a schema cannot make (CONTRACT §13), with the rules of the routes that make each
+ * part: the seed, unique ids, keys no two partners share, and every reference resolving (the
+ * partner of each order, quote, delivery and revoked key; the order of each delivery; the record
+ * each timer is for). Ranges (instants, speed, id draws, fault fields, key prefixes) are the
+ * schemas' own. The first failure is a 422 naming its field.
+ */
 function checkReferences(p: StateParts, doc: StateDocument): void {
   if (doc.seed !== p.seed) {
     throw validationError('seed', `the state was saved with seed ${doc.seed}; start the sandbox with --seed ${doc.seed} to load it (this one runs seed ${p.seed})`);
@@ -102,10 +108,33 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
   const partners = unique('partners', doc.partners.map((x) => x.client_id));
   const orders = unique('orders', doc.orders.map((o) => o.reference));
   const deliveries = unique('deliveries', doc.deliveries.map((d) => d.id));
-  unique('quotes', doc.quotes.map((q) => q.quote_id));
+  const quotes = unique('quotes', doc.quotes.map((q) => q.quote_id));
   unique('faults.faults', doc.faults.faults.map((f) => f.id));
-  doc.orders.forEach((o, i) => {
-    if (!partners.has(o.clientId)) throw validationError(`orders.${i}.clientId`, `partner ${o.clientId} is not in partners`);
+  // A key resolves to one partner: shared keys let one partner act as another (and a reset that
+  // dropped the other took the demo partner's keys with it).
+  const keys = new Map<string, string>();
+  const claim = (key: string, owner: string, field: string) => {
+    const holder = keys.get(key);
+    if (holder !== undefined) throw validationError(field, `is already a key of ${holder === owner ? 'this partner' : `partner ${holder}`}`);
+    keys.set(key, owner);
+  };
+  doc.partners.forEach((partner, i) => {
+    for (const env of ['test', 'live'] as const) {
+      for (const [name, key] of Object.entries(partner.keys[env])) claim(key, partner.client_id, `partners.${i}.keys.${env}.${name}`);
+    }
+  });
+  doc.revoked_keys.forEach((r, i) => {
+    if (!partners.has(r.client_id)) throw validationError(`revoked_keys.${i}.client_id`, `partner ${r.client_id} is not in partners`);
+    claim(r.key, r.client_id, `revoked_keys.${i}.key`);
+  });
+  const owned = (field: string, clientId: string) => {
+    if (!partners.has(clientId)) throw validationError(field, `partner ${clientId} is not in partners`);
+  };
+  doc.orders.forEach((o, i) => owned(`orders.${i}.clientId`, o.clientId));
+  doc.quotes.forEach((q, i) => owned(`quotes.${i}.clientId`, q.clientId));
+  doc.deliveries.forEach((d, i) => {
+    owned(`deliveries.${i}.client_id`, d.client_id);
+    if (d.order !== null && !orders.has(d.order)) throw validationError(`deliveries.${i}.order`, `order ${d.order} is not in orders`);
   });
   doc.timers.forEach((t, i) => {
     const tag = t.tag;
@@ -114,6 +143,9 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
     }
     if (tag.kind === 'delivery_retry' && !deliveries.has(tag.id)) {
       throw validationError(`timers.${i}.tag.id`, `delivery ${tag.id} is not in deliveries`);
+    }
+    if (tag.kind === 'quote_forget' && !quotes.has(tag.quote_id)) {
+      throw validationError(`timers.${i}.tag.quote_id`, `quote ${tag.quote_id} is not in quotes`);
     }
   });
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { CLOCK_MODES, ClockStateSchema } from '../clock/virtual-clock';
 import { IdsStateSchema } from '../shared/ids';
-import { PartnerSchema, RevokedKeySchema } from '../auth/partner.schemas';
+import { Instant } from '../shared/schemas';
+import { PartnerRecordSchema, RevokedKeySchema } from '../auth/partner.schemas';
 import { FaultsStateSchema } from '../faults/fault.store';
 import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../orders/order.records';
 import { DeliveryRecordSchema } from '../webhooks/delivery';
@@ -9,7 +10,6 @@ import { DeliveryRecordSchema } from '../webhooks/delivery';
 /** The format of `GET`/`PUT /sandbox/state` (CONTRACT §13); bumped on any incompatible change. */
 export const STATE_FORMAT_VERSION = 1;
 
-const Instant = z.number().int().nonnegative();
 
 /** A pending timer: when it fires, and what for (its module re-creates it from the tag). */
 const TimerSchema = z.object({
@@ -30,7 +30,7 @@ export const StateDocumentSchema = z
     seed: z.number().int(),
     ids: IdsStateSchema,
     clock: ClockStateSchema,
-    partners: z.array(PartnerSchema),
+    partners: z.array(PartnerRecordSchema),
     revoked_keys: z.array(RevokedKeySchema),
     quotes: z.array(QuoteSnapshotSchema),
     orders: z.array(OrderSnapshotSchema),

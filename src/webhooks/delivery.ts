@@ -2,11 +2,11 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ISO } from '../clock';
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
+import { Instant } from '../shared/schemas';
 import { DeliveryStatusSchema, WebhookEventSchema, type DeliveryStatus, type DeliveryView } from './delivery.schemas';
 
 export type { DeliveryStatus };
 
-const Instant = z.number().int().nonnegative();
 
 /** Delivery state: one event to one receiver, with every attempt (CONTRACT §5); a snapshot's check. */
 export const AttemptRecordSchema = z.object({

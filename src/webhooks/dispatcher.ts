@@ -2,7 +2,7 @@ import type { Partner, PartnerRegistry } from '../auth';
 import type { TimerTag, VirtualClock, WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
-import type { Ids } from '../shared/ids';
+import { unused, type Ids } from '../shared/ids';
 import { deliveryRecord, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
 import { postAttempt } from './transport';
 
@@ -73,7 +73,7 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   function start(input: DeliveryInput): { delivery: Delivery; first: Promise<void> } {
     const delivery: Delivery = {
-      id: ids.id('dlv_'),
+      id: unused(() => ids.id('dlv_'), (id) => deliveries.has(id)),
       client_id: input.partner.client_id,
       environment: input.environment,
       order: input.order,
