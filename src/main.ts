@@ -23,8 +23,8 @@ import { createOrderService, type OrderService } from './orders';
 import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from './webhooks';
 import { registerWebhookRoutes } from './control/webhooks.routes';
 import { registerStateRoutes } from './control/state.routes';
-import { readStateFile, writeStateFile } from './state/file';
-import { exportState, restoreState, summarise, type StateParts } from './state/snapshot';
+import { checkStatePath, readStateFile, writeStateFile } from './state/file';
+import { exportState, exportStateChunks, restoreState, summarise, type StateParts } from './state/snapshot';
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from './shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from './control/inspector.routes';
@@ -78,24 +78,30 @@ export interface Sandbox {
   exportState(): StateDocument;
   /** Replaces the whole state with a document (422 ApiError and nothing changed when invalid). */
   restoreState(doc: unknown): void;
-  /** Writes the state to `config.statePath` atomically; the bytes written (0 when none is set). */
-  saveState(): number;
+  /** The whole state as JSON in chunks, never one string (CONTRACT §13: no size ceiling). */
+  exportStateChunks(): string[];
+  /**
+   * Writes the state to `config.statePath` atomically; the bytes written (0 when none is set).
+   * Rejects with a StateSaveError naming the cause.
+   */
+  saveState(): Promise<number>;
   /** Stops the clock's host timer. */
   close(): void;
 }
 
 export interface SandboxOverrides extends Partial<SandboxConfig> {
+  /** A state to start from: `--state FILE` as `startServer` has read it (CONTRACT §13). */
+  initialState?: StateDocument;
   wall?: WallClock;
   logger?: Logger;
 }
 
 /** Wires a sandbox from config: the composition root. */
 export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
-  const { wall = systemWallClock, logger: givenLogger, ...rest } = overrides;
+  const { wall = systemWallClock, logger: givenLogger, initialState: saved, ...rest } = overrides;
   const config: SandboxConfig = { ...DEFAULT_CONFIG, ...rest };
   const logger = givenLogger ?? pino({ level: config.logLevel });
   // CONTRACT §13: a saved state brings its seed, so the demo partner and later ids match it.
-  const saved = config.statePath ? readStateFile(config.statePath) : undefined;
   if (saved && saved.seed !== config.seed) {
     logger.info({ seed: saved.seed, given: config.seed }, 'using the seed the state file was saved with');
     config.seed = saved.seed;
@@ -188,8 +194,9 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     restoreState(doc) {
       restoreState(stateParts, parseOrThrow(StateDocumentSchema, doc));
     },
-    saveState() {
-      return config.statePath ? writeStateFile(config.statePath, exportState(stateParts)) : 0;
+    exportStateChunks: () => exportStateChunks(stateParts),
+    async saveState() {
+      return config.statePath ? writeStateFile(config.statePath, exportStateChunks(stateParts)) : 0;
     },
     close() {
       clock.stop();
@@ -231,11 +238,11 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerFaultRoutes(api, { faults });
       registerDashboard(api, { live });
       registerStateRoutes(api, {
-        exportState: () => exportState(stateParts),
+        exportChunks: () => exportStateChunks(stateParts),
         restoreState: (doc) => restoreState(stateParts, doc),
         summary: () => summarise(stateParts),
         statePath: config.statePath,
-        save: (path) => writeStateFile(path, exportState(stateParts)),
+        save: (path) => writeStateFile(path, exportStateChunks(stateParts)),
       });
       api.route(
         { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' },
@@ -260,15 +267,26 @@ export interface RunningSandbox {
    * attempts in flight finish, within the webhook timeout plus a few seconds; logs what was
    * pending and what had to be cut.
    */
-  shutdown(): Promise<StopReport>;
+  shutdown(): Promise<ShutdownReport>;
 }
+
+/** How a graceful stop went; `saveError` when `--state` could not be written (exit non-zero). */
+export type ShutdownReport = StopReport & { saveError?: string };
 
 /** Beyond the webhook timeout, how long a graceful stop waits for requests in flight. */
 const SHUTDOWN_MARGIN_MS = 5_000;
 
 /** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
 export async function startServer(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
-  const sandbox = createSandbox(overrides);
+  // CONTRACT §13: a --state path that cannot be written is refused now, not at the first save;
+  // the file, when it exists, is read (streamed when large) before anything else starts.
+  const statePath = overrides.statePath;
+  let initialState = overrides.initialState;
+  if (statePath && !initialState) {
+    await checkStatePath(statePath);
+    initialState = await readStateFile(statePath);
+  }
+  const sandbox = createSandbox({ ...overrides, initialState });
   const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
   server.on('clientError', answerClientError);
   const requests = trackRequests(server);
@@ -304,18 +322,21 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
         now: () => wall.now(),
       });
       sandbox.close();
+      let saveError: string | undefined;
       if (sandbox.config.statePath) {
         try {
-          const bytes = sandbox.saveState();
+          const bytes = await sandbox.saveState();
           logger.info({ path: sandbox.config.statePath, bytes, orders: sandbox.orders.store.orders.size, timers: sandbox.clock.pending }, 'state saved');
         } catch (err) {
-          logger.error({ err, path: sandbox.config.statePath }, 'state could not be saved');
+          // CONTRACT §13: a lost save is loud, and the exit code says so (the caller exits non-zero).
+          saveError = (err as Error).message;
+          logger.error({ err, path: sandbox.config.statePath }, 'state could not be saved: the state of this run is lost');
         }
       }
       const pending = { ...report, pendingTimers: sandbox.clock.pending, retryingDeliveries: dispatcher.list().filter((d) => d.status === 'retrying').length };
       if (report.requestsCut > 0 || report.attemptsCut > 0) logger.warn(pending, 'stopped: cut work still in flight after the grace period');
       else logger.info(pending, 'stopped: nothing in flight was cut');
-      return report;
+      return saveError === undefined ? report : { ...report, saveError };
     },
   };
 }

@@ -8,7 +8,8 @@ import { StateFileError } from '../state/file';
 
 /**
  * `ramp-sandbox serve` (`npm start`): the sandbox on 127.0.0.1:4010 with the demo partner, and
- * how to call it. Resolves once listening; SIGINT/SIGTERM stop it gracefully and exit 0.
+ * how to call it. Resolves once listening; SIGINT/SIGTERM stop it gracefully and exit 0 (1 when
+ * `--state` could not be saved).
  */
 export async function main(argv: string[]): Promise<void> {
   try {
@@ -93,15 +94,32 @@ async function serve(argv: string[]): Promise<void> {
     ].join('\n'),
   );
   // CONTRACT §9: the first signal stops gracefully; a second one (Ctrl-C again) exits at once.
+  // The process exits after its stop whatever its output does: a reader of stdout that went
+  // away (EPIPE) once made the log calls throw, and the orphan never exited (issue 22).
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  const quietly = (log: () => void) => {
+    try {
+      log();
+    } catch {
+      // a closed output must not keep the process alive
+    }
+  };
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
-      sandbox.logger.warn({ signal }, 'second signal: exiting without waiting');
+      quietly(() => sandbox.logger.warn({ signal }, 'second signal: exiting without waiting'));
       process.exit(1);
     }
     stopping = true;
-    sandbox.logger.info({ signal }, 'signal received');
-    void running.shutdown().then(() => process.exit(0));
+    quietly(() => sandbox.logger.info({ signal }, 'signal received'));
+    // CONTRACT §13: a state that could not be saved is a non-zero exit, so a supervisor sees it.
+    running.shutdown().then(
+      (report) => process.exit(report.saveError === undefined ? 0 : 1),
+      (error: unknown) => {
+        quietly(() => sandbox.logger.error({ err: error }, 'the graceful stop failed'));
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

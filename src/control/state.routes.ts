@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { Api } from '../http/api';
-import { badRequest } from '../shared/errors';
+import { rawChunks, type Api } from '../http/api';
+import { ApiError, badRequest } from '../shared/errors';
+import { StateSaveError } from '../state/file';
 import { StateDocumentSchema, StateSummarySchema, type StateDocument, type StateSummary } from '../state/state.schema';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
@@ -10,19 +11,20 @@ const SavedSchema = z
   .meta({ id: 'StateSaved' });
 
 export interface StateRoutesDeps {
-  exportState(): StateDocument;
+  /** The document as JSON chunks (CONTRACT §13: streamed, whatever its size). */
+  exportChunks(): string[];
   restoreState(doc: StateDocument): void;
   summary(): StateSummary;
   /** `--state FILE`, if set: where `POST /sandbox/state/save` writes. */
   statePath: string | undefined;
-  save(path: string): number;
+  save(path: string): Promise<number>;
 }
 
 /** CONTRACT §13: the whole state as one document, replaced whole, and saved to `--state FILE`. */
 export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
   api.route(
     { ...admin, method: 'GET', path: '/sandbox/state', operationId: 'getState', summary: 'The whole sandbox state as one JSON document', data: StateDocumentSchema, message: 'State retrieved' },
-    () => deps.exportState(),
+    () => rawChunks(deps.exportChunks()),
   );
   api.route(
     {
@@ -41,10 +43,17 @@ export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
     },
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/state/save', operationId: 'saveState', summary: 'Write the state to --state FILE now (atomically)', data: SavedSchema, message: 'State saved', errors: [400] },
-    () => {
-      if (!deps.statePath) throw badRequest('No state file: start the sandbox with --state FILE (or SANDBOX_STATE) to save to one; GET /sandbox/state returns the document');
-      return { path: deps.statePath, bytes: deps.save(deps.statePath), summary: deps.summary() };
+    { ...admin, method: 'POST', path: '/sandbox/state/save', operationId: 'saveState', summary: 'Write the state to --state FILE now (atomically)', data: SavedSchema, message: 'State saved', errors: [400, 507] },
+    async () => {
+      const path = deps.statePath;
+      if (!path) throw badRequest('No state file: start the sandbox with --state FILE (or SANDBOX_STATE) to save to one; GET /sandbox/state returns the document');
+      const summary = deps.summary();
+      try {
+        return { path, bytes: await deps.save(path), summary };
+      } catch (error) {
+        if (error instanceof StateSaveError) throw new ApiError('E_STATE_NOT_SAVED', `The state was not saved: ${error.message}; the previous file, if any, is unchanged`);
+        throw error;
+      }
     },
   );
 }

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Layer } from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { ok, type PageMeta } from '../shared/envelope';
 import { parseOrThrow } from '../shared/validation';
@@ -78,7 +79,16 @@ export interface RawData {
 }
 export const rawData = (json: string): RawData => ({ rawJson: json });
 
-export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | { page: z.input<D>[]; meta: PageMeta };
+/**
+ * `data` already serialised in chunks, streamed into the envelope: a document too large to be
+ * one string (V8 caps one at ~512 MiB), such as a whole sandbox state (CONTRACT §13).
+ */
+export interface RawChunks {
+  readonly rawChunks: readonly string[];
+}
+export const rawChunks = (chunks: readonly string[]): RawChunks => ({ rawChunks: chunks });
+
+export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | RawChunks | { page: z.input<D>[]; meta: PageMeta };
 
 /** Statuses every route of an auth kind can answer (CONTRACT §3, §9), whatever the route. */
 export function errorStatuses(spec: AnyRouteSpec): number[] {
@@ -87,6 +97,8 @@ export function errorStatuses(spec: AnyRouteSpec): number[] {
   // 429 and 5xx may also be injected faults (CONTRACT §12), which apply to authenticated /v1 routes.
   if (spec.auth === 'read' || spec.auth === 'secret') for (const s of [403, 429, 500, 502, 503, 504]) statuses.add(s);
   if (spec.query || spec.params) statuses.add(422);
+  // CONTRACT §4: the control API refuses a foreign Host or a cross-site Origin.
+  if (spec.path.startsWith('/sandbox')) statuses.add(403);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -137,6 +149,9 @@ export class Api {
         ctx.body = result as string;
       } else if (spec.media) {
         // the handler has answered
+      } else if (result !== null && typeof result === 'object' && 'rawChunks' in result) {
+        ctx.set('Content-Type', 'application/json; charset=utf-8');
+        ctx.body = Readable.from([envelopeHead, ...(result as RawChunks).rawChunks, '}']);
       } else if (result !== null && typeof result === 'object' && 'rawJson' in result) {
         ctx.set('Content-Type', 'application/json; charset=utf-8');
         const json = (result as RawData).rawJson;

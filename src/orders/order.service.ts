@@ -9,7 +9,7 @@ import { createLifecycle, type EmittedEvent } from './order.lifecycle';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
 import { createQueries } from './order.queries';
 import { createQuotes } from './order.quotes';
-import { orderFromSnapshot, orderSnapshot, quoteFromSnapshot, type OrdersState } from './order.state';
+import { orderFromSnapshot, orderSnapshot, orderSnapshotJson, quoteFromSnapshot, type OrdersState } from './order.state';
 import { OrderStore, type OrderRecord } from './order.store';
 
 export { ALL_INCLUDES, requireKyb, type Caller } from './order.core';
@@ -83,6 +83,13 @@ export function createOrderService(deps: OrderServiceDeps) {
         quotes: [...store.quotes.values()].map((q) => structuredClone(q)),
         evicted_orders: eviction.count,
       };
+    },
+    /** Each order's and quote's snapshot as JSON, one at a time (a state save streams them). */
+    *ordersJson(): Generator<string> {
+      for (const order of store.orders.values()) yield orderSnapshotJson(order);
+    },
+    *quotesJson(): Generator<string> {
+      for (const quote of store.quotes.values()) yield JSON.stringify(quote);
     },
     /** Replaces every order and quote with a validated snapshot's; then revive the timers. */
     restoreState(state: OrdersState): void {

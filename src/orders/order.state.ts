@@ -20,6 +20,12 @@ export function orderSnapshot(order: OrderRecord): z.output<typeof OrderSnapshot
   return structuredClone(rest);
 }
 
+/** `orderSnapshot(order)` as JSON, without copying the order first. */
+export function orderSnapshotJson(order: OrderRecord): string {
+  const { timers: _timers, ...rest } = order;
+  return JSON.stringify(rest);
+}
+
 /** An order record from a validated snapshot entry; its timers are revived separately. */
 export function orderFromSnapshot(entry: z.output<typeof OrderSnapshotSchema>): OrderRecord {
   return { ...structuredClone(entry), timers: [] };

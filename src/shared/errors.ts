@@ -10,6 +10,8 @@ export const STATUS_BY_CODE = {
   E_RATE_LIMITED: 429,
   /** Not a spec code, on purpose: an injected 5xx (CONTRACT §12) is never mistaken for a real one. */
   E_SANDBOX_FAULT: 500,
+  /** Not a spec code: the control API could not write the state file (CONTRACT §13; disk, permissions). */
+  E_STATE_NOT_SAVED: 507,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

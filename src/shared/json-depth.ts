@@ -1,6 +1,9 @@
 /** CONTRACT §9: how deep a request body may nest (objects and arrays, the body itself is level 1). */
 export const MAX_JSON_DEPTH = 64;
 
+/** A state document (CONTRACT §13): orders' metadata has 64 levels of its own, a few levels down. */
+export const STATE_DEPTH = MAX_JSON_DEPTH + 8;
+
 /**
  * The top-level field under which `value` nests deeper than `max` levels (`'body'` when the
  * body itself is an array too deep), or undefined when it is within the limit; of several, the

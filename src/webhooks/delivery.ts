@@ -73,8 +73,13 @@ export function bodyOf(d: Delivery): string {
 
 /** The delivery as a snapshot keeps it (CONTRACT §13): the body as sent, no live handles. */
 export function deliveryRecord(d: Delivery): DeliveryRecord {
+  return structuredClone(deliveryRecordView(d));
+}
+
+/** The snapshot record of a delivery sharing the live one's attempts: to serialise at once, not to keep. */
+export function deliveryRecordView(d: Delivery): DeliveryRecord {
   const { timer: _timer, packed: _packed, ...rest } = d;
-  return { ...structuredClone(rest), body: bodyOf(d) };
+  return { ...rest, body: bodyOf(d) };
 }
 
 /** The delivery log's view of a delivery (CONTRACT §4). */

@@ -3,7 +3,7 @@ import type { TimerTag, VirtualClock, WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import { unused, type Ids } from '../shared/ids';
-import { deliveryRecord, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
+import { deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
 import { postAttempt } from './transport';
 
 export type { Attempt, Delivery, DeliveryStatus } from './delivery';
@@ -205,6 +205,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     /** Every delivery for a state snapshot (CONTRACT §13); retry timers are the clock's to list. */
     exportState(): DeliveryRecord[] {
       return [...deliveries.values()].map(deliveryRecord);
+    },
+    /** Each delivery's snapshot record as JSON, one at a time (a state save streams them). */
+    *recordsJson(): Generator<string> {
+      for (const d of deliveries.values()) yield JSON.stringify(deliveryRecordView(d));
     },
     /**
      * Replaces the log with a validated snapshot's. An attempt that was in flight when the

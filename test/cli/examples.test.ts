@@ -1,4 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { spawnTs } from '../support/spawn';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +44,7 @@ describe('README examples run as written', () => {
   });
 
   it('examples/webhook-receiver.ts: verifies real deliveries and refuses a forged one', async () => {
-    const child = spawn(TSX, [`${root}examples/webhook-receiver.ts`], { env: { ...env(), PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnTs(`${root}examples/webhook-receiver.ts`, [], { env: { ...env(), PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       let out = '';
       const port = await new Promise<number>((resolve, reject) => {

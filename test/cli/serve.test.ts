@@ -1,4 +1,5 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { spawnTs } from '../support/spawn';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -19,7 +20,7 @@ function start(args: string[]): Promise<string> {
 /** `start`, also handing back everything printed so far, later lines included (logs written after the banner). */
 function watch(args: string[]): Promise<{ banner: string; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [SERVE, '--port', '0', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTs(SERVE, ['--port', '0', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 15_000);

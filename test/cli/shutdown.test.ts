@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnTs } from '../support/spawn';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ afterEach(() => {
 
 function serve(): Promise<{ child: ChildProcess; url: string; clientId: string; out: () => string; exit: Promise<number | null> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [SERVE, '--port', '0', '--clock', 'manual', '--log-level', 'info', '--webhook-timeout', '10s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTs(SERVE, ['--port', '0', '--clock', 'manual', '--log-level', 'info', '--webhook-timeout', '10s'], { stdio: ['ignore', 'pipe', 'pipe'] });
     cleanup.push(() => child.kill('SIGKILL'));
     let out = '';
     const exit = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));

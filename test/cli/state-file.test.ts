@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { spawnTs } from '../support/spawn';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,6 @@ import { firstHalf, secondHalf } from '../support/state-script';
 
 // CONTRACT §13: --state FILE is saved on SIGTERM and loaded at start; the run goes on as if
 // the process had never stopped.
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
 const SERVE = new URL('../../src/cli/serve.ts', import.meta.url).pathname;
 const children: ChildProcess[] = [];
 let r: Receiver;
@@ -33,7 +33,7 @@ interface Served {
 function serve(stateFile: string): Promise<Served> {
   return new Promise((resolve, reject) => {
     const args = ['--port', '0', '--clock', 'manual', '--seed', '5', '--clock-start', new Date(T0).toISOString(), '--webhook-timeout', '2s', '--log-level', 'info', '--state', stateFile];
-    const child = spawn(TSX, [SERVE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTs(SERVE, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let out = '';
     const exit = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
@@ -90,12 +90,67 @@ describe('--state FILE', () => {
   it('refuses to start from a state file that does not validate, naming the field', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'state-')), 'bad.json');
     writeFileSync(file, JSON.stringify({ version: 1, seed: 'five' }));
-    const child = spawn(TSX, [SERVE, '--port', '0', '--state', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTs(SERVE, ['--port', '0', '--state', file], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let err = '';
     child.stderr!.on('data', (c) => (err += String(c)));
     const code = await new Promise<number | null>((res) => child.on('exit', res));
     expect(code).toBe(1);
     expect(err).toMatch(/bad\.json: sandbox_version: /);
+  });
+
+  /** Starts `serve` with `args` and resolves with its exit code and everything it wrote. */
+  const runToExit = (args: string[]) => {
+    const child = spawnTs(SERVE, ['--port', '0', '--log-level', 'info', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    child.stdout!.on('data', (c) => (out += String(c)));
+    child.stderr!.on('data', (c) => (out += String(c)));
+    const exit = new Promise<number | null>((res) => child.on('exit', res));
+    return { child, exit, out: () => out };
+  };
+
+  it('refuses at start, in one line, a --state path that cannot be written or a file that is not JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'state-'));
+    const missing = runToExit(['--state', join(dir, 'no-such-folder', 'sandbox.json')]);
+    expect(await missing.exit).toBe(1);
+    expect(missing.out()).toMatch(/^Bad state file: .*no-such-folder\/sandbox\.json: cannot be written: its folder .* does not exist\n$/);
+
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{"version": 1, "orders": [');
+    const bad = runToExit(['--state', broken]);
+    expect(await bad.exit).toBe(1);
+    expect(bad.out()).toMatch(/^Bad state file: .*broken\.json: not a JSON document: .*\n$/);
+    expect(bad.out()).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('exits non-zero on SIGTERM when the state cannot be saved, logging why at error level', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'state-'));
+    const file = join(dir, 'sandbox.json');
+    const served = runToExit(['--state', file]);
+    await new Promise<void>((resolve) => {
+      const wait = () => (/listening on/.test(served.out()) ? resolve() : setTimeout(wait, 20));
+      wait();
+    });
+    // The folder goes away while the sandbox runs: the save on SIGTERM fails.
+    rmSync(dir, { recursive: true, force: true });
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(1);
+    expect(served.out()).toMatch(/"level":50[^\n]*state could not be saved/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('exits after its graceful stop even when the reader of its output has gone away', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'state-')), 'sandbox.json');
+    const served = runToExit(['--state', file]);
+    await new Promise<void>((resolve) => {
+      const wait = () => (/listening on/.test(served.out()) ? resolve() : setTimeout(wait, 20));
+      wait();
+    });
+    served.child.stdout!.destroy();
+    served.child.stderr!.destroy();
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+    expect(existsSync(file)).toBe(true);
   });
 });

@@ -1,3 +1,7 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstHalf, outcome, secondHalf } from '../support/state-script';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -69,6 +73,35 @@ describe('snapshot and restore', () => {
       expect(res.body.message).toMatch(message);
       expect((await s.control('GET', '/sandbox/state')).body.data).toEqual(before);
     }
+  });
+
+  it('answers a failed save with 507 naming the cause, keeping no temporary file (issue 22)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'state-save-'));
+    const file = join(dir, 'sandbox.json');
+    const s = await startTestServer({ seed: 5, statePath: file });
+    servers.push(s);
+    expect((await s.control('POST', '/sandbox/state/save')).status).toBe(200);
+    rmSync(dir, { recursive: true, force: true });
+    const res = await s.control('POST', '/sandbox/state/save');
+    expect(res.status).toBe(507);
+    expect(res.body).toMatchObject({ status: false, code: 'E_STATE_NOT_SAVED' });
+    expect(res.body.message).toMatch(/sandbox\.json: no such file or folder/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('says the state route\'s own size limit when a PUT is too large, and where a larger state goes', async () => {
+    const s = await server();
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${s.url}/sandbox/state`, { method: 'PUT', headers: { 'content-type': 'application/json', 'content-length': String(300 * 1024 * 1024) } }, (r) => {
+        let body = '';
+        r.on('data', (c) => (body += c));
+        r.on('end', () => resolve({ status: r.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.write('{');
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).message).toMatch(/256 MiB limit of PUT \/sandbox\/state; .*--state FILE/);
   });
 
   it('answers POST /sandbox/state/save with 400 when no --state FILE is set', async () => {

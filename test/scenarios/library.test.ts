@@ -4,6 +4,7 @@ import { runAll } from '../../src/scenario-runner';
 import { startScenarioSandbox } from '../../src/scenario-sandbox';
 import { WEBHOOK_EVENTS } from '../../src/shared/events';
 import { startTestServer } from '../support/server';
+import { spawnTs } from '../support/spawn';
 
 const quiet = () => {};
 
@@ -43,9 +44,8 @@ afterAll(() => {});
 
 describe('against `npm start -- --clock manual`', () => {
   it('passes the library with --sandbox pointing at a separately started sandbox', async () => {
-    const { spawn } = await import('node:child_process');
     const root = new URL('../../', import.meta.url).pathname;
-    const child = spawn(`${root}node_modules/.bin/tsx`, [`${root}src/cli/serve.ts`, '--clock', 'manual', '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnTs(`${root}src/cli/serve.ts`, ['--clock', 'manual', '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';

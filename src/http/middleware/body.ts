@@ -1,7 +1,7 @@
 import bodyParser from 'koa-bodyparser';
 import type { Context, Middleware } from 'koa';
 import { ApiError, validationError } from '../../shared/errors';
-import { MAX_JSON_DEPTH, tooDeepField } from '../../shared/json-depth';
+import { MAX_JSON_DEPTH, STATE_DEPTH, tooDeepField } from '../../shared/json-depth';
 import { ERROR_MESSAGES, toApiError } from './errors';
 
 const LIMIT = '1mb';
@@ -11,7 +11,6 @@ const LIMIT = '1mb';
  */
 const STATE_PATH = '/sandbox/state';
 const STATE_LIMIT = '256mb';
-const STATE_DEPTH = MAX_JSON_DEPTH + 8;
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
 /**
@@ -22,8 +21,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
  * authentication (CONTRACT §8: auth comes first).
  */
 export function parseBody(): Middleware {
-  const parser = createParser(LIMIT) as unknown as Middleware;
-  const stateParser = createParser(STATE_LIMIT) as unknown as Middleware;
+  const parser = createParser(LIMIT, ERROR_MESSAGES.bodyTooLarge) as unknown as Middleware;
+  const stateParser = createParser(STATE_LIMIT, STATE_TOO_LARGE) as unknown as Middleware;
   return (ctx, next) => {
     // Most requests (every GET) carry no body: skip the parser's content-type probing.
     if (ctx.req.headers['content-length'] === undefined && ctx.req.headers['transfer-encoding'] === undefined) {
@@ -40,7 +39,10 @@ export function parseBody(): Middleware {
   };
 }
 
-function createParser(limit: string) {
+/** The state route's own limit, and where a larger state goes (issue 22: it said 1 MiB). */
+const STATE_TOO_LARGE = `Request body exceeds the ${STATE_LIMIT.replace('mb', ' MiB')} limit of PUT /sandbox/state; a larger state loads from a file: start the sandbox with --state FILE`;
+
+function createParser(limit: string, tooLarge: string) {
   return bodyParser({
     enableTypes: ['json', 'text'],
     jsonLimit: limit,
@@ -49,7 +51,7 @@ function createParser(limit: string) {
     extendTypes: { text: ['*/*'] },
     onerror: (err, ctx) => {
       const error = toApiError(err);
-      if (error?.status === 413) throw error;
+      if (error?.status === 413) throw new ApiError('E_BADREQUEST', tooLarge, { status: 413 });
       const raw = (err as { body?: unknown }).body;
       ctx.request.rawBody = typeof raw === 'string' ? raw : '';
       ctx.state.bodyError = new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.malformedJson}: ${(err as Error).message}`);
