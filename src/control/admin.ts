@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Context, Middleware } from 'koa';
 import { safeEqual } from '../auth';
 import { hostNameOf } from '../config';
@@ -61,10 +62,11 @@ export function ownHostNames(hosts: SandboxHosts): ReadonlySet<string> {
  * - a `Host` that is not one of `own` (DNS rebinding: a page on evil.example whose name now
  *   resolves to 127.0.0.1 reads the control API as its own origin); skipped when `own` is
  *   undefined (an admin token guards instead) or no Host was sent (HTTP/1.0: no browser);
+ *   an IP address is no name to rebind, and is let through;
  * - an `Origin` other than `http://<the request's Host>`, `null` included (browsers send
  *   Origin on every cross-origin POST, form and no-cors ones too; same-origin fetches of the
  *   dashboard send its own or none);
- * - `Sec-Fetch-Site: cross-site`.
+ * - `Sec-Fetch-Site: cross-site`, but for a link followed to the dashboard page itself.
  * Callers that are not browsers (curl, the CLI, tests) send no Origin and no Sec-Fetch-Site.
  */
 function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined): void {
@@ -75,7 +77,9 @@ function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined):
     if (name === undefined) {
       throw forbidden(`Host ${clip(host)} is not a host name: this sandbox answers ${answers}`);
     }
-    if (!own.has(name)) {
+    // DNS rebinding needs a name that resolves anew: an IP address typed as the Host is the
+    // address the browser connected to (`--host 0.0.0.0` reached at its LAN address, say).
+    if (!own.has(name) && isIP(name.replace(/^\[|\]$/g, '')) === 0) {
       throw forbidden(
         `Host ${name} is not this sandbox's (it answers ${answers}; other names are refused against DNS rebinding): start it with --allowed-host ${name} to allow it, or with --admin-token`,
       );
@@ -87,7 +91,10 @@ function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined):
       `Cross-origin request refused: Origin ${clip(origin)} is not this sandbox's (${host === undefined ? 'no Host was sent' : `http://${clip(host)}`}). The control API and the dashboard answer only their own page and callers that send no Origin: open ${host === undefined ? 'the dashboard' : `http://${clip(host)}/sandbox/dashboard`}, or call /sandbox from outside a browser (curl, the CLI)`,
     );
   }
-  if (ctx.req.headers['sec-fetch-site']?.trim().toLowerCase() === 'cross-site') {
+  // Following a link to the dashboard from another site (docs, chat) opens the page, which
+  // holds no data; everything it then asks for is same-origin.
+  const navigation = ctx.method === 'GET' && ctx.req.headers['sec-fetch-mode'] === 'navigate' && isPublicDashboardPath(ctx.path);
+  if (!navigation && ctx.req.headers['sec-fetch-site']?.trim().toLowerCase() === 'cross-site') {
     throw forbidden(
       'Cross-site request refused (Sec-Fetch-Site: cross-site): the control API and the dashboard answer only their own page; open the dashboard at its own address (type it or bookmark it), or call /sandbox from outside a browser (curl, the CLI)',
     );

@@ -161,6 +161,20 @@ describe('a foreign Host on /sandbox (DNS rebinding, CONTRACT §4)', () => {
     expectForbidden(await raw(s.url, 'GET', '/sandbox/clock', { host: '127.0.0.1.nip.io' }), /is not this sandbox's/);
   });
 
+  it('answers an IP address as the Host (no name to rebind: --host 0.0.0.0 reached at its LAN address)', async () => {
+    for (const host of ['192.168.1.5:4010', '10.0.0.2', '[fe80::1]:4010']) {
+      const res = await raw(s.url, 'GET', '/sandbox/clock', { host });
+      expect(res.status, `${host}: ${res.text}`).toBe(200);
+    }
+  });
+
+  it('opens the dashboard page from a link on another site, and refuses anything else cross-site', async () => {
+    const link = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+    expect((await raw(s.url, 'GET', '/sandbox/dashboard', link)).status).toBe(200);
+    expectForbidden(await raw(s.url, 'GET', '/sandbox/state', link), /Sec-Fetch-Site: cross-site/);
+    expectForbidden(await raw(s.url, 'GET', '/sandbox/dashboard', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }), /Sec-Fetch-Site: cross-site/);
+  });
+
   it('answers the names given with --allowed-host (any case, any port) and still refuses others', async () => {
     const c = await startTestServer({ allowedHosts: ['sandbox.test', 'Other.Test'] });
     try {

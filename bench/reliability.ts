@@ -1,0 +1,105 @@
+/**
+ * Issue 22's figures, measured rather than asserted (run by `npm run bench`, section
+ * `reliability`; prints one JSON line): the heap after GC once 2,000 unauthenticated 1 MiB
+ * bodies went through the request inspector; the state save of 200,000 completed orders (bytes,
+ * seconds) and its restore; the longest event-loop stall, and a request's answer time, during
+ * an advance of ~300,000 timers. Needs --expose-gc.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSandbox, startServer } from '../src/main';
+import { readStateFile, writeStateFile } from '../src/state/file';
+import { fill } from './fill';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const BODIES = env('BENCH_BIG_BODIES', 2_000);
+const STATE_ORDERS = env('BENCH_STATE_ORDERS', 200_000);
+const ADVANCE_ORDERS = env('BENCH_ADVANCE_ORDERS', 50_000);
+const MiB = 2 ** 20;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+const heap = () => {
+  gc!();
+  gc!();
+  return process.memoryUsage().heapUsed;
+};
+const seconds = (ms: number) => Math.round(ms / 10) / 100;
+const base = { port: 0, clockMode: 'manual' as const, clockStart: Date.UTC(2026, 0, 1), logLevel: 'silent', rateLimit: { capacity: 1e12, refillPerSecond: 1e12 } };
+
+async function bigBodies() {
+  const running = await startServer(base);
+  const body = JSON.stringify({ blob: 'x'.repeat(MiB - 20) });
+  const before = heap();
+  let sent = 0;
+  const worker = async () => {
+    while (sent < BODIES) {
+      sent++;
+      const res = await fetch(`${running.url}/v1/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `${body.slice(0, -2)}${sent % 10}"}` });
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  const after = heap();
+  await running.close();
+  return { requests: BODIES, bodyMiB: 1, heapBeforeMiB: Math.round(before / MiB), heapAfterMiB: Math.round(after / MiB), grownMiB: Math.round((after - before) / MiB), excerptsMiB: Math.round((BODIES * 4096) / MiB) };
+}
+
+async function stateSaveRestore() {
+  const running = await startServer({ ...base, maxOrders: STATE_ORDERS });
+  const filled = await fill(running, STATE_ORDERS);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-state-'));
+  const file = join(dir, 'state.json');
+  let t = performance.now();
+  const chunks = running.sandbox.exportStateChunks();
+  const serialised = performance.now() - t;
+  t = performance.now();
+  const bytes = await writeStateFile(file, chunks);
+  const written = performance.now() - t;
+  await running.close();
+  t = performance.now();
+  const doc = await readStateFile(file);
+  const read = performance.now() - t;
+  const fresh = createSandbox({ ...base, maxOrders: STATE_ORDERS });
+  t = performance.now();
+  fresh.restoreState(doc);
+  const restored = performance.now() - t;
+  const orders = fresh.orders.store.orders.size;
+  fresh.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { orders: filled.kept, statuses: filled.statuses, bytes, mib: Math.round(bytes / MiB), serialiseS: seconds(serialised), writeS: seconds(written), readS: seconds(read), restoreS: seconds(restored), restoredOrders: orders };
+}
+
+async function advanceStall() {
+  const running = await startServer({ ...base, maxOrders: ADVANCE_ORDERS * 2 });
+  const { sandbox } = running;
+  const accountName = sandbox.reference.lookupAccount('058', '0123456789').account_name;
+  const caller = { partner: sandbox.demoPartner, env: 'test' as const };
+  for (let i = 0; i < ADVANCE_ORDERS; i++) {
+    const body =
+      i % 2
+        ? { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: `0x${'5'.repeat(40)}` }, customer: { reference: `c${i}`, name: 'Ada Obi', email: 'ada@example.com' } }
+        : { from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'NGN' }, recipient: { institution_code: '058', account_number: '0123456789', account_name: accountName }, customer: { reference: `c${i}`, name: 'Ada Obi', email: 'ada@example.com' } };
+    const ref = sandbox.orders.create(caller, body as never).reference;
+    sandbox.orders.simulatePayin(ref, {});
+  }
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  const started = performance.now();
+  const advance = sandbox.advance(2 * 3_600_000);
+  // A request made while the advance runs: how long until it is answered.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const asked = performance.now();
+  const health = await fetch(`${running.url}/health`).then((r) => r.status);
+  const answered = performance.now() - asked;
+  const fired = (await advance).length;
+  const total = performance.now() - started;
+  histogram.disable();
+  await running.close();
+  return { orders: ADVANCE_ORDERS, timersFired: fired, advanceS: seconds(total), longestStallMs: Math.round(histogram.max / 1e6), p99StallMs: Math.round(histogram.percentile(99) / 1e6), requestDuringAdvanceMs: Math.round(answered), requestStatus: health };
+}
+
+const result = { bigBodies: await bigBodies(), state: await stateSaveRestore(), advance: await advanceStall() };
+process.stdout.write(`${JSON.stringify(result)}\n`);
