@@ -144,6 +144,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       const deliveries = dispatcher.forgetOrders(new Set([...evicted].map((o) => o.reference)));
       logger.info({ evicted: evicted.size, deliveries, evictedTotal: orders.evictedCount, kept: orders.store.orders.size, maxOrders: config.maxOrders }, 'evicted the oldest finished orders (--max-orders)');
     },
+    // Once per process (again after a reset or restore): near the limit the store stays there.
+    onNearlyFull: (info) => {
+      logger.warn(info, 'the order store is over 90% of --max-orders: at the limit, creates are refused (409) unless finished orders can be evicted');
+    },
   });
   const startedAt = wall.now();
   const dispatcher = createDispatcher({

@@ -7,6 +7,7 @@ import { ALL_INCLUDES, requireKyb, type Caller, type OrdersCore } from './order.
 import { checkLegs, checkRecipient, checkRefund, defaultRefundTarget, payinTarget, shapeTargets, shapeType } from './order.legs';
 import type { Lifecycle } from './order.lifecycle';
 import type { PayoutOutcome } from './order.machine';
+import type { Eviction } from './eviction';
 import type { CreateOrderBody } from './order.schemas';
 import type { OrderRecord, QuoteRecord } from './order.store';
 import { toDetail, type OrderDetail } from './order.view';
@@ -16,9 +17,10 @@ const PROVIDER_IDS = new Set([1]);
 /**
  * `POST /v1/orders`: typed input to a stored order. Every check runs before anything is
  * stored; once stored, a failure takes the order back out (CONTRACT §9: a request fully
- * succeeds or changes nothing).
+ * succeeds or changes nothing). The store's bound is the last check: a full store is a 409
+ * only for a create that would otherwise succeed.
  */
-export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: () => void) {
+export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick<Eviction, 'makeRoom' | 'afterAdd'>) {
   const { clock, ids, store } = core;
 
   function create(caller: Caller, input: CreateOrderBody): OrderDetail {
@@ -60,7 +62,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
     // The legs' shape gave the type the targets were parsed for; a valid pair prices to the same one.
     const shaped = targets!;
     const recipient = checkRecipient(core, env, type, priced, shaped.recipient);
-    const refundTarget = shaped.refund ? checkRefund(core, env, type, priced, shaped.refund) : defaultRefundTarget(core, env, type, priced, input.customer.name);
+    const givenRefund = shaped.refund ? checkRefund(core, env, type, priced, shaped.refund) : undefined;
 
     let outcome: PayoutOutcome | undefined;
     let percentage: number | undefined;
@@ -80,6 +82,11 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
         throw validationError('metadata', 'cannot be rendered as JSON');
       }
     }
+    // CONTRACT §9: room for one more order (evicting finished ones) or a 409, before the quote
+    // is spent or the reference drawn.
+    bound.makeRoom();
+    // Nothing is drawn before this point, so a refused create leaves the later references as they were.
+    const refundTarget = givenRefund ?? defaultRefundTarget(core, env, type, priced, input.customer.name);
     if (quoteRecord) quoteRecord.used = true;
     const now = clock.now();
     // Fields listed one by one: a `...priced` spread here cost ~20 µs per order in V8.
@@ -127,7 +134,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, afterAdd: (
         if (quoteRecord) lifecycle.note(order, 'order', 'quote_used', { quote_id: quoteRecord.quote_id });
       });
       const detail = toDetail(order, core.precisions(order), ALL_INCLUDES);
-      afterAdd();
+      bound.afterAdd();
       return detail;
     } catch (error) {
       for (const [, timer] of order.timers) clock.clearTimer(timer);

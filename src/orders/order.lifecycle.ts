@@ -7,6 +7,15 @@ import type { OrderRecord, TimelineRecord } from './order.store';
 import { settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 import { createPureTransitions, type ExecutableAction } from './pure-transition';
 
+/** What the lifecycle tells its owner besides webhook events and changes. */
+export interface LifecycleHooks {
+  /**
+   * After each step (an event and the zero-delay events it raised) that leaves the order in a
+   * final status, timers already set or cancelled: eviction's check (CONTRACT §9).
+   */
+  onFinal?: (order: OrderRecord) => void;
+}
+
 /** A webhook event the machine emitted, with the summary as it stood at that moment. */
 export interface EmittedEvent {
   event: WebhookEvent;
@@ -21,7 +30,7 @@ export interface EmittedEvent {
  * then their effects (webhook events, payout and refund artefacts, timeline, delayed events on
  * the virtual clock). What a status allows is always asked of the machine.
  */
-export function createLifecycle(core: OrdersCore) {
+export function createLifecycle(core: OrdersCore, hooks: LifecycleHooks = {}) {
   const { clock, timings, artefacts, store } = core;
   const machines: Record<OrderType, OrderMachine> = {
     onramp: machineFor('onramp', timings),
@@ -55,11 +64,26 @@ export function createLifecycle(core: OrdersCore) {
     before();
     const queue: OrderEvent[] = [];
     apply(order, snapshot, actions, queue);
-    for (const event of queue) dispatch(order, event);
+    for (const event of queue) step(order, event);
+    settle(order);
   }
 
   /** Applies `event` and any zero-delay events it raises; false when the status ignores it. */
   function dispatch(order: OrderRecord, event: OrderEvent): boolean {
+    const accepted = step(order, event);
+    settle(order);
+    return accepted;
+  }
+
+  /**
+   * A step is over (its timers set or cancelled): an order in a final status is reported, every
+   * time, since a timer of its own that just fired may have been the last one (CONTRACT §9).
+   */
+  function settle(order: OrderRecord): void {
+    if (STATUSES_TAGGED.final.has(order.status)) hooks.onFinal?.(order);
+  }
+
+  function step(order: OrderRecord, event: OrderEvent): boolean {
     const queue: OrderEvent[] = [event];
     let first = true;
     let accepted = false;

@@ -1,7 +1,7 @@
 import type { TimerTag, VirtualClock } from '../clock';
 import type { ReferenceStore } from '../reference';
 import type { Ids } from '../shared/ids';
-import { createEviction } from './eviction';
+import { createEviction, type NearlyFull } from './eviction';
 import { createCommands } from './order.commands';
 import { ALL_INCLUDES, createCore } from './order.core';
 import { createIntake } from './order.intake';
@@ -26,6 +26,8 @@ export interface OrderServiceDeps {
   maxOrders?: number;
   /** Told of each batch of evicted orders, to forget what hangs off them (deliveries). */
   onEvicted?: (orders: ReadonlySet<OrderRecord>) => void;
+  /** Told once when the store passes 90% of `maxOrders` (again only after a reset or restore). */
+  onNearlyFull?: (info: NearlyFull) => void;
 }
 
 /**
@@ -37,7 +39,8 @@ export function createOrderService(deps: OrderServiceDeps) {
   const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...deps.timings };
   const store = new OrderStore();
   const core = createCore({ clock: deps.clock, ref: deps.reference, ids: deps.ids, timings, store });
-  const lifecycle = createLifecycle(core);
+  // Eviction is checked whenever a step leaves an order final, not only on a create (CONTRACT §9).
+  const lifecycle = createLifecycle(core, { onFinal: (order) => eviction.afterFinal(order) });
   const queries = createQueries(core);
   const eviction = createEviction({
     store,
@@ -47,9 +50,10 @@ export function createOrderService(deps: OrderServiceDeps) {
       deps.onEvicted?.(evicted);
       lifecycle.changed(null);
     },
+    onNearlyFull: deps.onNearlyFull,
   });
   const quotes = createQuotes(core, deps.quoteTtlMs ?? 60_000);
-  const intake = createIntake(core, lifecycle, () => eviction.afterAdd());
+  const intake = createIntake(core, lifecycle, eviction);
   const commands = createCommands(core, lifecycle, queries);
 
   return {
