@@ -24,8 +24,10 @@ export interface SimulationDeps {
 /**
  * Moving the simulation (CONTRACT §2, §4, §9): advancing the virtual clock with the webhook
  * attempts it starts settled at their own virtual time, and reset. The clock throws the typed
- * `ClockBusyError` (another advance is under way) and `AdvanceInterruptedError` (a reset
- * stopped this one); the control route maps them to 409.
+ * `ClockBusyError` (another advance is under way) and `AdvanceInterruptedError` (a reset or a
+ * state restore stopped this one, its `reason` says which); the control route maps them to 409.
+ * An advance yields to the event loop every few tens of ms of work (CONTRACT §9), so requests
+ * (a reset, a restore, a create) are served while it runs.
  */
 export function createSimulation(deps: SimulationDeps) {
   const { clock, dispatcher } = deps;

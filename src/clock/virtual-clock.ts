@@ -39,7 +39,28 @@ export interface VirtualClockOptions {
   host?: HostTimers;
   /** Called when a timer callback throws; the queue keeps going. */
   onError?: (error: unknown, label: string) => void;
+  /** How an advance or a realtime tick shares the event loop (tests inject a counted one). */
+  slicing?: Partial<WorkSlicing>;
 }
+
+/**
+ * CONTRACT §9: an advance never blocks other requests for long. It measures its own work on
+ * `now` and, after `sliceMs` of it, lets the event loop run (I/O included) before going on.
+ */
+export interface WorkSlicing {
+  /** Monotonic work time, ms (default `performance.now()`). */
+  now(): number;
+  /** Work between two yields, ms (default 20: well inside the contract's 50). */
+  sliceMs: number;
+  /** Lets the event loop run, I/O included (default `setImmediate`, never a microtask). */
+  yield(): Promise<void>;
+}
+
+const nodeSlicing: WorkSlicing = {
+  now: () => performance.now(),
+  sliceMs: 20,
+  yield: () => new Promise<void>((resolve) => setImmediate(resolve)),
+};
 
 const MAX_HOST_DELAY = 2 ** 31 - 1;
 
@@ -51,13 +72,24 @@ export class ClockBusyError extends Error {
   }
 }
 
-/** A reset put the clock back at its start while this advance was waiting (CONTRACT §9). */
+/** What stopped an advance under way: `POST /sandbox/reset`, or `PUT /sandbox/state`. */
+export type AdvanceStopReason = 'reset' | 'restore';
+
+/** A reset or a state restore replaced the clock while this advance was waiting (CONTRACT §9). */
 export class AdvanceInterruptedError extends Error {
-  constructor() {
-    super('the advance was stopped by a reset');
+  readonly reason: AdvanceStopReason;
+  constructor(reason: AdvanceStopReason) {
+    super(`the advance was stopped by ${reason === 'reset' ? 'a reset' : 'a state restore'}`);
     this.name = 'AdvanceInterruptedError';
+    this.reason = reason;
   }
 }
+
+/** One `advanceToAsync` under way; a reset or restore marks it stopped and lets it go. */
+interface AdvanceRun {
+  stoppedBy: AdvanceStopReason | undefined;
+}
+
 /** The clock's own part of a state snapshot (CONTRACT §13): the same bounds as its routes. */
 export const ClockStateSchema = z.object({
   now_ms: Instant,
@@ -79,6 +111,7 @@ export class VirtualClock implements Scheduler {
   private readonly wall: WallClock;
   private readonly host: HostTimers;
   private readonly onError: (error: unknown, label: string) => void;
+  private readonly slicing: WorkSlicing;
   private startMs: number;
   private modeValue: ClockMode;
   private speedValue: number;
@@ -90,13 +123,14 @@ export class VirtualClock implements Scheduler {
   private lastNow: number;
   private hostHandle: unknown = null;
   private firing = false;
-  /** Bumped by `reset`, so an advance that was waiting knows it must stop. */
-  private epoch = 0;
+  /** The advance under way, if any: `reset`/`restore` mark it stopped, so when it wakes it stops. */
+  private run: AdvanceRun | null = null;
 
   constructor(options: VirtualClockOptions = {}) {
     this.wall = options.wall ?? systemWallClock;
     this.host = options.host ?? nodeTimers;
     this.onError = options.onError ?? (() => {});
+    this.slicing = { ...nodeSlicing, ...options.slicing };
     this.startMs = options.start ?? this.wall.now();
     this.modeValue = options.mode ?? 'manual';
     this.speedValue = checkSpeed(options.speed ?? 1);
@@ -175,18 +209,32 @@ export class VirtualClock implements Scheduler {
    * Like `advanceTo`, but after each fired timer waits for `settle()` when it returns a promise:
    * work a timer starts outside the clock (a webhook attempt over real HTTP) finishes at that
    * timer's virtual time, so what it schedules next (a retry) lands inside the same advance.
+   *
+   * After every `sliceMs` of work it yields to the event loop (CONTRACT §9), so other requests
+   * are answered mid-advance: they see `now()` pinned at the instant being fired, another
+   * advance gets `ClockBusyError`, and a reset or restore stops this one. Timers they set that
+   * fall due by `target` fire in this advance, in time order.
    */
   async advanceToAsync(target: number, settle: () => Promise<void> | undefined): Promise<FiredTimer[]> {
     if (this.firing) throw new ClockBusyError();
     this.checkTarget(target);
     const fired: FiredTimer[] = [];
-    const epoch = this.epoch;
+    const run: AdvanceRun = { stoppedBy: undefined };
+    this.run = run;
     this.firing = true;
+    // A reset or restore while we waited: nothing from before it survives, this advance included.
+    const stillOurs = () => {
+      if (run.stoppedBy) throw new AdvanceInterruptedError(run.stoppedBy);
+    };
+    const { slicing } = this;
+    let sliceStart = slicing.now();
     const settled = async () => {
       const pending = settle();
-      if (pending) await pending;
-      // A reset while we waited: nothing from before it survives, this advance included.
-      if (this.epoch !== epoch) throw new AdvanceInterruptedError();
+      if (pending) {
+        await pending;
+        sliceStart = slicing.now(); // waiting let the event loop run: a new slice starts
+      }
+      stillOurs();
     };
     try {
       // Work already under way finishes first, at the time it started.
@@ -194,13 +242,21 @@ export class VirtualClock implements Scheduler {
       while (this.fireNext(target, fired)) {
         // Every timer due at this same instant fires before we wait, so their work (webhook
         // attempts) runs concurrently: one hanging receiver costs one timeout per instant.
+        // Yielding between them starts no wait: attempts keep running while requests are served.
         const instant = this.pinned ?? this.lastNow;
-        while (this.fireNext(instant, fired));
+        do {
+          if (slicing.now() - sliceStart >= slicing.sliceMs) {
+            await slicing.yield();
+            stillOurs();
+            sliceStart = slicing.now();
+          }
+        } while (this.fireNext(instant, fired));
         await settled();
       }
     } finally {
-      // After a reset the clock is no longer ours: a new advance may already be running.
-      if (this.epoch === epoch) {
+      // After a reset or restore the clock is no longer ours: a new advance may already be running.
+      if (this.run === run) {
+        this.run = null;
         this.pinned = null;
         this.firing = false;
       }
@@ -210,19 +266,21 @@ export class VirtualClock implements Scheduler {
     return fired;
   }
 
-  /** Fires every timer due by the current virtual time (realtime ticks use this). */
+  /**
+   * Fires the timers due by the current virtual time (realtime ticks use this), for at most
+   * `sliceMs` of work: what is still due then fires on the next host tick, armed with no delay,
+   * so a fast realtime clock never blocks the event loop for long either (CONTRACT §9).
+   */
   tick(): FiredTimer[] {
     if (this.firing) return [];
-    const fired = this.fireUntil(this.now());
+    const fired = this.fireUntil(this.now(), this.slicing.now() + this.slicing.sliceMs);
     this.arm();
     return fired;
   }
 
   /** Drops every timer and puts the clock back at its start, stopping an advance under way. */
   reset(): void {
-    this.epoch++;
-    this.pinned = null;
-    this.firing = false;
+    this.stopRun('reset');
     this.queue.clear();
     this.lastNow = this.startMs;
     this.reanchor(this.startMs);
@@ -246,9 +304,7 @@ export class VirtualClock implements Scheduler {
   restore(state: ClockState): void {
     this.checkInstant(state.now_ms);
     this.checkInstant(state.start_ms);
-    this.epoch++;
-    this.pinned = null;
-    this.firing = false;
+    this.stopRun('restore');
     this.queue.clear();
     this.startMs = state.start_ms;
     this.modeValue = state.mode;
@@ -265,11 +321,20 @@ export class VirtualClock implements Scheduler {
     this.hostHandle = null;
   }
 
-  private fireUntil(target: number): FiredTimer[] {
+  /** Marks the advance under way (if any) stopped by `reason` and frees the clock at once. */
+  private stopRun(reason: AdvanceStopReason): void {
+    if (this.run) this.run.stoppedBy = reason;
+    this.run = null;
+    this.pinned = null;
+    this.firing = false;
+  }
+
+  /** Fires the timers due by `target`, stopping early once the work clock passes `deadline`. */
+  private fireUntil(target: number, deadline = Number.POSITIVE_INFINITY): FiredTimer[] {
     const fired: FiredTimer[] = [];
     this.firing = true;
     try {
-      while (this.fireNext(target, fired));
+      while (this.fireNext(target, fired) && (deadline === Number.POSITIVE_INFINITY || this.slicing.now() < deadline));
     } finally {
       this.pinned = null;
       this.firing = false;

@@ -103,7 +103,11 @@ export function registerClockRoutes(
           throw conflict('The clock is already being advanced by another request; try again when it returns');
         }
         if (error instanceof AdvanceInterruptedError) {
-          throw conflict(`The advance was stopped by POST /sandbox/reset; the clock is back at its start (${ISO(clock.now())})`);
+          throw conflict(
+            error.reason === 'restore'
+              ? `The advance was stopped by PUT /sandbox/state (the state was replaced); the clock is now at the restored instant (${ISO(clock.now())})`
+              : `The advance was stopped by POST /sandbox/reset; the clock is back at its start (${ISO(clock.now())})`,
+          );
         }
         throw error;
       }
