@@ -95,8 +95,9 @@ export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm
   --inspect-limit N   /v1 requests the inspector keeps (SANDBOX_INSPECT_LIMIT; default 10000)
   --state FILE        load the state from FILE at start (when it exists), save it there on
                       SIGINT/SIGTERM and POST /sandbox/state/save (SANDBOX_STATE)
-  --max-orders N      orders kept in memory; beyond it the oldest finished ones are evicted
-                      (SANDBOX_MAX_ORDERS; default 200000)
+  --max-orders N      orders kept in memory; beyond it the oldest finished ones are evicted,
+                      and a create is refused (409) while none can be (SANDBOX_MAX_ORDERS;
+                      default 200000)
   --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
   --help              this text
 `;
