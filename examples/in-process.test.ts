@@ -1,4 +1,4 @@
-// README "In-process API", verbatim (test/cli/examples.test.ts checks the README still shows this file).
+// docs/in-process.md, verbatim (test/cli/examples.test.ts checks the page still shows this file).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signRequest, startSandbox, type SandboxHandle } from 'ramp-sandbox';
 
