@@ -9,8 +9,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandbox, startServer } from '../src/main';
-import { readStateFile, writeStateFile } from '../src/state/file';
+import { createSandbox, startServer } from '../src/sandbox/sandbox';
+import { readStateFile, writeStateFile } from '../src/sandbox/state/file';
 import { fill } from './fill';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

@@ -17,7 +17,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { signRequest } from '../src/auth';
-import { createSandbox } from '../src/main';
+import { createSandbox } from '../src/sandbox/sandbox';
 import { benchWebhooks } from './webhooks';
 import type { ProfileSummary } from './profile';
 

@@ -3,7 +3,7 @@
  * scenarios (a third of each order type) run in parallel. Prints one JSON line.
  */
 import { parseScenario, runAll } from '../src/scenario-runner';
-import { startScenarioSandbox } from '../src/scenario-sandbox';
+import { startScenarioSandbox } from '../src/cli/scenario-sandbox';
 
 const N = Number(process.argv[2] ?? 1000);
 const CONCURRENCY = Number(process.argv[3] ?? 16);

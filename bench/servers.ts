@@ -11,9 +11,9 @@ import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import { getHeapStatistics } from 'node:v8';
-import { startServer, type RunningSandbox } from '../src/main';
+import { startServer, type RunningSandbox } from '../src/sandbox/sandbox';
 import { recordRequests } from '../src/http/middleware/inspect';
-import { RequestLog } from '../src/inspector/request-log';
+import { RequestLog } from '../src/http/request-log';
 import { startProfile } from './profile';
 import { fill } from './fill';
 

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSandbox } from '../src/main';
+import { createSandbox } from '../src/sandbox/sandbox';
 
 export async function benchWebhooks(orders = 1000, concurrency = 50) {
   const arrivals = new Map<string, number>();

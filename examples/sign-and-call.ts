@@ -4,7 +4,7 @@
  * Env: BASE_URL, CLIENT_ID, SECRET_KEY, ENCRYPTION_KEY (default: the demo partner of seed 1).
  */
 import { signRequest } from '../src';
-import { createSandbox } from '../src/main';
+import { createSandbox } from '../src/sandbox/sandbox';
 
 const demo = createSandbox({ logLevel: 'silent' }).demoPartner; // only to default the keys
 const baseUrl = process.env.BASE_URL ?? 'http://127.0.0.1:4010';

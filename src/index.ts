@@ -2,10 +2,10 @@
  * ramp-sandbox's public surface: start a sandbox in process (CONTRACT §14), and the partner
  * helpers (sign requests per spec §5.2, verify webhooks per spec §6.4).
  */
-export * from './in-process';
+export * from './client';
 // Advanced: the sandbox's parts (createSandbox) and the bare server the CLI runs (startServer).
-export { createSandbox, startServer, VERSION, type Sandbox, type RunningSandbox, type SandboxOverrides } from './main';
-export { loadConfig, DEFAULT_CONFIG, type SandboxConfig } from './config';
+export { createSandbox, startServer, VERSION, type Sandbox, type RunningSandbox, type SandboxOverrides } from './sandbox/sandbox';
+export { loadConfig, DEFAULT_CONFIG, type SandboxConfig } from './sandbox/config';
 export { signRequest, signedCurl, canonicalString, sign, type SignRequestInput } from './auth';
 export {
   verifyWebhook,
@@ -13,4 +13,4 @@ export {
   type VerifyWebhookOptions,
   type VerifiedWebhook,
   type WebhookFailure,
-} from './partner/verify-webhook';
+} from './client/verify-webhook';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { PACKAGE_VERSION } from '../runtime/package-root';
+import { PACKAGE_VERSION } from '../shared/package-root';
 import { runMain, type CommandMain } from './run-main';
 
 /**

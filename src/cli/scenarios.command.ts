@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCENARIO_DIR, runAll } from '../scenario-runner';
-import { startScenarioSandbox } from '../scenario-sandbox';
+import { startScenarioSandbox } from './scenario-sandbox';
 
 const USAGE = `Usage: ramp-sandbox scenarios [FILE|NAME...] [options]
        (from a clone: npm run scenarios -- [FILE|NAME...] [options])

@@ -1,10 +1,10 @@
 import { signedCurl } from '../auth';
-import { ConfigError, loadConfig, USAGE } from '../config';
-import { exposureWarning } from '../control/admin';
-import { startServer, VERSION } from '../main';
+import { ConfigError, loadConfig, USAGE } from '../sandbox/config';
+import { exposureWarning } from '../http/middleware/admin';
+import { startServer, VERSION } from '../sandbox/sandbox';
 import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';
-import { StateFileError } from '../state/file';
+import { StateFileError } from '../sandbox/state/file';
 
 /**
  * `ramp-sandbox serve` (`npm start`): the sandbox on 127.0.0.1:4010 with the demo partner, and

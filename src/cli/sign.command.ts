@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { signedCurl } from '../auth';
-import { createSandbox } from '../main';
+import { createSandbox } from '../sandbox/sandbox';
 
 const USAGE = `Usage: ramp-sandbox sign [options] METHOD PATH [BODY]
        (from a clone: npm run sign -- [options] METHOD PATH [BODY])

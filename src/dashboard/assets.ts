@@ -1,4 +1,4 @@
-import { packagePath } from '../runtime/package-root';
+import { packagePath } from '../shared/package-root';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -1,7 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { VirtualClock } from '../clock';
-import { clockView } from '../control/clock.routes';
-import type { RequestLog } from '../inspector/request-log';
+import { clockView, type VirtualClock } from '../clock';
 import type { OrderService } from '../orders';
 import type { Dispatcher } from '../webhooks';
 
@@ -12,7 +10,8 @@ export interface LiveFeedDeps {
   clock: VirtualClock;
   orders: OrderService;
   dispatcher: Dispatcher;
-  requests: RequestLog;
+  /** The request inspector: told of each /v1 request recorded (only that one happened matters here). */
+  requests: { onRecord(listener: () => void): () => void };
   /** Wall ms between two flushes (default 250). */
   intervalMs?: number;
   /** Wall ms between keep-alive comments (default 15 s). */

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Router, { type Layer } from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { startServer } from '../main';
+import { startServer } from '../sandbox/sandbox';
 import { indexedDispatch } from './route-index';
 import { seeded } from '../../test/support/property';
 

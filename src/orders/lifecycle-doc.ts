@@ -1,4 +1,4 @@
-import type { OrderType } from '../pricing/pricing';
+import type { OrderType } from './pricing';
 import { createOrderMachine, DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
 
 /** Human words for the machine's guards, events and delays (the machine itself stays the source). */

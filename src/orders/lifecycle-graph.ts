@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OrderType } from '../pricing/pricing';
+import type { OrderType } from './pricing';
 import { transitionRows } from './lifecycle-doc';
 import { DEFAULT_TIMINGS, ORDER_STATUSES, type LifecycleTimings, type OrderContext, type OrderMachine, type OrderStatus } from './order.machine';
 

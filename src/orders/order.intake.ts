@@ -1,5 +1,5 @@
 import { ISO } from '../clock';
-import { price } from '../pricing/pricing';
+import { price } from './pricing';
 import { lookupMagicAccount, lookupMagicAddress, lookupMagicAmount, type MagicAmountBehaviour } from '../reference';
 import { badRequest, conflict, validationError } from '../shared/errors';
 import { unused } from '../shared/ids';

@@ -1,4 +1,4 @@
-import type { Leg, OrderType } from '../pricing/pricing';
+import type { Leg, OrderType } from './pricing';
 import type { Environment } from '../reference';
 import { ApiError, badRequest, validationError } from '../shared/errors';
 import { parseOrThrow } from '../shared/validation';

@@ -1,6 +1,6 @@
 import type { TimerTag } from '../clock';
 import type { WebhookEvent } from '../shared/events';
-import type { OrderType } from '../pricing/pricing';
+import type { OrderType } from './pricing';
 import type { OrdersCore } from './order.core';
 import { createOrderMachine, orderInitialKey, STATUSES_TAGGED, type LifecycleTimings, type OrderEvent, type OrderInput, type OrderMachine, type OrderStatus } from './order.machine';
 import type { OrderRecord, TimelineRecord } from './order.store';

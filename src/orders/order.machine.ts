@@ -2,31 +2,12 @@
 // read top to bottom; splitting its states across files would hide the transitions.
 import { assign, cancel, enqueueActions, raise, setup, type ActionFunction } from 'xstate';
 import type { WebhookEvent } from '../shared/events';
-import type { OrderType } from '../pricing/pricing';
+import type { OrderType } from './pricing';
 import { round } from '../shared/money';
 import type { OrderContextRecord } from './order.records';
+import { ORDER_STATUSES, type OrderStatus, type PayoutOutcome } from './order.vocabulary';
 
-/** Spec §3: every order status; machine state ids are these, so `snapshot.value` is the status. */
-export const ORDER_STATUSES = [
-  'initiated',
-  'pending',
-  'processing',
-  'settled',
-  'awaiting_user_payment',
-  'awaiting_lp_payment',
-  'routing',
-  'executing',
-  'partially_completed',
-  'completed',
-  'cancelled',
-  'expired',
-  'failed',
-  'refunded',
-  'reverted',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-
-export type PayoutOutcome = 'success' | 'fail' | 'revert' | 'partial';
+export { ORDER_STATUSES, PAYOUT_OUTCOMES, type OrderStatus, type PayoutOutcome } from './order.vocabulary';
 
 /** Virtual delays of the lifecycle, ms (README "Lifecycle"). */
 export interface LifecycleTimings {

@@ -1,5 +1,5 @@
 import type { TimerTag } from '../clock';
-import { price } from '../pricing/pricing';
+import { price } from './pricing';
 import { lookupMagicAmount } from '../reference';
 import { unused } from '../shared/ids';
 import { checkLegs } from './order.legs';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
-import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from '../pricing/pricing.schemas';
-import { ORDER_STATUSES } from './order.machine';
+import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
+import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
 import { Instant } from '../shared/schemas';
 
@@ -33,7 +33,7 @@ export const OrderContextSchema = z.object({
   ratio: finite,
   refundDue: finite,
   refunded: finite,
-  outcome: z.enum(['success', 'fail', 'revert', 'partial']),
+  outcome: z.enum(PAYOUT_OUTCOMES),
   percentage: finite,
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
   autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
@@ -41,7 +41,7 @@ export const OrderContextSchema = z.object({
 
 export const TimelineRecordSchema = z
   .object({
-    group: z.enum(['status', 'payin', 'payout', 'refund', 'webhook', 'order']),
+    group: z.enum(TIMELINE_GROUPS),
     event: z.string(),
     details: z.record(z.string(), z.unknown()).nullable(),
     at: Instant,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from '../pricing/pricing.schemas';
+import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
 import { DateTime } from '../shared/schemas';
-import { ORDER_STATUSES } from './order.machine';
+import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 
 const MAX_AMOUNT = 1e12;
 
@@ -143,7 +143,7 @@ export type ControlPayin = z.output<typeof ControlPayinSchema>;
 
 export const ControlPayoutSchema = z
   .object({
-    outcome: z.enum(['success', 'fail', 'revert', 'partial']),
+    outcome: z.enum(PAYOUT_OUTCOMES),
     percentage: z.number().gt(0).lt(100).optional(),
   })
   .refine((b) => b.outcome !== 'partial' || b.percentage !== undefined, {
@@ -253,7 +253,7 @@ export const CryptoRefundSchema = CryptoMoveBase
 
 export const TimelineEntrySchema = z
   .object({
-    group: z.enum(['status', 'payin', 'payout', 'refund', 'webhook', 'order']),
+    group: z.enum(TIMELINE_GROUPS),
     event: z.string(),
     details: z.record(z.string(), z.unknown()).nullable(),
     created_at: DateTime,

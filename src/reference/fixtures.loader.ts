@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { packagePath } from '../runtime/package-root';
+import { packagePath } from '../shared/package-root';
 import { firstIssue } from '../shared/validation';
 import { FixtureFilesSchema, type Fixtures } from './fixtures.schema';
 

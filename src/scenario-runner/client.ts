@@ -1,11 +1,11 @@
 import { signRequest, type KeySet } from '../auth';
 import type { Partner as PartnerView } from '../auth/partner.schemas';
-import type { ClockView } from '../control/clock.routes';
-import type { Fault, FaultInput } from '../faults/fault.store';
+import type { ClockView } from '../clock';
+import type { Fault, FaultInput } from '../http/faults/fault.store';
 import type { Environment } from '../reference';
 import type { OrderDetail, OrderSummary, Quote } from '../orders';
 import type { DeliveryView } from '../webhooks';
-import { httpRequest } from '../transport/http-request';
+import { httpRequest } from '../webhooks/http-request';
 
 /** One answer: the parsed envelope, its raw text. */
 export interface Reply<T = any> {

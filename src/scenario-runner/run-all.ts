@@ -7,12 +7,12 @@ import { describeFailure, junitXml, summaryTable } from './report';
 import { runScenario, type ScenarioResult } from './runner';
 import { loadScenario, ScenarioFileError, type Scenario } from './schema';
 import { firstIssue } from '../shared/validation';
-import { packagePath } from '../runtime/package-root';
+import { packagePath } from '../shared/package-root';
 
 /** The scenario library shipped with the sandbox (`scenarios/` at the package root). */
 export const DEFAULT_SCENARIO_DIR = packagePath('scenarios');
 
-/** A sandbox started for a run; `npm run scenarios` starts in-process ones (src/scenario-sandbox.ts). */
+/** A sandbox started for a run; `npm run scenarios` starts in-process ones (src/cli/scenario-sandbox.ts). */
 export interface StartedSandbox {
   url: string;
   close(): Promise<void>;

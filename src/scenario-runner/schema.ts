@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { parseDuration } from '../clock';
-import { ORDER_STATUSES } from '../orders/order.machine';
+import { ORDER_STATUSES, PAYOUT_OUTCOMES } from '../orders/order.vocabulary';
 import { ERROR_CODES } from '../shared/errors';
 import { WEBHOOK_EVENTS } from '../shared/events';
 import { KybStatusSchema } from '../auth/partner.schemas';
 import { ENVIRONMENTS } from '../reference';
 import { DeliveryStatusSchema } from '../webhooks/delivery.schemas';
 import { firstIssue } from '../shared/validation';
-import { FaultInputSchema } from '../faults/fault.store';
+import { FaultInputSchema } from '../http/faults/fault.store';
 
 /** A `${...}` reference, resolved when the step runs. */
 const Ref = z.string().regex(/^\$\{[^}]+\}$/, 'must be a ${...} reference');
@@ -69,7 +69,7 @@ export const STEP_SCHEMAS = {
     tx_reference: z.string().optional(),
   }),
   fulfil: z.object({ order: OrderRef, tx_hash: z.string().optional(), reference: z.string().optional(), institution: z.string().optional() }),
-  payout: z.object({ order: OrderRef, outcome: z.enum(['success', 'fail', 'revert', 'partial']), percentage: z.number().gt(0).lt(100).optional() }),
+  payout: z.object({ order: OrderRef, outcome: z.enum(PAYOUT_OUTCOMES), percentage: z.number().gt(0).lt(100).optional() }),
   cancel: z.object({ order: OrderRef, reason: z.string().optional() }),
   advance: z.union([
     z.object({ duration: Duration }).strict(),

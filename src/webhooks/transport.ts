@@ -1,7 +1,7 @@
 import type { Partner } from '../auth';
 import { sign } from '../auth';
 import type { WallClock } from '../clock';
-import { httpRequest } from '../transport/http-request';
+import { httpRequest } from './http-request';
 import { bodyOf, type Attempt, type Delivery } from './delivery';
 
 /** How much of a receiver's answer the log keeps. */

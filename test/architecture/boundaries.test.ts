@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * or sets host timers; everything else gets time from the injected Clock.
  */
 const SRC = join(import.meta.dirname, '../../src');
-const DOMAIN = ['shared', 'clock', 'reference', 'pricing', 'orders', 'auth'];
+const DOMAIN = ['shared', 'clock', 'reference', 'orders', 'auth'];
 const TRANSPORT = /^\s*import\b[^;]*\bfrom\s+['"](?:koa|@koa\/router|(?:node:)?https?|(?:node:)?process)['"]/m;
 const PROCESS = /\bprocess\.(?:env|argv|exit|on|once|stdout|stderr|hrtime)\b/;
 const TIME = /\bDate\.now\(\)|\bnew Date\(\s*\)|\bperformance\.now\(\)|\bset(?:Timeout|Interval|Immediate)\(/;
@@ -49,7 +49,7 @@ describe('module boundaries (STYLE: domain folders are pure)', () => {
     expect(
       violations([
         ['orders/a.ts', "import Koa from 'koa';"],
-        ['pricing/b.ts', "import { request } from 'node:http';"],
+        ['orders/b.ts', "import { request } from 'node:http';"],
         ['auth/c.ts', "import Router from '@koa/router';"],
         ['shared/d.ts', 'const port = process.env.PORT;'],
         ['reference/e.ts', 'const now = Date.now();'],
@@ -63,7 +63,7 @@ describe('module boundaries (STYLE: domain folders are pure)', () => {
 
 /**
  * Issue 9: the scenario runner is a client of the HTTP API. Nothing under scenario-runner/ may
- * import main.ts, directly or through another module (type-only imports are erased, so they
+ * import sandbox/sandbox.ts, directly or through another module (type-only imports are erased, so they
  * do not count); whoever runs scenarios hands it a sandbox URL or a starter.
  */
 const VALUE_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
@@ -85,26 +85,26 @@ function reachable(files: Map<string, string>, from: string[]): Set<string> {
   return seen;
 }
 
-/** The chains by which scenario-runner/ files reach main.ts; empty when none does. */
+/** The chains by which scenario-runner/ files reach sandbox/sandbox.ts; empty when none does. */
 function runnerImportsMain(files: Map<string, string>): string[] {
   const runner = [...files.keys()].filter((f) => f.startsWith('scenario-runner/'));
-  return runner.filter((f) => reachable(files, [f]).has('main.ts'));
+  return runner.filter((f) => reachable(files, [f]).has('sandbox/sandbox.ts'));
 }
 
 describe('the scenario runner is an HTTP client (issue 9)', () => {
-  it('has no file under scenario-runner/ that imports main, directly or indirectly', () => {
+  it('has no file under scenario-runner/ that imports the composition root (sandbox/sandbox.ts), directly or indirectly', () => {
     const files = new Map(sources(SRC).map((f): [string, string] => [relative(SRC, f).split('\\').join('/'), readFileSync(f, 'utf8')]));
     expect([...files.keys()].filter((f) => f.startsWith('scenario-runner/')).length).toBeGreaterThan(10);
     expect(runnerImportsMain(files)).toEqual([]);
   });
 
   it('catches a direct import, one through another module, and a dynamic one, but not a type-only import', () => {
-    const main = ['main.ts', 'export const startSandbox = 1;'];
-    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/a.ts', "import { startSandbox } from '../main';"]]))).toEqual(['scenario-runner/a.ts']);
+    const main = ['sandbox/sandbox.ts', 'export const startSandbox = 1;'];
+    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/a.ts', "import { startSandbox } from '../sandbox/sandbox';"]]))).toEqual(['scenario-runner/a.ts']);
     expect(
-      runnerImportsMain(new Map([main as [string, string], ['index.ts', "export { startSandbox } from './main';"], ['scenario-runner/steps/b.ts', "import { startSandbox } from '../../index';"]])),
+      runnerImportsMain(new Map([main as [string, string], ['index.ts', "export { startSandbox } from './sandbox/sandbox';"], ['scenario-runner/steps/b.ts', "import { startSandbox } from '../../index';"]])),
     ).toEqual(['scenario-runner/steps/b.ts']);
-    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/c.ts', "const m = await import('../main');"]]))).toEqual(['scenario-runner/c.ts']);
-    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/d.ts', "import type { Sandbox } from '../main';"]]))).toEqual([]);
+    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/c.ts', "const m = await import('../sandbox/sandbox');"]]))).toEqual(['scenario-runner/c.ts']);
+    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/d.ts', "import type { Sandbox } from '../sandbox/sandbox';"]]))).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { resolveScenarioFile } from '../../src/cli/scenarios.command';
-import { findPackageRoot, PACKAGE_ROOT, packagePath } from '../../src/runtime/package-root';
+import { findPackageRoot, PACKAGE_ROOT, packagePath } from '../../src/shared/package-root';
 import { DEFAULT_FIXTURES_DIR } from '../../src/reference';
 import { DEFAULT_SCENARIO_DIR } from '../../src/scenario-runner';
 

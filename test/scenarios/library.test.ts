@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../src/orders';
 import { runAll } from '../../src/scenario-runner';
-import { startScenarioSandbox } from '../../src/scenario-sandbox';
+import { startScenarioSandbox } from '../../src/cli/scenario-sandbox';
 import { WEBHOOK_EVENTS } from '../../src/shared/events';
 import { startTestServer } from '../support/server';
 import { spawnTs } from '../support/spawn';

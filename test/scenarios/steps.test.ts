@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rejection, runYaml } from '../support/scenarios';
 import { runAll, STEP_KINDS } from '../../src/scenario-runner';
-import { startScenarioSandbox } from '../../src/scenario-sandbox';
+import { startScenarioSandbox } from '../../src/cli/scenario-sandbox';
 
 const head = 'name: t\nsteps:\n';
 const order = `  - order:

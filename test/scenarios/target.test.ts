@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAll, DEFAULT_SCENARIO_DIR } from '../../src/scenario-runner';
-import { startScenarioSandbox } from '../../src/scenario-sandbox';
+import { startScenarioSandbox } from '../../src/cli/scenario-sandbox';
 
 const keys = (env: string, c: string) => ({ public_key: `pk_${env}_${c.repeat(24)}`, secret_key: `sk_${env}_${c.repeat(24)}`, encryption_key: `enc_${env}_${c.repeat(24)}` });
 const identity = { client_id: 'partner_under_test', keys: { test: keys('test', 'x'), live: keys('live', 'y') } };

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseScenario, runAll, ScenarioFileError } from '../../src/scenario-runner';
-import { startScenarioSandbox } from '../../src/scenario-sandbox';
+import { startScenarioSandbox } from '../../src/cli/scenario-sandbox';
 
 /** The load-time error a scenario text gets (throws when it is accepted). */
 export function rejection(yaml: string): ScenarioFileError {

@@ -1,4 +1,4 @@
-import { startServer, type RunningSandbox, type SandboxOverrides } from '../../src/main';
+import { startServer, type RunningSandbox, type SandboxOverrides } from '../../src/sandbox/sandbox';
 import { createResponseChecker, type ResponseChecker } from './openapi';
 import { signedHeaders, type TestKeys } from './sign';
 

@@ -4,7 +4,7 @@ import type { WallClock } from '../../clock';
 import { ApiError } from '../../shared/errors';
 import { rawBodyOf, requireJsonBody } from './body';
 import { applyFault } from './faults';
-import type { FaultStore } from '../../faults/fault.store';
+import type { FaultStore } from '../faults/fault.store';
 
 export interface AuthDeps {
   partners: PartnerRegistry;

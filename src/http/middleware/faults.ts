@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import type { FaultEffect } from '../../faults/fault.store';
+import type { FaultEffect } from '../faults/fault.store';
 import { ApiError } from '../../shared/errors';
 
 /**

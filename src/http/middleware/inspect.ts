@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { AuthContext } from '../../auth';
 import type { Clock, WallClock } from '../../clock';
-import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, type RawRecord, type RequestLog } from '../../inspector/request-log';
+import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, type RawRecord, type RequestLog } from '../request-log';
 import { redactUrl } from '../redact';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';

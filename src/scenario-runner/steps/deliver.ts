@@ -1,5 +1,5 @@
 import { sign, type KeySet } from '../../auth';
-import { httpRequest } from '../../transport/http-request';
+import { httpRequest } from '../../webhooks/http-request';
 import { StepFailure } from '../failure';
 import { wrongSignature } from '../interpolate';
 import type { AdversarialKind } from '../schema';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { rawChunks, type Api } from '../http/api';
-import { ApiError, badRequest } from '../shared/errors';
-import { StateSaveError } from '../state/file';
-import { StateDocumentSchema, StateSummarySchema, type StateDocument, type StateSummary } from '../state/state.schema';
+import { rawChunks, type Api } from '../../http/api';
+import { ApiError, badRequest } from '../../shared/errors';
+import { StateSaveError } from './file';
+import { StateDocumentSchema, StateSummarySchema, type StateDocument, type StateSummary } from './state.schema';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 

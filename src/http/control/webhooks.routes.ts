@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { ControlPageQuery } from '../shared/schemas';
-import type { PartnerRegistry } from '../auth';
-import type { Api } from '../http/api';
-import { ENVIRONMENTS } from '../reference';
-import type { OrderService } from '../orders';
-import { badRequest, notFound } from '../shared/errors';
-import { paginate } from '../shared/envelope';
-import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, deliveryView, type Dispatcher } from '../webhooks';
+import { ControlPageQuery } from '../../shared/schemas';
+import type { PartnerRegistry } from '../../auth';
+import type { Api } from '../api';
+import { ENVIRONMENTS } from '../../reference';
+import type { OrderService } from '../../orders';
+import { badRequest, notFound } from '../../shared/errors';
+import { paginate } from '../../shared/envelope';
+import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, deliveryView, type Dispatcher } from '../../webhooks';
 
 
 /** CONTRACT §4 delivery log filters (query strings). */

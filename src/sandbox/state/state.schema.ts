@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { CLOCK_MODES, ClockStateSchema } from '../clock/virtual-clock';
-import { IdsStateSchema } from '../shared/ids';
-import { Instant } from '../shared/schemas';
-import { PartnerRecordSchema, RevokedKeySchema } from '../auth/partner.schemas';
-import { FaultsStateSchema } from '../faults/fault.store';
-import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../orders/order.records';
-import { DeliveryRecordSchema } from '../webhooks/delivery';
+import { CLOCK_MODES, ClockStateSchema } from '../../clock/virtual-clock';
+import { IdsStateSchema } from '../../shared/ids';
+import { Instant } from '../../shared/schemas';
+import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schemas';
+import { FaultsStateSchema } from '../../http/faults/fault.store';
+import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/order.records';
+import { DeliveryRecordSchema } from '../../webhooks/delivery';
 
 /** The format of `GET`/`PUT /sandbox/state` (CONTRACT §13); bumped on any incompatible change. */
 export const STATE_FORMAT_VERSION = 1;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { Api } from '../http/api';
-import { notFound } from '../shared/errors';
-import { ASSET_MEDIA, ASSET_PREFIX, createAssetStore } from './assets';
-import type { LiveFeed } from './live';
+import type { Api } from '../api';
+import { notFound } from '../../shared/errors';
+import { ASSET_MEDIA, ASSET_PREFIX, createAssetStore } from '../../dashboard/assets';
+import type { LiveFeed } from '../../dashboard/live';
 
-export { LiveFeed, type LiveFeedDeps, type LiveKind } from './live';
+export { LiveFeed, type LiveFeedDeps, type LiveKind } from '../../dashboard/live';
 
 export const DASHBOARD_PATH = '/sandbox/dashboard';
 

@@ -9,8 +9,8 @@ import {
   type KeySet,
   type Partner,
   type PartnerRegistry,
-} from '../auth';
-import type { Api } from '../http/api';
+} from '../../auth';
+import type { Api } from '../api';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 

@@ -1,13 +1,14 @@
 import type { z } from 'zod';
 import type { KeySet, CreatePartnerBodySchema, PartnerSchema, UpdatePartnerBodySchema } from '../auth/partner.schemas';
-import type { AdvanceResultSchema, ClockViewSchema } from '../control/clock.routes';
-import type { DeliveriesQuerySchema, SendBodySchema } from '../control/webhooks.routes';
-import type { FaultInputSchema, FaultSchema } from '../faults/fault.store';
-import type { RecordedRequest, RequestsQuerySchema } from '../inspector/request-log';
-import type { ResetResultSchema, Sandbox, SandboxOverrides } from '../main';
+import type { ClockViewSchema } from '../clock';
+import type { AdvanceResultSchema } from '../http/control/clock.routes';
+import type { DeliveriesQuerySchema, SendBodySchema } from '../http/control/webhooks.routes';
+import type { FaultInputSchema, FaultSchema } from '../http/faults/fault.store';
+import type { RecordedRequest, RequestsQuerySchema } from '../http/request-log';
+import type { ResetResultSchema, Sandbox, SandboxOverrides } from '../sandbox/sandbox';
 import type { ControlPayinSchema, ControlPayoutSchema, OrderDetail } from '../orders';
 import type { DeliveryView } from '../webhooks';
-import type { StateDocument, StateSummary } from '../state/state.schema';
+import type { StateDocument, StateSummary } from '../sandbox/state/state.schema';
 
 /**
  * What `startSandbox` takes. The in-process defaults differ from `ramp-sandbox serve` where a

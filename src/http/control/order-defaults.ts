@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AddressFormat, Environment, ReferenceStore } from '../reference';
-import { ENVIRONMENTS } from '../reference';
-import { CustomerSchema, LegSchema, OrderSummarySchema, type CreateOrderBody, type LegInput } from '../orders';
+import type { AddressFormat, Environment, ReferenceStore } from '../../reference';
+import { ENVIRONMENTS } from '../../reference';
+import { CustomerSchema, LegSchema, OrderSummarySchema, type CreateOrderBody, type LegInput } from '../../orders';
 
 /** `POST /sandbox/orders`: an order created for a partner without signing (CONTRACT §15 dashboard). */
 export const ControlCreateOrderSchema = z.object({

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../clock';
-import { badRequest, conflict, validationError } from '../shared/errors';
-import { DateTime, MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
-import type { Api } from '../http/api';
+import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, clockView, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../../clock';
+import { badRequest, conflict, validationError } from '../../shared/errors';
+import { DateTime, MAX_INSTANT, MAX_SPEED } from '../../shared/schemas';
+import type { Api } from '../api';
 
 const FIRED_SHOWN = 1000;
 
@@ -30,20 +30,6 @@ const AdvanceBodySchema = z
     path: ['ms'],
   });
 
-/** CONTRACT §4 clock view. */
-export const ClockViewSchema = z
-  .object({
-    now: DateTime,
-    now_ms: z.number().int(),
-    mode: z.enum(CLOCK_MODES),
-    speed: z.number().positive(),
-    pending_timers: z.number().int().nonnegative(),
-    next_timer_at: DateTime.nullable(),
-    started_at: DateTime,
-  })
-  .meta({ id: 'Clock' });
-export type ClockView = z.output<typeof ClockViewSchema>;
-
 export const AdvanceResultSchema = z
   .object({
     clock: ClockViewSchema,
@@ -52,18 +38,6 @@ export const AdvanceResultSchema = z
   })
   .meta({ id: 'AdvanceResult' });
 
-/** The clock's public view. */
-export function clockView(clock: VirtualClock): ClockView {
-  return {
-    now: ISO(clock.now()),
-    now_ms: clock.now(),
-    mode: clock.mode,
-    speed: clock.speed,
-    pending_timers: clock.pending,
-    next_timer_at: clock.nextDue === undefined ? null : ISO(Math.max(clock.nextDue, clock.now())),
-    started_at: ISO(clock.start),
-  };
-}
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 

@@ -1,10 +1,10 @@
-import type { PartnerRegistry } from '../auth';
-import { ISO, type VirtualClock } from '../clock';
-import type { FaultStore } from '../faults/fault.store';
-import type { OrderService } from '../orders';
-import { validationError } from '../shared/errors';
-import type { Ids } from '../shared/ids';
-import type { Dispatcher } from '../webhooks';
+import type { PartnerRegistry } from '../../auth';
+import { ISO, type VirtualClock } from '../../clock';
+import type { FaultStore } from '../../http/faults/fault.store';
+import type { OrderService } from '../../orders';
+import { validationError } from '../../shared/errors';
+import type { Ids } from '../../shared/ids';
+import type { Dispatcher } from '../../webhooks';
 import { STATE_FORMAT_VERSION, type StateDocument, type StateSummary, type TimerSnapshot } from './state.schema';
 
 /** What a snapshot reads and a restore replaces: everything a sandbox holds but its config. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seeded } from '../../test/support/property';
+import { seeded } from '../../../test/support/property';
 import { compileGlob, globMatches, MAX_GLOB_LENGTH, type GlobStepCounter } from './glob';
 
 /**

@@ -1,10 +1,9 @@
 import { isIP } from 'node:net';
 import type { Context, Middleware } from 'koa';
-import { safeEqual } from '../auth';
-import { hostNameOf } from '../config';
-import { forbidden, unauthorized } from '../shared/errors';
-import { requireJsonBody } from '../http/middleware/body';
-import { isPublicDashboardPath } from '../dashboard';
+import { safeEqual } from '../../auth';
+import { forbidden, unauthorized } from '../../shared/errors';
+import { requireJsonBody } from './body';
+import { isPublicDashboardPath } from '../routes/dashboard.routes';
 
 /** Where the sandbox listens and what else it answers to (CONTRACT §4). */
 export interface SandboxHosts {
@@ -141,4 +140,16 @@ export function exposureWarning(config: { host: string; adminToken: string | und
     '(reset, pay in, create partners) and reads every partner\'s keys from /sandbox. Start it with --admin-token T ' +
     '(or SANDBOX_ADMIN_TOKEN) to require Authorization: Bearer T there.'
   );
+}
+
+/**
+ * A host name as a `Host` header carries it: lower case, an IPv6 address in brackets, without
+ * the port (`Sandbox.Local:4010` → `sandbox.local`, `::1` → `[::1]`); undefined when `raw` is
+ * not a host name (a path, a user, a space, an empty name).
+ */
+export function hostNameOf(raw: string): string | undefined {
+  const text = raw.trim().toLowerCase();
+  // A bare IPv6 address (two colons or more, nothing but hex digits, colons and dots): bracketed.
+  const bracketed = /^[0-9a-f.]*:[0-9a-f.]*:[0-9a-f:.]*$/.test(text) ? `[${text}]` : text;
+  return /^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)(?::\d{1,5})?$/.exec(bracketed)?.[1];
 }

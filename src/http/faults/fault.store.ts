@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENVIRONMENTS, type Environment } from '../reference';
+import { ENVIRONMENTS, type Environment } from '../../reference';
 import { compileGlob, MAX_GLOB_LENGTH, type CompiledGlob } from './glob';
 
 // One set of rules for every fault field (CONTRACT §12), shared by `POST /sandbox/faults` (and the

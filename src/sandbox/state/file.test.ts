@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../main';
+import { createSandbox } from '../sandbox';
 import { checkStatePath, readStateFile, StateFileError, StateSaveError, writeStateFile } from './file';
 
 // CONTRACT §13: the state is streamed to its file and read back streamed when large; a save that

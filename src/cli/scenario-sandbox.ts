@@ -1,5 +1,5 @@
-import { startServer } from './main';
-import type { SandboxStarter } from './scenario-runner';
+import { startServer } from '../sandbox/sandbox';
+import type { SandboxStarter } from '../scenario-runner';
 
 /**
  * The in-process sandbox `npm run scenarios` gives each scenario worker: a manual clock, quiet

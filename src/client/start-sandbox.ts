@@ -1,5 +1,5 @@
-import { startServer, type RunningSandbox, type SandboxOverrides } from '../main';
-import type { StateDocument, StateSummary } from '../state/state.schema';
+import { startServer, type RunningSandbox, type SandboxOverrides } from '../sandbox/sandbox';
+import type { StateDocument, StateSummary } from '../sandbox/state/state.schema';
 import { UpdatePartnerBodySchema } from '../auth/partner.schemas';
 import { ApiError, type ErrorCode } from '../shared/errors';
 import type { PageMeta } from '../shared/envelope';

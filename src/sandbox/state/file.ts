@@ -5,8 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import Assembler from 'stream-json/assembler.js';
 import parser from 'stream-json/parser.js';
 import { StateDocumentSchema, type StateDocument } from './state.schema';
-import { firstIssue } from '../shared/validation';
-import { STATE_DEPTH, tooDeepField } from '../shared/json-depth';
+import { firstIssue } from '../../shared/validation';
+import { STATE_DEPTH, tooDeepField } from '../../shared/json-depth';
 
 /** A state file that cannot be read as a state document, or a path that cannot take one. */
 export class StateFileError extends Error {

@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_FIXTURES_DIR } from './reference';
-import { parseDuration, type ClockMode } from './clock';
-import { DEFAULT_TIMINGS, type LifecycleTimings } from './orders/order.machine';
-import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from './webhooks';
-import { DEFAULT_INSPECT_LIMIT } from './inspector/request-log';
-import { MAX_SPEED } from './shared/schemas';
+import { DEFAULT_FIXTURES_DIR } from '../reference';
+import { parseDuration, type ClockMode } from '../clock';
+import { DEFAULT_TIMINGS, type LifecycleTimings } from '../orders/order.machine';
+import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks';
+import { hostNameOf } from '../http/middleware/admin';
+import { DEFAULT_INSPECT_LIMIT } from '../http/request-log';
+import { MAX_SPEED } from '../shared/schemas';
 
 /** Lifecycle steps whose delay `--lifecycle` may set (the pay-in window has its own flag). */
 const LIFECYCLE_STEPS = ['provisioning', 'processing', 'routing', 'lpAssignment', 'payout', 'settlement', 'refund'] as const;
@@ -201,16 +202,4 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
     clockStart,
   };
-}
-
-/**
- * A host name as a `Host` header carries it: lower case, an IPv6 address in brackets, without
- * the port (`Sandbox.Local:4010` → `sandbox.local`, `::1` → `[::1]`); undefined when `raw` is
- * not a host name (a path, a user, a space, an empty name).
- */
-export function hostNameOf(raw: string): string | undefined {
-  const text = raw.trim().toLowerCase();
-  // A bare IPv6 address (two colons or more, nothing but hex digits, colons and dots): bracketed.
-  const bracketed = /^[0-9a-f.]*:[0-9a-f.]*:[0-9a-f:.]*$/.test(text) ? `[${text}]` : text;
-  return /^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)(?::\d{1,5})?$/.exec(bracketed)?.[1];
 }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { FaultInputSchema, FaultSchema, type FaultStore } from '../faults/fault.store';
-import type { Api } from '../http/api';
-import { RecordedRequestSchema, RequestsQuerySchema, type RequestLog } from '../inspector/request-log';
-import { notFound } from '../shared/errors';
+import type { Api } from '../api';
+import { RecordedRequestSchema, RequestsQuerySchema, type RequestLog } from '../request-log';
+import { notFound } from '../../shared/errors';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 const IdParamsSchema = z.object({ id: z.string() });

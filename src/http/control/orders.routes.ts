@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ControlPageQuery } from '../shared/schemas';
-import type { PartnerRegistry } from '../auth';
-import type { Api } from '../http/api';
-import { ENVIRONMENTS, type ReferenceStore } from '../reference';
+import { ControlPageQuery } from '../../shared/schemas';
+import type { PartnerRegistry } from '../../auth';
+import type { Api } from '../api';
+import { ENVIRONMENTS, type ReferenceStore } from '../../reference';
 import {
   ALL_INCLUDES,
   availableActions,
@@ -16,10 +16,10 @@ import {
   ORDER_STATUSES,
   ReferenceParamsSchema,
   type OrderService,
-} from '../orders';
-import { OrderTypeSchema } from '../pricing/pricing.schemas';
-import { badRequest } from '../shared/errors';
-import { paginate } from '../shared/envelope';
+} from '../../orders';
+import { OrderTypeSchema } from '../../orders/pricing.schemas';
+import { badRequest } from '../../shared/errors';
+import { paginate } from '../../shared/envelope';
 import { ControlCreateOrderSchema, createOrderBody, SandboxOrderSummarySchema } from './order-defaults';
 
 const admin = { auth: 'admin', tag: 'sandbox', params: ReferenceParamsSchema, data: OrderDetailSchema } as const;
