@@ -511,7 +511,7 @@ async function reliability() {
     '|---|---|---|---|',
     `| heap after GC once ${b.requests.toLocaleString('en')} unauthenticated ${b.bodyMiB} MiB POSTs went through the inspector | grew ${b.grownMiB} MiB (${b.heapBeforeMiB} → ${b.heapAfterMiB} MiB) | near the excerpts kept (${b.excerptsMiB} MiB of 4 KiB bodies), far below the ${b.requests} MiB sent | ${ok(b.grownMiB <= 4 * b.excerptsMiB + 16)} |`,
     `| state save of ${s.orders.toLocaleString('en')} completed orders | ${s.mib} MiB (${s.bytes.toLocaleString('en')} bytes): serialised in ${s.serialiseS} s, written in ${s.writeS} s | saved whatever its size (one string caps at ~512 MiB) | ${ok(s.bytes > 0)} |`,
-    `| its restore | read and validated in ${s.readS} s, restored in ${s.restoreS} s (${s.restoredOrders.toLocaleString('en')} orders) | every order back | ${ok(s.restoredOrders === s.orders)} |`,
+    `| its restore: a sandbox started with \`--state\` that file | read, validated and restored in ${s.restoreS} s (${s.restoredOrders.toLocaleString('en')} orders, ${s.restoredHeapMiB} MiB of heap) | every order back | ${ok(s.restoredOrders === s.orders)} |`,
     `| longest event-loop stall during an advance of ${a.timersFired.toLocaleString('en')} timers (${a.orders.toLocaleString('en')} paid orders, ${a.advanceS} s in all) | ${a.longestStallMs} ms (p99 ${a.p99StallMs} ms) | yields at least every 50 ms | ${ok(a.longestStallMs <= 100)} |`,
     `| a GET /health made during that advance | answered in ${a.requestDuringAdvanceMs} ms (HTTP ${a.requestStatus}) | within 100 ms (CONTRACT §9) | ${ok(a.requestDuringAdvanceMs <= 100)} |`,
   ];

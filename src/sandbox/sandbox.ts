@@ -196,7 +196,8 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     advanceTo: simulation.advanceTo,
     exportState: () => exportState(stateParts),
     restoreState(doc) {
-      restoreState(stateParts, parseOrThrow(StateDocumentSchema, doc));
+      // The restore takes over what it is handed: a caller's own object is copied first.
+      restoreState(stateParts, parseOrThrow(StateDocumentSchema, structuredClone(doc)));
     },
     exportStateChunks: () => exportStateChunks(stateParts),
     async saveState() {

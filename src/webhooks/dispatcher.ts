@@ -220,7 +220,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       inFlight.clear();
       generation++;
       for (const entry of saved) {
-        const delivery: Delivery = { ...structuredClone(entry), timer: null, inFlight: false, packed: false };
+        // The entry is the restore's own (parsed for it alone): taken over, not copied.
+        const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false, packed: false });
         if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery);
         deliveries.set(delivery.id, delivery);
         if (entry.inFlight) scheduleRetry(delivery, clock.now());
