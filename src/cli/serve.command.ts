@@ -83,7 +83,7 @@ async function serve(argv: string[]): Promise<void> {
       ]),
       '',
       `Dashboard      ${url}/sandbox/dashboard`,
-      `Control API    ${url}/sandbox  (clock, partners, reset; see README)`,
+      `Control API    ${url}/sandbox  (clock, partners, reset; see docs/control-api.md)`,
       `Health         ${url}/health`,
       '',
       'A signed request (test keys; the timestamp is valid for 5 minutes, `ramp-sandbox sign` or `npm run sign` makes a fresh one):',

@@ -23,7 +23,7 @@ export const CryptoFixtureSchema = z.object({
   symbol: code,
   logo: z.url(),
   base_asset_code: z.string().nullable(),
-  /** Amount precision the sandbox rounds this asset to (not a spec field; README "Pricing"). */
+  /** Amount precision the sandbox rounds this asset to (not a spec field; docs/calling-the-api.md, "Pricing"). */
   precision: z.number().int().min(0).max(18),
 });
 
@@ -44,7 +44,7 @@ export const NetworkFixtureSchema = z
     address_format: z.enum(ADDRESS_FORMATS),
     /** Symbols of the crypto currencies available on this network. */
     currencies: z.array(code).min(1),
-    /** Network fee in USD, charged per order (not a spec field; README "Pricing"). */
+    /** Network fee in USD, charged per order (not a spec field; docs/calling-the-api.md, "Pricing"). */
     network_fee_usd: z.number().nonnegative(),
   })
   .refine((n) => n.chain_id_hex === `0x${n.chain_id.toString(16)}`, {

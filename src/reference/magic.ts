@@ -1,5 +1,5 @@
 /**
- * Magic values (README "Magic values"): inputs that drive outcomes through /v1 alone,
+ * Magic values (docs/control-api.md, "Magic values"): inputs that drive outcomes through /v1 alone,
  * the way test card numbers do elsewhere. One table each, so docs and code cannot drift.
  */
 export interface MagicAccount {

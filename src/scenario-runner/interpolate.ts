@@ -95,7 +95,7 @@ export function createFakeHelpers(seed: number, lookups: {
     reference: () => `ref_${faker.string.alphanumeric(12)}`,
     async address(network) {
       const format = await lookups.format(network);
-      // never end in a magic suffix by accident (README "Magic values")
+      // never end in a magic suffix by accident (docs/control-api.md, "Magic values")
       if (format === 'evm') return `0x${hex(38)}00`;
       if (format === 'tron') return `T${faker.string.fromCharacters(BASE58, 32)}1`;
       return `${faker.string.fromCharacters(BASE58, 43)}1`;
