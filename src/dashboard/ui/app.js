@@ -2,7 +2,7 @@
 // the clock and one screen at a time, chosen by the URL hash (#/orders, #/orders/REF, …).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call, onLiveState, onUnauthorized, post, startLive, stopLive, token } from './api.js';
+import { ApiError, call, onLiveState, onUnauthorized, post, startLive, stopLive, token } from './api.js';
 import { ClockBar } from './clock.js';
 import { DeliveriesScreen } from './deliveries.js';
 import { InspectorScreen } from './inspector.js';
@@ -10,6 +10,8 @@ import { OrderScreen } from './order-detail.js';
 import { OrdersScreen } from './orders.js';
 import { PartnersScreen } from './partners.js';
 import { ErrorBox, html, useAction } from './ui.js';
+/** @import { FieldEvent, Html } from './ui.js' */
+/** @import { LiveState } from './types' */
 
 const SCREENS = [
   ['orders', 'Orders'],
@@ -29,11 +31,14 @@ function useRoute() {
   return route;
 }
 
-/** Asks for the admin token; keeps it for this tab only (sessionStorage). */
+/**
+ * Asks for the admin token; keeps it for this tab only (sessionStorage).
+ * @param {{ onDone: () => void, failed: boolean }} props
+ */
 function TokenForm({ onDone, failed }) {
   const [value, setValue] = useState('');
   return html`<div class="token-gate">
-    <form class="panel token-form" onSubmit=${(e) => {
+    <form class="panel token-form" onSubmit=${(/** @type {Event} */ e) => {
       e.preventDefault();
       token.set(value.trim());
       onDone();
@@ -42,7 +47,7 @@ function TokenForm({ onDone, failed }) {
       <p>This sandbox has an admin token (<code>--admin-token</code>). Enter it to use the dashboard; it is kept for this browser tab only and sent as <code>Authorization: Bearer …</code>.</p>
       ${failed ? html`<div class="error" role="alert">That token was not accepted.</div>` : null}
       <label class="field wide"><span>Admin token</span>
-        <input name="admin-token" type="password" autocomplete="current-password" autofocus value=${value} onInput=${(e) => setValue(e.currentTarget.value)} />
+        <input name="admin-token" type="password" autocomplete="current-password" autofocus value=${value} onInput=${(/** @type {FieldEvent} */ e) => setValue(e.currentTarget.value)} />
       </label>
       <button class="primary" type="submit" disabled=${!value.trim()}>Open the dashboard</button>
     </form>
@@ -50,7 +55,7 @@ function TokenForm({ onDone, failed }) {
 }
 
 function LiveDot() {
-  const [state, setState] = useState('connecting');
+  const [state, setState] = useState(/** @type {LiveState} */ ('connecting'));
   useEffect(() => onLiveState(setState), []);
   return html`<span class=${`live live-${state}`} data-testid="live" title="Updates from GET /sandbox/events">${state === 'live' ? 'live' : state}</span>`;
 }
@@ -70,6 +75,7 @@ function Reset() {
 function Dashboard() {
   const [screen = 'orders', id] = useRoute();
   const current = screen === '' ? 'orders' : screen;
+  /** @type {Html} */
   let body;
   if (current === 'orders' && id) body = html`<${OrderScreen} reference=${id} />`;
   else if (current === 'deliveries') body = html`<${DeliveriesScreen} />`;
@@ -88,7 +94,7 @@ function Dashboard() {
 }
 
 function App() {
-  const [phase, setPhase] = useState('checking');
+  const [phase, setPhase] = useState(/** @type {'checking' | 'ready' | 'token' | 'down'} */ ('checking'));
   const [failed, setFailed] = useState(false);
   const check = async () => {
     try {
@@ -96,7 +102,7 @@ function App() {
       setPhase('ready');
       startLive();
     } catch (error) {
-      if (error.status === 401) {
+      if (error instanceof ApiError && error.status === 401) {
         setFailed(Boolean(token.get()));
         token.clear();
         setPhase('token');
@@ -120,4 +126,6 @@ function App() {
   return html`<${Dashboard} />`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+if (!root) throw new Error('The dashboard page has no #app element');
+render(html`<${App} />`, root);

@@ -2,12 +2,19 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, onLive, post } from './api.js';
 import { ErrorBox, html, Time, useAction } from './ui.js';
+/** @import { FieldEvent } from './ui.js' */
+/** @import { AdvanceBody, AdvanceResult, Clock, ClockBody } from './types' */
+
+/**
+ * The clock as last reported, and when (wall ms) it was.
+ * @typedef {Clock & { received: number }} ReceivedClock
+ */
 
 const PRESETS = ['1m', '5m', '30m', '1h', '1d', '28h'];
 
 /** The clock as last reported, moved on locally in realtime mode (the feed reports changes, not ticks). */
 function useClock() {
-  const [clock, setClock] = useState(undefined);
+  const [clock, setClock] = useState(/** @type {ReceivedClock | undefined} */ (undefined));
   const [, tick] = useState(0);
   useEffect(
     () =>
@@ -17,7 +24,9 @@ function useClock() {
     [],
   );
   useEffect(() => {
-    get('/sandbox/clock').then((data) => setClock((c) => c ?? { ...data, received: Date.now() }), () => {});
+    /** @type {Promise<Clock>} */
+    const first = get('/sandbox/clock');
+    first.then((data) => setClock((c) => c ?? { ...data, received: Date.now() }), () => {});
     const t = setInterval(() => tick((n) => n + 1), 1000);
     return () => clearInterval(t);
   }, []);
@@ -31,12 +40,19 @@ export function ClockBar() {
   const [duration, setDuration] = useState('');
   const [speed, setSpeed] = useState('');
   const action = useAction();
-  const apply = (data) => data && setClock({ ...(data.clock ?? data), received: Date.now() });
+  /** @param {AdvanceResult | Clock | undefined} data */
+  const apply = (data) => data && setClock({ ...('clock' in data ? data.clock : data), received: Date.now() });
 
-  const advance = (body, label) => action.run(label, () => post('/sandbox/clock/advance', body)).then(apply);
-  const configure = (body) => action.run('clock updated', () => post('/sandbox/clock', body)).then(apply);
+  /**
+   * @param {AdvanceBody} body
+   * @param {string} label
+   */
+  const advance = (body, label) => action.run(label, /** @returns {Promise<AdvanceResult>} */ () => post('/sandbox/clock/advance', body)).then(apply);
+  /** @param {ClockBody} body */
+  const configure = (body) => action.run('clock updated', /** @returns {Promise<Clock>} */ () => post('/sandbox/clock', body)).then(apply);
 
   if (!clock) return html`<div class="clockbar muted">Clock…</div>`;
+  const nextTimer = clock.next_timer_at;
   return html`<div class="clockbar" data-testid="clock">
     <div class="clock-now">
       <span class="label">Virtual now</span>
@@ -47,25 +63,25 @@ export function ClockBar() {
     <div class="clock-controls">
       <span class="label">Advance</span>
       ${PRESETS.map((d) => html`<button class="small" disabled=${action.busy} onClick=${() => advance({ duration: d }, `advanced ${d}`)}>+${d}</button>`)}
-      ${clock.next_timer_at
-        ? html`<button class="small" disabled=${action.busy} title="Advance to the next pending timer" onClick=${() => advance({ to: clock.next_timer_at }, 'advanced to the next timer')}>next timer</button>`
+      ${nextTimer
+        ? html`<button class="small" disabled=${action.busy} title="Advance to the next pending timer" onClick=${() => advance({ to: nextTimer }, 'advanced to the next timer')}>next timer</button>`
         : null}
-      <form class="inline" onSubmit=${(e) => {
+      <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
         e.preventDefault();
         if (duration.trim()) advance({ duration: duration.trim() }, `advanced ${duration}`);
       }}>
-        <input name="duration" aria-label="Duration to advance" placeholder="1h30m" size="7" value=${duration} onInput=${(e) => setDuration(e.currentTarget.value)} />
+        <input name="duration" aria-label="Duration to advance" placeholder="1h30m" size="7" value=${duration} onInput=${(/** @type {FieldEvent} */ e) => setDuration(e.currentTarget.value)} />
         <button class="small" type="submit" disabled=${action.busy}>Advance</button>
       </form>
       <span class="sep"></span>
       <button class="small" disabled=${action.busy} onClick=${() => configure({ mode: clock.mode === 'manual' ? 'realtime' : 'manual' })}>
         ${clock.mode === 'manual' ? 'Run in real time' : 'Switch to manual'}
       </button>
-      <form class="inline" onSubmit=${(e) => {
+      <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
         e.preventDefault();
         if (speed) configure({ speed: Number(speed) });
       }}>
-        <input name="speed" aria-label="Speed" type="number" min="0.001" step="any" placeholder=${`×${clock.speed}`} size="5" value=${speed} onInput=${(e) => setSpeed(e.currentTarget.value)} />
+        <input name="speed" aria-label="Speed" type="number" min="0.001" step="any" placeholder=${`×${clock.speed}`} size="5" value=${speed} onInput=${(/** @type {FieldEvent} */ e) => setSpeed(e.currentTarget.value)} />
         <button class="small" type="submit" disabled=${action.busy}>Set speed</button>
       </form>
       ${action.busy ? html`<span class="muted small">working…</span>` : null}

@@ -4,12 +4,15 @@ import { useState } from 'preact/hooks';
 import { post, qs } from './api.js';
 import { useMeta, usePartners } from './orders.js';
 import { Empty, ErrorBox, html, Input, Json, link, Section, Select, Status, Time, useAction, useResource } from './ui.js';
+/** @import { FieldEvent, Resource } from './ui.js' */
+/** @import { Delivery, Partner, SendEventBody } from './types' */
 
 export function DeliveriesScreen() {
   const meta = useMeta();
   const partners = usePartners();
   const [filter, setFilter] = useState({ client_id: '', event: '', status: '' });
-  const set = (key) => (value) => setFilter({ ...filter, [key]: value });
+  /** @param {keyof typeof filter} key */
+  const set = (key) => (/** @type {string} */ value) => setFilter({ ...filter, [key]: value });
   return html`<div class="screen">
     <${SendEvent} partners=${partners.data ?? []} events=${meta?.events ?? []} />
     <${Section} title="Webhook deliveries">
@@ -23,18 +26,24 @@ export function DeliveriesScreen() {
   </div>`;
 }
 
-/** Deliveries matching the filters, newest first, each with its attempts on demand. */
+/**
+ * Deliveries matching the filters, newest first, each with its attempts on demand.
+ * @param {{ order?: string, client_id?: string, event?: string, status?: string, compact?: boolean }} props
+ */
 export function DeliveryTable({ order, client_id, event, status, compact }) {
   const path = `/sandbox/webhooks/deliveries${qs({ order, client_id, event, status, per_page: 100 })}`;
+  /** @type {Resource<Delivery[]>} */
   const list = useResource(path, ['delivery']);
-  const [open, setOpen] = useState(new Set());
+  const [open, setOpen] = useState(/** @type {Set<string>} */ (new Set()));
   const action = useAction();
+  /** @param {string} id */
   const toggle = (id) => {
     const next = new Set(open);
     if (next.has(id)) next.delete(id);
     else next.add(id);
     setOpen(next);
   };
+  /** @param {string} id */
   const retry = (id) => action.run(`retried ${id}`, () => post(`/sandbox/webhooks/deliveries/${id}/retry`)).then(() => list.reload());
   if (list.error) return html`<${ErrorBox} error=${list.error} />`;
   if (!list.data) return html`<p class="loading">Loading…</p>`;
@@ -65,6 +74,7 @@ export function DeliveryTable({ order, client_id, event, status, compact }) {
   </div>`;
 }
 
+/** @param {{ delivery: Delivery }} props */
 function Attempts({ delivery }) {
   return html`<div class="attempts">
     <table class="list inner">
@@ -79,20 +89,26 @@ function Attempts({ delivery }) {
   </div>`;
 }
 
+/** @param {{ partners: Partner[], events: string[] }} props */
 function SendEvent({ partners, events }) {
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState({ client_id: '', event: 'order.created', order: '', url: '', data: '' });
   const action = useAction();
-  const set = (key) => (value) => setForm({ ...form, [key]: value });
+  /** @param {keyof typeof form} key */
+  const set = (key) => (/** @type {string} */ value) => setForm({ ...form, [key]: value });
+  /** @param {Event} e */
   const submit = (e) => {
     e.preventDefault();
+    /** @type {unknown} */
     let data;
     try {
       data = form.data.trim() ? JSON.parse(form.data) : undefined;
     } catch (error) {
-      action.run('send', () => Promise.reject(Object.assign(new Error(`data: not JSON (${error.message})`), { code: 'invalid' })));
+      const reason = error instanceof Error ? error.message : String(error);
+      action.run('send', () => Promise.reject(Object.assign(new Error(`data: not JSON (${reason})`), { code: 'invalid' })));
       return;
     }
+    /** @type {SendEventBody} */
     const body = { client_id: form.client_id || partners[0]?.client_id, event: form.event };
     if (form.order.trim()) body.order = form.order.trim();
     if (form.url.trim()) body.url = form.url.trim();
@@ -106,7 +122,7 @@ function SendEvent({ partners, events }) {
       <${Select} label="Event" name="event" value=${form.event} onChange=${set('event')} options=${events} />
       <${Input} label="Order reference" name="order" value=${form.order} onInput=${set('order')} placeholder="its summary is the data" />
       <${Input} label="URL (default: the partner's)" name="url" value=${form.url} onInput=${set('url')} placeholder="http://127.0.0.1:8080/hooks" />
-      <label class="field wide"><span>Data overrides (JSON)</span><textarea name="data" rows="2" value=${form.data} onInput=${(e) => set('data')(e.currentTarget.value)} placeholder='{"status": "completed"}'></textarea></label>
+      <label class="field wide"><span>Data overrides (JSON)</span><textarea name="data" rows="2" value=${form.data} onInput=${(/** @type {FieldEvent} */ e) => set('data')(e.currentTarget.value)} placeholder='{"status": "completed"}'></textarea></label>
       <div class="form-actions"><button class="primary" type="submit" disabled=${action.busy}>Send</button></div>
     </form>
     ${action.done && !action.error ? html`<p class="ok small" role="status">Sent: see the log below.</p>` : null}

@@ -2,6 +2,7 @@
 // machine (GET /sandbox/orders/{reference}/lifecycle): boxes in layers, top to bottom, with the
 // current status and the path the order took marked. No status list lives in the page.
 import { html } from './ui.js';
+/** @import { LifecycleGraph, OrderStatus } from './types' */
 
 const W = 156;
 const H = 28;
@@ -9,19 +10,27 @@ const GAP_X = 14;
 const GAP_Y = 30;
 const PAD = 10;
 
-/** Layers by longest path from the initial status (the lifecycle has no cycles), then x order by predecessors. */
+/**
+ * Layers by longest path from the initial status (the lifecycle has no cycles), then x order by predecessors.
+ * @param {LifecycleGraph} graph
+ * @returns {{ pos: Map<OrderStatus, { x: number, y: number }>, width: number, height: number }}
+ */
 export function layout(graph) {
+  /** @type {Map<OrderStatus, number>} */
   const layer = new Map(graph.states.map((s) => [s.id, 0]));
   for (let i = 0; i < graph.states.length; i++) {
     for (const e of graph.edges) layer.set(e.to, Math.max(layer.get(e.to) ?? 0, (layer.get(e.from) ?? 0) + 1));
   }
+  /** @type {OrderStatus[][]} */
   const rows = [];
-  for (const s of graph.states) (rows[layer.get(s.id)] ??= []).push(s.id);
+  for (const s of graph.states) (rows[layer.get(s.id) ?? 0] ??= []).push(s.id);
+  /** @type {Map<OrderStatus, number>} */
   const x = new Map();
   rows.forEach((row, depth) => {
     if (depth > 0) {
+      /** @param {OrderStatus} id */
       const centre = (id) => {
-        const preds = graph.edges.filter((e) => e.to === id && x.has(e.from)).map((e) => x.get(e.from));
+        const preds = graph.edges.filter((e) => e.to === id && x.has(e.from)).map((e) => x.get(e.from) ?? 0);
         return preds.length ? preds.reduce((a, b) => a + b, 0) / preds.length : 0;
       };
       row.sort((a, b) => centre(a) - centre(b));
@@ -31,37 +40,45 @@ export function layout(graph) {
   const widest = Math.max(...rows.map((r) => r.length));
   const width = widest * (W + GAP_X) - GAP_X + PAD * 2;
   const height = rows.length * (H + GAP_Y) - GAP_Y + PAD * 2;
+  /** @type {Map<OrderStatus, { x: number, y: number }>} */
   const pos = new Map();
   for (const [id, col] of x) {
-    pos.set(id, { x: width / 2 + col * (W + GAP_X) - W / 2, y: PAD + layer.get(id) * (H + GAP_Y) });
+    pos.set(id, { x: width / 2 + col * (W + GAP_X) - W / 2, y: PAD + (layer.get(id) ?? 0) * (H + GAP_Y) });
   }
   return { pos, width, height };
 }
 
+/**
+ * @param {{ graph: LifecycleGraph, path: OrderStatus[], status: OrderStatus }} props
+ */
 export function Diagram({ graph, path, status }) {
   const { pos, width, height } = layout(graph);
   const visited = new Set(path);
   const taken = new Set(path.slice(1).map((to, i) => `${path[i]}>${to}`));
-  const edges = [];
-  const seen = new Set();
+  /**
+   * One arrow per pair of statuses (`from>to`), with the label of every edge it stands for.
+   * @type {Map<string, { key: string, from: OrderStatus, to: OrderStatus, labels: string[] }>}
+   */
+  const edges = new Map();
   for (const e of graph.edges) {
     const key = `${e.from}>${e.to}`;
     const label = `${e.from} → ${e.to}: ${e.on}${e.when ? ` [${e.when}]` : ''}${e.emits.length ? ` / ${e.emits.join(', ')}` : ''}`;
-    if (seen.has(key)) {
-      edges.find((x) => x.key === key).labels.push(label);
+    const known = edges.get(key);
+    if (known) {
+      known.labels.push(label);
       continue;
     }
-    seen.add(key);
-    edges.push({ key, from: e.from, to: e.to, labels: [label] });
+    edges.set(key, { key, from: e.from, to: e.to, labels: [label] });
   }
   return html`<svg class="diagram" data-testid="diagram" viewBox=${`0 0 ${width} ${height}`} width=${width} height=${height} role="img" aria-label=${`Lifecycle of a ${graph.type} order, now ${status}`}>
     <defs>
       <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead" /></marker>
       <marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead taken" /></marker>
     </defs>
-    ${edges.map((e) => {
+    ${[...edges.values()].map((e) => {
       const a = pos.get(e.from);
       const b = pos.get(e.to);
+      if (!a || !b) return null;
       const x1 = a.x + W / 2;
       const y1 = a.y + H;
       const x2 = b.x + W / 2;
@@ -76,6 +93,7 @@ export function Diagram({ graph, path, status }) {
     })}
     ${graph.states.map((s) => {
       const p = pos.get(s.id);
+      if (!p) return null;
       const cls = `node${visited.has(s.id) ? ' visited' : ''}${s.id === status ? ' current' : ''}${s.final ? ' final' : ''}`;
       return html`<g class=${cls} data-status=${s.id}>
         <rect x=${p.x} y=${p.y} width=${W} height=${H} rx=${s.final ? 14 : 5} />
@@ -86,7 +104,10 @@ export function Diagram({ graph, path, status }) {
   </svg>`;
 }
 
-/** What moves the order on from `status`, in words, from the same graph. */
+/**
+ * What moves the order on from `status`, in words, from the same graph.
+ * @param {{ graph: LifecycleGraph, status: OrderStatus }} props
+ */
 export function NextSteps({ graph, status }) {
   const out = graph.edges.filter((e) => e.from === status);
   if (out.length === 0) return html`<p class="muted small">${status} is final.</p>`;

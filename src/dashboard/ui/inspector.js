@@ -3,12 +3,17 @@
 import { useState } from 'preact/hooks';
 import { del, post, qs } from './api.js';
 import { Empty, ErrorBox, html, Input, Json, Section, Select, Time, useAction, useResource } from './ui.js';
+/** @import { Resource } from './ui.js' */
+/** @import { Fault, FaultBody, RecordedRequest } from './types' */
 
 export function InspectorScreen() {
   return html`<div class="screen"><${Faults} /><${Requests} /></div>`;
 }
 
-/** `prefix=<URI-encoded canonical prefix>; body_sha256=…; body_length=…`, readable. */
+/**
+ * `prefix=<URI-encoded canonical prefix>; body_sha256=…; body_length=…`, readable.
+ * @param {{ hint: string }} props
+ */
 function Hint({ hint }) {
   const parts = Object.fromEntries(hint.split(/;\s*/).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
   let prefix = parts.prefix ?? '';
@@ -26,9 +31,11 @@ function Hint({ hint }) {
 
 function Requests() {
   const [filter, setFilter] = useState({ status: '', path: '', client_id: '' });
-  const set = (key) => (value) => setFilter({ ...filter, [key]: value });
+  /** @param {keyof typeof filter} key */
+  const set = (key) => (/** @type {string} */ value) => setFilter({ ...filter, [key]: value });
+  /** @type {Resource<RecordedRequest[]>} */
   const list = useResource(`/sandbox/requests${qs({ ...filter, limit: 100 })}`, ['request']);
-  const [open, setOpen] = useState(undefined);
+  const [open, setOpen] = useState(/** @type {string | undefined} */ (undefined));
   const clear = useAction();
   return html`<${Section} title="Requests to /v1" actions=${html`<button class="small" onClick=${() => clear.run('cleared', () => del('/sandbox/requests')).then(() => list.reload())}>Clear</button>`}>
     <div class="filters">
@@ -57,12 +64,16 @@ function Requests() {
 }
 
 function Faults() {
+  /** @type {Resource<Fault[]>} */
   const faults = useResource('/sandbox/faults', ['request']);
   const [form, setForm] = useState({ path: '/v1/**', method: '', status: '503', latency: '', drop: '', phase: 'before', times: '', client_id: '' });
-  const set = (key) => (value) => setForm({ ...form, [key]: value });
+  /** @param {keyof typeof form} key */
+  const set = (key) => (/** @type {string} */ value) => setForm({ ...form, [key]: value });
   const action = useAction();
+  /** @param {Event} e */
   const add = (e) => {
     e.preventDefault();
+    /** @type {FaultBody} */
     const body = { phase: form.phase };
     if (form.path.trim()) body.path = form.path.trim();
     if (form.method) body.method = form.method;
@@ -73,6 +84,7 @@ function Faults() {
     if (form.times) body.times = Number(form.times);
     action.run('fault added', () => post('/sandbox/faults', body)).then(() => faults.reload());
   };
+  /** @param {string} id */
   const remove = (id) => action.run('fault removed', () => del(`/sandbox/faults/${id}`)).then(() => faults.reload());
   return html`<${Section} title="Faults on /v1" id="faults">
     <form class="form-grid" onSubmit=${add}>

@@ -3,11 +3,18 @@
 import { useState } from 'preact/hooks';
 import { post } from './api.js';
 import { ErrorBox, html, Section, useAction } from './ui.js';
+/** @import { FieldEvent } from './ui.js' */
+/** @import { CancelBody, OrderActions, OrderDetail, PayinBody, PayoutBody } from './types' */
 
-/** Whole amounts where possible: they fit every currency's precision. */
+/**
+ * Whole amounts where possible: they fit every currency's precision.
+ * @param {number} n
+ */
 const half = (n) => (n >= 2 ? Math.floor(n / 2) : Math.round(n * 50) / 100);
+/** @param {number} n */
 const over = (n) => (n >= 10 ? Math.ceil(n * 1.1) : Math.round(n * 110) / 100);
 
+/** @param {{ order: OrderDetail, actions: OrderActions, onDone: () => void }} props */
 export function Actions({ order, actions, onDone }) {
   const action = useAction();
   const due = order.from.amount;
@@ -18,6 +25,12 @@ export function Actions({ order, actions, onDone }) {
   const [percentage, setPercentage] = useState('50');
   const [reason, setReason] = useState('');
   const base = `/sandbox/orders/${encodeURIComponent(order.reference)}`;
+  /**
+   * Takes one control step: POST {base}/{path}, then `onDone` when it succeeded.
+   * @param {string} label
+   * @param {'payin' | 'fulfil' | 'payout' | 'expire' | 'cancel'} path
+   * @param {PayinBody | PayoutBody | CancelBody} [body]
+   */
   const run = (label, path, body) => action.run(label, () => post(`${base}/${path}`, body)).then((r) => r && onDone());
   const any = Object.values(actions).some(Boolean);
   const cur = order.from.currency;
@@ -28,12 +41,12 @@ export function Actions({ order, actions, onDone }) {
       ${actions.payin
         ? html`<div class="action-group"><span class="label">Pay in</span>
             <button class="primary" data-action="payin-exact" disabled=${action.busy} onClick=${() => run('paid in', 'payin', {})}>Exact (${outstanding || due} ${cur})</button>
-            <form class="inline" onSubmit=${(e) => (e.preventDefault(), run('paid in part', 'payin', { amount: Number(partial) }))}>
-              <input aria-label="Partial amount" name="partial" size="9" value=${partial} onInput=${(e) => setPartial(e.currentTarget.value)} />
+            <form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('paid in part', 'payin', { amount: Number(partial) }))}>
+              <input aria-label="Partial amount" name="partial" size="9" value=${partial} onInput=${(/** @type {FieldEvent} */ e) => setPartial(e.currentTarget.value)} />
               <button data-action="payin-partial" type="submit" disabled=${action.busy}>Partial</button>
             </form>
-            <form class="inline" onSubmit=${(e) => (e.preventDefault(), run('overpaid', 'payin', { amount: Number(excess) }))}>
-              <input aria-label="Over amount" name="over" size="9" value=${excess} onInput=${(e) => setExcess(e.currentTarget.value)} />
+            <form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('overpaid', 'payin', { amount: Number(excess) }))}>
+              <input aria-label="Over amount" name="over" size="9" value=${excess} onInput=${(/** @type {FieldEvent} */ e) => setExcess(e.currentTarget.value)} />
               <button data-action="payin-over" type="submit" disabled=${action.busy}>Over</button>
             </form>
             ${actions.payin_unconfirmed
@@ -48,15 +61,15 @@ export function Actions({ order, actions, onDone }) {
         : null}
       ${actions.payout
         ? html`<div class="action-group"><span class="label">Payout outcome</span>
-            <form class="inline" onSubmit=${(e) => {
+            <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
               e.preventDefault();
               run(`payout ${outcome}`, 'payout', outcome === 'partial' ? { outcome, percentage: Number(percentage) } : { outcome });
             }}>
-              <select name="outcome" aria-label="Payout outcome" value=${outcome} onChange=${(e) => setOutcome(e.currentTarget.value)}>
+              <select name="outcome" aria-label="Payout outcome" value=${outcome} onChange=${(/** @type {FieldEvent} */ e) => setOutcome(e.currentTarget.value)}>
                 <option value="success">success</option><option value="fail">fail → refunded</option>
                 <option value="revert">revert → refunded</option><option value="partial">partial → partially_completed</option>
               </select>
-              ${outcome === 'partial' ? html`<input aria-label="Percentage paid out" name="percentage" size="4" value=${percentage} onInput=${(e) => setPercentage(e.currentTarget.value)} /><span class="muted">%</span>` : null}
+              ${outcome === 'partial' ? html`<input aria-label="Percentage paid out" name="percentage" size="4" value=${percentage} onInput=${(/** @type {FieldEvent} */ e) => setPercentage(e.currentTarget.value)} /><span class="muted">%</span>` : null}
               <button data-action="payout" type="submit" disabled=${action.busy}>Decide</button>
             </form>
             <span class="muted small">applied when the payout runs</span></div>`
@@ -65,8 +78,8 @@ export function Actions({ order, actions, onDone }) {
         ? html`<div class="action-group"><span class="label">End it</span>
             ${actions.expire ? html`<button data-action="expire" disabled=${action.busy} title="End the pay-in window now" onClick=${() => run('expired', 'expire')}>Expire window</button>` : null}
             ${actions.cancel
-              ? html`<form class="inline" onSubmit=${(e) => (e.preventDefault(), run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {}))}>
-                  <input aria-label="Cancel reason" name="reason" placeholder="reason (optional)" size="16" value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />
+              ? html`<form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {}))}>
+                  <input aria-label="Cancel reason" name="reason" placeholder="reason (optional)" size="16" value=${reason} onInput=${(/** @type {FieldEvent} */ e) => setReason(e.currentTarget.value)} />
                   <button class="danger" data-action="cancel" type="submit" disabled=${action.busy}>Cancel order</button></form>`
               : null}
           </div>`

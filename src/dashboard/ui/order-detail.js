@@ -4,10 +4,27 @@ import { html, ErrorBox, Json, KeyValue, link, money, Section, Status, Time, use
 import { Actions } from './order-actions.js';
 import { Diagram, NextSteps } from './diagram.js';
 import { DeliveryTable } from './deliveries.js';
+/** @import { LiveMatch, Resource } from './ui.js' */
+/** @import { OrderDetail, OrderLifecycle } from './types' */
 
+/**
+ * Any pay-in, payout, refund or recipient (fiat or crypto), read field by field: each field is
+ * on some of them.
+ * @typedef {{
+ *   amount?: number, currency?: string, asset?: string, percentage?: number | null,
+ *   account_number?: string, institution_code?: string, account_name?: string, address?: string, network?: string,
+ *   tx_reference?: string[] | string | null, tx_hash?: string[] | string | null,
+ *   expires_at?: string | null, paid_at?: string | null, refunded_at?: string | null,
+ * }} PartyFields
+ */
+
+/** @param {{ reference: string }} props */
 export function OrderScreen({ reference }) {
-  const concerns = (event, data) => event !== 'order' || data.all || data.references.includes(reference);
+  /** @type {LiveMatch} */
+  const concerns = ({ event, data }) => event !== 'order' || data.all || data.references.includes(reference);
+  /** @type {Resource<OrderDetail>} */
   const order = useResource(`/sandbox/orders/${encodeURIComponent(reference)}`, ['order'], concerns);
+  /** @type {Resource<OrderLifecycle>} */
   const lifecycle = useResource(`/sandbox/orders/${encodeURIComponent(reference)}/lifecycle`, ['order'], concerns);
   const o = order.data;
   const l = lifecycle.data;
@@ -75,7 +92,10 @@ export function OrderScreen({ reference }) {
   </div>`;
 }
 
-/** A bank account or a crypto address, with amount, references and times when it has them. */
+/**
+ * A bank account or a crypto address, with amount, references and times when it has them.
+ * @param {{ value: PartyFields }} props
+ */
 function Party({ value }) {
   const v = value;
   const refs = v.tx_reference ?? v.tx_hash;

@@ -2,28 +2,48 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, post, qs } from './api.js';
 import { loadMeta } from './meta.js';
-import { Empty, ErrorBox, html, Input, link, money, Section, Select, Status, Time, useAction, useLiveVersion, useResource } from './ui.js';
+import { Empty, ErrorBox, html, Input, link, money, Section, Select, shownError, Status, Time, useAction, useLiveVersion, useResource } from './ui.js';
+/** @import { Resource, ShownError } from './ui.js' */
+/** @import { CreateOrderBody, Envelope, Meta, OrderDetail, OrderLegBody, OrderType, PageMeta, Partner, SandboxOrderSummary } from './types' */
 
-/** Starting legs per type: amounts and currencies any fixture has (edit them freely). */
+/**
+ * A leg of the create form, as typed: currency, network (crypto), amount.
+ * @typedef {[currency: string, network: string, amount: string]} LegFields
+ */
+
+/** @typedef {{ from: LegFields, to: LegFields }} Legs */
+
+/**
+ * Starting legs per type: amounts and currencies any fixture has (edit them freely).
+ * @type {Record<OrderType, Legs>}
+ */
 const PRESETS = {
   onramp: { from: ['NGN', '', '50000'], to: ['USDT', 'base-sepolia', ''] },
   offramp: { from: ['USDT', 'base-sepolia', '100'], to: ['NGN', '', ''] },
   swap: { from: ['USDC', 'base-sepolia', '100'], to: ['ETH', 'base-sepolia', ''] },
 };
+/**
+ * @param {string} t
+ * @returns {t is OrderType}
+ */
+const hasPreset = (t) => Object.hasOwn(PRESETS, t);
+/** @param {string} n */
 const liveNetwork = (n) => (n ? n.replace(/-sepolia$|-amoy$|-testnet$|-nile$|-devnet$/, '') : n);
 
+/** @returns {Resource<Partner[]>} */
 export function usePartners() {
   return useResource('/sandbox/partners', ['reconnect']);
 }
 
 export function useMeta() {
-  const [meta, setMeta] = useState(undefined);
+  const [meta, setMeta] = useState(/** @type {Meta | undefined} */ (undefined));
   useEffect(() => {
     loadMeta().then(setMeta, () => {});
   }, []);
   return meta;
 }
 
+/** @param {{ meta: PageMeta | undefined, page: number, setPage: (page: number) => void }} props */
 function Paged({ meta, page, setPage }) {
   if (!meta || meta.last_page <= 1) return null;
   return html`<div class="pager">
@@ -38,21 +58,26 @@ export function OrdersScreen() {
   const partners = usePartners();
   const [filter, setFilter] = useState({ client_id: '', environment: '', status: '', type: '' });
   const [page, setPage] = useState(1);
-  const [result, setResult] = useState({ data: undefined, meta: undefined, error: undefined });
+  const [result, setResult] = useState(
+    /** @type {{ data: SandboxOrderSummary[] | undefined, meta: PageMeta | undefined, error: ShownError | undefined }} */ ({ data: undefined, meta: undefined, error: undefined }),
+  );
   const path = `/sandbox/orders${qs({ ...filter, page, per_page: 50 })}`;
   // The list is paged: the envelope's meta is needed too, so this one calls the API directly.
   const version = useLiveVersion(['order']);
   useEffect(() => {
     let stale = false;
-    call('GET', path).then(
+    /** @type {Promise<Envelope<SandboxOrderSummary[]>>} */
+    const answer = call('GET', path);
+    answer.then(
       (r) => !stale && setResult({ data: r.data, meta: r.meta, error: undefined }),
-      (error) => !stale && setResult((s) => ({ ...s, error })),
+      (/** @type {unknown} */ error) => !stale && setResult((s) => ({ ...s, error: shownError(error) })),
     );
     return () => {
       stale = true;
     };
   }, [path, version]);
-  const set = (key) => (value) => {
+  /** @param {keyof typeof filter} key */
+  const set = (key) => (/** @type {string} */ value) => {
     setPage(1);
     setFilter({ ...filter, [key]: value });
   };
@@ -90,30 +115,52 @@ export function OrdersScreen() {
   </div>`;
 }
 
+/** @param {{ partners: Partner[] }} props */
 function CreateOrder({ partners }) {
   const [open, setOpen] = useState(false);
   const [type, setType] = useState('onramp');
   const [env, setEnv] = useState('test');
   const [clientId, setClientId] = useState('');
   const [legs, setLegs] = useState(PRESETS.onramp);
-  const [created, setCreated] = useState(undefined);
+  const [created, setCreated] = useState(/** @type {string | undefined} */ (undefined));
   const action = useAction();
+  /**
+   * @param {string} t
+   * @param {string} [e]
+   */
   const choose = (t, e = env) => {
     setType(t);
+    if (!hasPreset(t)) return;
     const p = PRESETS[t];
+    /** @param {string} n */
     const net = (n) => (e === 'live' ? liveNetwork(n) : n);
     setLegs({ from: [p.from[0], net(p.from[1]), p.from[2]], to: [p.to[0], net(p.to[1]), p.to[2]] });
   };
+  /**
+   * @param {LegFields} fields
+   * @returns {OrderLegBody}
+   */
   const leg = ([currency, network, amount]) => ({
     currency,
     ...(network ? { network } : {}),
     ...(amount ? { amount: Number(amount) } : {}),
   });
-  const setLeg = (side, i) => (v) => setLegs({ ...legs, [side]: legs[side].map((x, j) => (j === i ? v : x)) });
+  /**
+   * @param {keyof Legs} side
+   * @param {0 | 1 | 2} i
+   */
+  const setLeg = (side, i) => (/** @type {string} */ v) => {
+    /** @type {LegFields} */
+    const fields = [...legs[side]];
+    fields[i] = v;
+    setLegs({ ...legs, [side]: fields });
+  };
+  /** @param {Event} e */
   const submit = async (e) => {
     e.preventDefault();
+    /** @type {CreateOrderBody} */
     const body = { client_id: clientId || partners[0]?.client_id, environment: env, from: leg(legs.from), to: leg(legs.to) };
-    const order = await action.run('created', () => post('/sandbox/orders', body));
+    const order = await action.run('created', /** @returns {Promise<OrderDetail>} */ () => post('/sandbox/orders', body));
     if (order) setCreated(order.reference);
   };
   if (!open) {
@@ -123,8 +170,8 @@ function CreateOrder({ partners }) {
   return html`<${Section} title="New order" actions=${html`<button class="small" onClick=${() => setOpen(false)}>Close</button>`}>
     <form class="form-grid" onSubmit=${submit}>
       <${Select} label="Partner" name="partner" value=${clientId} onChange=${setClientId} options=${partners.map((p) => [p.client_id, `${p.name} (${p.client_id})`])} />
-      <${Select} label="Environment" name="env" value=${env} onChange=${(v) => { setEnv(v); choose(type, v); }} options=${['test', 'live']} />
-      <${Select} label="Type" name="type" value=${type} onChange=${(t) => choose(t)} options=${Object.keys(PRESETS)} />
+      <${Select} label="Environment" name="env" value=${env} onChange=${(/** @type {string} */ v) => { setEnv(v); choose(type, v); }} options=${['test', 'live']} />
+      <${Select} label="Type" name="type" value=${type} onChange=${(/** @type {string} */ t) => choose(t)} options=${Object.keys(PRESETS)} />
       <${Input} label="From currency" name="from_currency" value=${legs.from[0]} onInput=${setLeg('from', 0)} size="6" />
       <${Input} label="From network (crypto)" name="from_network" value=${legs.from[1]} onInput=${setLeg('from', 1)} size="12" />
       <${Input} label="From amount" name="from_amount" value=${legs.from[2]} onInput=${setLeg('from', 2)} size="9" />

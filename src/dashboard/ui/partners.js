@@ -4,7 +4,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { patch, post } from './api.js';
 import { useMeta, usePartners } from './orders.js';
 import { ErrorBox, html, Input, Section, Select, useAction } from './ui.js';
+/** @import { FieldEvent } from './ui.js' */
+/** @import { Environment, KeyRotation, KeySet, Partner, PartnerBody, RotateKeysBody } from './types' */
 
+/**
+ * Key sets in full, by environment.
+ * @param {{ keys: Record<string, KeySet>, title: string }} props
+ */
 function Keys({ keys, title }) {
   return html`<div class="keys" data-testid="new-keys"><strong>${title}</strong> <span class="muted small">shown once: copy them now</span>
     ${Object.entries(keys).map(([env, set]) => html`<div class="keyset"><span class="label">${env}</span>
@@ -13,11 +19,11 @@ function Keys({ keys, title }) {
 
 export function PartnersScreen() {
   const partners = usePartners();
-  const [selected, setSelected] = useState(undefined);
+  const [selected, setSelected] = useState(/** @type {string | undefined} */ (undefined));
   const list = partners.data ?? [];
   const current = list.find((p) => p.client_id === selected) ?? list[0];
   return html`<div class="screen">
-    <${CreatePartner} onCreated=${(p) => {
+    <${CreatePartner} onCreated=${(/** @type {Partner} */ p) => {
       partners.reload();
       setSelected(p.client_id);
     }} />
@@ -39,19 +45,27 @@ export function PartnersScreen() {
   </div>`;
 }
 
+/**
+ * The settings form of a partner, as typed (events: the ones ticked).
+ * @typedef {{ kyb_status: string, webhook_url: string, events: Set<string>, ip_whitelist: string }} SettingsForm
+ */
+
+/** @param {{ partner: Partner, onSaved: () => void }} props */
 function Settings({ partner, onSaved }) {
   const meta = useMeta();
-  const [form, setForm] = useState(() => ({
+  const [form, setForm] = useState(/** @returns {SettingsForm} */ () => ({
     kyb_status: partner.kyb_status,
     webhook_url: partner.webhook_url ?? '',
     events: new Set(partner.events),
     ip_whitelist: partner.ip_whitelist.join('\n'),
   }));
   useEffect(() => setForm((f) => ({ ...f, kyb_status: partner.kyb_status })), [partner.kyb_status]);
-  const [rotated, setRotated] = useState(undefined);
+  const [rotated, setRotated] = useState(/** @type {KeyRotation | undefined} */ (undefined));
   const action = useAction();
+  /** @param {Event} e */
   const save = (e) => {
     e.preventDefault();
+    /** @type {PartnerBody} */
     const body = {
       kyb_status: form.kyb_status,
       webhook_url: form.webhook_url.trim() || null,
@@ -60,8 +74,15 @@ function Settings({ partner, onSaved }) {
     };
     action.run('saved', () => patch(`/sandbox/partners/${partner.client_id}`, body)).then((r) => r && onSaved());
   };
-  const rotate = (environment) =>
-    action.run(`rotated ${environment}`, () => post(`/sandbox/partners/${partner.client_id}/keys`, { environment })).then((r) => r && setRotated(r));
+  /** @param {Environment} environment */
+  const rotate = (environment) => {
+    /** @type {RotateKeysBody} */
+    const body = { environment };
+    return action
+      .run(`rotated ${environment}`, /** @returns {Promise<KeyRotation>} */ () => post(`/sandbox/partners/${partner.client_id}/keys`, body))
+      .then((r) => r && setRotated(r));
+  };
+  /** @param {string} ev */
   const toggle = (ev) => {
     const events = new Set(form.events);
     if (events.has(ev)) events.delete(ev);
@@ -70,37 +91,41 @@ function Settings({ partner, onSaved }) {
   };
   return html`<${Section} title=${`Settings of ${partner.name}`} id="partner-settings">
     <form class="stack" onSubmit=${save}>
-      <${Select} label="KYB status" name="kyb_status" value=${form.kyb_status} onChange=${(v) => setForm({ ...form, kyb_status: v })} options=${meta?.kyb ?? [form.kyb_status]} />
-      <${Input} label="Webhook URL" name="webhook_url" value=${form.webhook_url} onInput=${(v) => setForm({ ...form, webhook_url: v })} placeholder="http://127.0.0.1:8080/hooks (empty: none)" />
+      <${Select} label="KYB status" name="kyb_status" value=${form.kyb_status} onChange=${(/** @type {string} */ v) => setForm({ ...form, kyb_status: v })} options=${meta?.kyb ?? [form.kyb_status]} />
+      <${Input} label="Webhook URL" name="webhook_url" value=${form.webhook_url} onInput=${(/** @type {string} */ v) => setForm({ ...form, webhook_url: v })} placeholder="http://127.0.0.1:8080/hooks (empty: none)" />
       <fieldset class="events"><legend>Events sent</legend>
         ${(meta?.events ?? []).map((ev) => html`<label class="check"><input type="checkbox" checked=${form.events.has(ev)} onChange=${() => toggle(ev)} /> <span class="mono small">${ev}</span></label>`)}
       </fieldset>
       <label class="field wide"><span>IP whitelist (IPs or CIDRs; empty: any)</span>
-        <textarea name="ip_whitelist" rows="2" value=${form.ip_whitelist} onInput=${(e) => setForm({ ...form, ip_whitelist: e.currentTarget.value })}></textarea></label>
+        <textarea name="ip_whitelist" rows="2" value=${form.ip_whitelist} onInput=${(/** @type {FieldEvent} */ e) => setForm({ ...form, ip_whitelist: e.currentTarget.value })}></textarea></label>
       <div class="form-actions"><button class="primary" type="submit" disabled=${action.busy}>Save settings</button>
         ${action.done === 'saved' && !action.error ? html`<span class="ok small">Saved.</span>` : null}</div>
     </form>
     <h3>Keys</h3>
-    <div class="keyset-masked">${Object.entries(partner.keys).map(([env, set]) => html`<div><span class="label">${env}</span> <code>${set.public_key}</code> <code>${set.secret_key}</code>
+    <div class="keyset-masked">${/** @type {Array<[Environment, KeySet]>} */ (Object.entries(partner.keys)).map(([env, set]) => html`<div><span class="label">${env}</span> <code>${set.public_key}</code> <code>${set.secret_key}</code>
       <button class="small" onClick=${() => rotate(env)} disabled=${action.busy}>Rotate ${env} keys</button></div>`)}</div>
     ${rotated ? html`<${Keys} title=${`New ${rotated.environment} keys; the previous set no longer works`} keys=${{ [rotated.environment]: rotated.keys }} />` : null}
     <${ErrorBox} error=${action.error} />
   </${Section}>`;
 }
 
+/** @param {{ onCreated: (partner: Partner) => void }} props */
 function CreatePartner({ onCreated }) {
   const meta = useMeta();
   const [open, setOpen] = useState(false);
   const [form, setForm] = useState({ name: '', kyb_status: 'approved', webhook_url: '' });
-  const [created, setCreated] = useState(undefined);
+  const [created, setCreated] = useState(/** @type {Partner | undefined} */ (undefined));
   const action = useAction();
-  const set = (key) => (value) => setForm({ ...form, [key]: value });
+  /** @param {keyof typeof form} key */
+  const set = (key) => (/** @type {string} */ value) => setForm({ ...form, [key]: value });
+  /** @param {Event} e */
   const submit = async (e) => {
     e.preventDefault();
+    /** @type {PartnerBody} */
     const body = { kyb_status: form.kyb_status };
     if (form.name.trim()) body.name = form.name.trim();
     if (form.webhook_url.trim()) body.webhook_url = form.webhook_url.trim();
-    const p = await action.run('created', () => post('/sandbox/partners', body));
+    const p = await action.run('created', /** @returns {Promise<Partner>} */ () => post('/sandbox/partners', body));
     if (p) {
       setCreated(p);
       onCreated(p);
