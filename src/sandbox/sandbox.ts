@@ -9,6 +9,7 @@ import { createPartnerRegistry, createRateLimiter, type Partner, type PartnerReg
 import { ClockViewSchema, clockView, systemWallClock, VirtualClock, type FiredTimer, type WallClock } from '../clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
 import { requireAdmin } from '../http/middleware/admin';
+import type { AnyRouteSpec } from '../http/api';
 import { registerClockRoutes } from '../http/control/clock.routes';
 import { registerPartnerRoutes } from '../http/control/partners.routes';
 import { createApp } from '../http/app';
@@ -46,6 +47,8 @@ export const VERSION: string = JSON.parse(
 
 /** CONTRACT §4 `POST /sandbox/reset` data. */
 export const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
+/** CONTRACT §4 `POST /sandbox/reset` (exported: the control client is typed by it). */
+export const resetSpec = { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' } as const satisfies AnyRouteSpec;
 
 /** Everything one running sandbox holds; tests build one with `createSandbox`. */
 export interface Sandbox {
@@ -250,7 +253,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
         save: (path) => writeStateFile(path, exportStateChunks(stateParts)),
       });
       api.route(
-        { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' },
+        resetSpec,
         () => {
           sandbox.reset();
           return { clock: clockView(clock), demo_client_id: demoPartner.client_id };

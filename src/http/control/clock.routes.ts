@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, clockView, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../../clock';
 import { badRequest, conflict, validationError } from '../../shared/errors';
 import { DateTime, MAX_INSTANT, MAX_SPEED } from '../../shared/schemas';
-import type { Api } from '../api';
+import type { Api, AnyRouteSpec } from '../api';
 
 const FIRED_SHOWN = 1000;
 
@@ -41,6 +41,11 @@ export const AdvanceResultSchema = z
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 
+// The specs are exported so the control client (src/client/control-client.ts) is typed by them.
+export const getClockSpec = { ...admin, method: 'GET', path: '/sandbox/clock', operationId: 'getClock', summary: 'The virtual clock', data: ClockViewSchema, message: 'Clock retrieved' } as const satisfies AnyRouteSpec;
+export const configureClockSpec = { ...admin, method: 'POST', path: '/sandbox/clock', operationId: 'configureClock', summary: 'Switch mode (realtime, manual) or speed', body: ClockBodySchema, data: ClockViewSchema, message: 'Clock updated' } as const satisfies AnyRouteSpec;
+export const advanceClockSpec = { ...admin, method: 'POST', path: '/sandbox/clock/advance', operationId: 'advanceClock', summary: 'Move the virtual clock forward by ms, duration or to an instant, firing due timers', body: AdvanceBodySchema, data: AdvanceResultSchema, message: 'Clock advanced', errors: [400, 409] } as const satisfies AnyRouteSpec;
+
 /** CONTRACT §4 clock routes. */
 export function registerClockRoutes(
   api: Api,
@@ -48,18 +53,18 @@ export function registerClockRoutes(
 ): void {
   const { clock } = deps;
   api.route(
-    { ...admin, method: 'GET', path: '/sandbox/clock', operationId: 'getClock', summary: 'The virtual clock', data: ClockViewSchema, message: 'Clock retrieved' },
+    getClockSpec,
     () => clockView(clock),
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/clock', operationId: 'configureClock', summary: 'Switch mode (realtime, manual) or speed', body: ClockBodySchema, data: ClockViewSchema, message: 'Clock updated' },
+    configureClockSpec,
     ({ body }) => {
       clock.configure(body);
       return clockView(clock);
     },
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/clock/advance', operationId: 'advanceClock', summary: 'Move the virtual clock forward by ms, duration or to an instant, firing due timers', body: AdvanceBodySchema, data: AdvanceResultSchema, message: 'Clock advanced', errors: [400, 409] },
+    advanceClockSpec,
     async ({ body }) => {
       const target =
         body.to !== undefined

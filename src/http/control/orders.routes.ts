@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ControlPageQuery } from '../../shared/schemas';
 import type { PartnerRegistry } from '../../auth';
-import type { Api } from '../api';
+import type { Api, AnyRouteSpec } from '../api';
 import { ENVIRONMENTS, type ReferenceStore } from '../../reference';
 import {
   ALL_INCLUDES,
@@ -51,6 +51,17 @@ const LifecycleViewSchema = z
   })
   .meta({ id: 'OrderLifecycle' });
 
+// The specs are exported so the control client (src/client/control-client.ts) is typed by them.
+export const sandboxListOrdersSpec = { ...admin, params: undefined, data: SandboxOrderSummarySchema, method: 'GET', path: '/sandbox/orders', operationId: 'sandboxListOrders', summary: 'Orders of every partner and environment, newest first', query: ListQuerySchema, paged: true, message: 'Orders retrieved' } as const satisfies AnyRouteSpec;
+export const sandboxCreateOrderSpec = { ...admin, params: undefined, method: 'POST', path: '/sandbox/orders', operationId: 'sandboxCreateOrder', summary: 'Create an order for a partner, unsigned (customer and recipient filled in when not given)', body: ControlCreateOrderSchema, message: 'Order created', errors: [400, 403, 404, 409] } as const satisfies AnyRouteSpec;
+export const sandboxGetOrderSpec = { ...admin, method: 'GET', path: '/sandbox/orders/{reference}', operationId: 'sandboxGetOrder', summary: 'Any order’s detail, with payout and timeline', message: 'Order retrieved', errors: [404] } as const satisfies AnyRouteSpec;
+export const sandboxOrderLifecycleSpec = { ...admin, data: LifecycleViewSchema, method: 'GET', path: '/sandbox/orders/{reference}/lifecycle', operationId: 'sandboxOrderLifecycle', summary: 'The order type’s lifecycle (from the state machine), the path the order took and the steps its status allows now', message: 'Lifecycle retrieved', errors: [404] } as const satisfies AnyRouteSpec;
+export const simulatePayinSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/payin', operationId: 'simulatePayin', summary: 'Simulate a pay-in arriving (exact by default; partial, over, unconfirmed)', body: ControlPayinSchema, message: 'Pay-in simulated', errors: [400, 404] } as const satisfies AnyRouteSpec;
+export const sandboxFulfilOrderSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/fulfil', operationId: 'sandboxFulfilOrder', summary: 'Confirm a pending (unconfirmed) pay-in, as POST /v1/orders/{reference}/fulfill does for the partner', body: FulfilBodySchema, message: 'Pay-in confirmed', errors: [400, 404] } as const satisfies AnyRouteSpec;
+export const sandboxCancelOrderSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/cancel', operationId: 'sandboxCancelOrder', summary: 'Cancel an order, as PATCH /v1/orders/{reference}/cancel does for the partner', body: CancelBodySchema, message: 'Order cancelled', errors: [400, 404] } as const satisfies AnyRouteSpec;
+export const decidePayoutSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/payout', operationId: 'decidePayout', summary: 'Decide how the payout ends: success, fail, revert, partial', body: ControlPayoutSchema, message: 'Payout outcome set', errors: [400, 404] } as const satisfies AnyRouteSpec;
+export const expireOrderSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/expire', operationId: 'expireOrder', summary: 'End the pay-in window now', message: 'Pay-in window ended', errors: [400, 404] } as const satisfies AnyRouteSpec;
+
 export interface OrderControlDeps {
   orders: OrderService;
   /** For the steps a partner takes through /v1 (create, cancel, fulfil), taken here on its behalf. */
@@ -68,7 +79,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
   };
 
   api.route(
-    { ...admin, params: undefined, data: SandboxOrderSummarySchema, method: 'GET', path: '/sandbox/orders', operationId: 'sandboxListOrders', summary: 'Orders of every partner and environment, newest first', query: ListQuerySchema, paged: true, message: 'Orders retrieved' },
+    sandboxListOrdersSpec,
     ({ query: q }) => {
       const all = [...orders.store.orders.values()];
       const matching = [];
@@ -85,18 +96,18 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
     },
   );
   api.route(
-    { ...admin, params: undefined, method: 'POST', path: '/sandbox/orders', operationId: 'sandboxCreateOrder', summary: 'Create an order for a partner, unsigned (customer and recipient filled in when not given)', body: ControlCreateOrderSchema, message: 'Order created', errors: [400, 403, 404, 409] },
+    sandboxCreateOrderSpec,
     ({ body }) => {
       const env = body.environment ?? 'test';
       return orders.create({ partner: partners.require(body.client_id), env }, createOrderBody(deps.reference, env, body));
     },
   );
   api.route(
-    { ...admin, method: 'GET', path: '/sandbox/orders/{reference}', operationId: 'sandboxGetOrder', summary: 'Any order’s detail, with payout and timeline', message: 'Order retrieved', errors: [404] },
+    sandboxGetOrderSpec,
     ({ params }) => orders.detail(params.reference),
   );
   api.route(
-    { ...admin, data: LifecycleViewSchema, method: 'GET', path: '/sandbox/orders/{reference}/lifecycle', operationId: 'sandboxOrderLifecycle', summary: 'The order type’s lifecycle (from the state machine), the path the order took and the steps its status allows now', message: 'Lifecycle retrieved', errors: [404] },
+    sandboxOrderLifecycleSpec,
     ({ params }) => {
       const order = orders.find(params.reference);
       return {
@@ -111,11 +122,11 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
     },
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/payin', operationId: 'simulatePayin', summary: 'Simulate a pay-in arriving (exact by default; partial, over, unconfirmed)', body: ControlPayinSchema, message: 'Pay-in simulated', errors: [400, 404] },
+    simulatePayinSpec,
     ({ params, body }) => orders.simulatePayin(params.reference, body),
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/fulfil', operationId: 'sandboxFulfilOrder', summary: 'Confirm a pending (unconfirmed) pay-in, as POST /v1/orders/{reference}/fulfill does for the partner', body: FulfilBodySchema, message: 'Pay-in confirmed', errors: [400, 404] },
+    sandboxFulfilOrderSpec,
     ({ params, body }) => {
       const { order, caller } = ownerOf(params.reference);
       const seen = order.payinRefs.at(-1);
@@ -130,15 +141,15 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
     },
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/cancel', operationId: 'sandboxCancelOrder', summary: 'Cancel an order, as PATCH /v1/orders/{reference}/cancel does for the partner', body: CancelBodySchema, message: 'Order cancelled', errors: [400, 404] },
+    sandboxCancelOrderSpec,
     ({ params, body }) => orders.cancel(ownerOf(params.reference).caller, params.reference, body.reason),
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/payout', operationId: 'decidePayout', summary: 'Decide how the payout ends: success, fail, revert, partial', body: ControlPayoutSchema, message: 'Payout outcome set', errors: [400, 404] },
+    decidePayoutSpec,
     ({ params, body }) => orders.decidePayout(params.reference, body),
   );
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/expire', operationId: 'expireOrder', summary: 'End the pay-in window now', message: 'Pay-in window ended', errors: [400, 404] },
+    expireOrderSpec,
     ({ params }) => orders.expire(params.reference),
   );
 }

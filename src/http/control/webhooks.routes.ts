@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ControlPageQuery } from '../../shared/schemas';
 import type { PartnerRegistry } from '../../auth';
-import type { Api } from '../api';
+import type { Api, AnyRouteSpec } from '../api';
 import { ENVIRONMENTS } from '../../reference';
 import type { OrderService } from '../../orders';
 import { badRequest, notFound } from '../../shared/errors';
@@ -31,12 +31,18 @@ export const SendBodySchema = z.object({
 const IdParamsSchema = z.object({ id: z.string() });
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 
+// The specs are exported so the control client (src/client/control-client.ts) is typed by them.
+export const listDeliveriesSpec = { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries', operationId: 'listDeliveries', summary: 'The webhook delivery log, newest first', query: DeliveriesQuerySchema, data: DeliverySchema, paged: true, message: 'Deliveries retrieved' } as const satisfies AnyRouteSpec;
+export const getDeliverySpec = { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries/{id}', operationId: 'getDelivery', summary: 'One delivery with every attempt', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery retrieved', errors: [404] } as const satisfies AnyRouteSpec;
+export const retryDeliverySpec = { ...admin, method: 'POST', path: '/sandbox/webhooks/deliveries/{id}/retry', operationId: 'retryDelivery', summary: 'Send a delivery again now (answers once the attempt is done)', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery sent again', errors: [404] } as const satisfies AnyRouteSpec;
+export const sendWebhookSpec = { ...admin, method: 'POST', path: '/sandbox/webhooks/send', operationId: 'sendWebhook', summary: 'Send one signed delivery of any event on demand', body: SendBodySchema, data: DeliverySchema, message: 'Delivery sent', errors: [400, 404] } as const satisfies AnyRouteSpec;
+
 /** CONTRACT §4 webhook routes: the delivery log, manual retry, and signed sends on demand. */
 export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; partners: PartnerRegistry; orders: OrderService }): void {
   const { dispatcher, partners, orders } = deps;
 
   api.route(
-    { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries', operationId: 'listDeliveries', summary: 'The webhook delivery log, newest first', query: DeliveriesQuerySchema, data: DeliverySchema, paged: true, message: 'Deliveries retrieved' },
+    listDeliveriesSpec,
     ({ query: q }) => {
       const matching = dispatcher
         .list()
@@ -54,7 +60,7 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
   );
 
   api.route(
-    { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries/{id}', operationId: 'getDelivery', summary: 'One delivery with every attempt', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery retrieved', errors: [404] },
+    getDeliverySpec,
     ({ params }) => {
       const d = dispatcher.get(params.id);
       if (!d) throw notFound(`Delivery ${params.id} not found`);
@@ -63,7 +69,7 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
   );
 
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/webhooks/deliveries/{id}/retry', operationId: 'retryDelivery', summary: 'Send a delivery again now (answers once the attempt is done)', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery sent again', errors: [404] },
+    retryDeliverySpec,
     async ({ params }) => {
       const d = await dispatcher.retry(params.id);
       if (!d) throw notFound(`Delivery ${params.id} not found`);
@@ -72,7 +78,7 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
   );
 
   api.route(
-    { ...admin, method: 'POST', path: '/sandbox/webhooks/send', operationId: 'sendWebhook', summary: 'Send one signed delivery of any event on demand', body: SendBodySchema, data: DeliverySchema, message: 'Delivery sent', errors: [400, 404] },
+    sendWebhookSpec,
     async ({ body }) => {
       const partner = partners.require(body.client_id);
       let environment = body.environment ?? 'test';
