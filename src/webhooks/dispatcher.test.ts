@@ -1,0 +1,235 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createPartnerRegistry } from '../auth';
+import { fixedWallClock, VirtualClock } from '../clock';
+import { createIds } from '../shared/ids';
+import { bodyOf } from './delivery';
+import { createDispatcher, DEFAULT_RETRY_SCHEDULE_MS, type DispatcherOptions } from './dispatcher';
+import { postAttempt } from './transport';
+
+// CONTRACT §5: at least once, retried on the virtual clock 5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h
+// after each failed attempt (8 attempts, then failed), every attempt logged. The transport (the
+// one outbound HTTP call) is replaced by a fake receiver: no socket is opened.
+vi.mock('./transport', () => ({ postAttempt: vi.fn() }));
+
+const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+const URL_A = 'http://receiver-a.invalid/hooks';
+const URL_B = 'http://receiver-b.invalid/hooks';
+const S = 1_000;
+const M = 60 * S;
+const H = 60 * M;
+
+/** What the fake receiver answers an attempt: an HTTP status, at once or later. */
+type Answer = (call: { url: string; delivery: string; number: number }) => number | Promise<number>;
+
+function makeDispatcher(answer: Answer, options?: Partial<DispatcherOptions>) {
+  const clock = new VirtualClock({ start: T0, mode: 'manual' });
+  const wall = fixedWallClock(T0);
+  const ids = createIds(1);
+  const partners = createPartnerRegistry({ ids, clock });
+  const partner = partners.create({ client_id: 'ptr_hooks', webhook_url: URL_A });
+  const calls: Array<{ url: string; delivery: string; number: number; at: number }> = [];
+  vi.mocked(postAttempt).mockImplementation(async (delivery, _partner, url, number, record) => {
+    calls.push({ url, delivery: delivery.id, number, at: clock.now() });
+    const status = await answer({ url, delivery: delivery.id, number });
+    record.http_status = status;
+    if (status < 200 || status >= 300) record.error = `HTTP ${status}`;
+    return status >= 200 && status < 300;
+  });
+  const errors: unknown[] = [];
+  const dispatcher = createDispatcher({ clock, wall, ids, partners, options, onError: (e) => errors.push(e) });
+  /** Advances the clock as the sandbox does: each attempt finishes at the virtual time it started. */
+  const advance = (ms: number) => clock.advanceToAsync(clock.now() + ms, () => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined));
+  const send = (url: string | null = null) =>
+    dispatcher.enqueue({ partner, environment: 'test', order: 'ORD1', event: 'order.created', data: { reference: 'ORD1' }, url });
+  return { clock, wall, partners, partner, dispatcher, calls, errors, advance, send };
+}
+
+/** A promise the test settles by hand: a receiver that has not answered yet. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Lets pending promise callbacks run (an answered attempt records its result). */
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+afterEach(() => {
+  vi.mocked(postAttempt).mockReset();
+});
+
+describe('createDispatcher', () => {
+  it('makes the first attempt at once and retries 5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h after each failure, then fails after 8', async () => {
+    const t = makeDispatcher(() => 500);
+    const d = t.send();
+    await t.dispatcher.idle();
+    expect(t.calls.map((c) => c.at)).toEqual([T0]);
+    expect(d.status).toBe('retrying');
+    expect(d.next_attempt_at).toBe(T0 + 5 * S);
+    // Not a millisecond early.
+    await t.advance(5 * S - 1);
+    expect(t.calls).toHaveLength(1);
+    await t.advance(1);
+    expect(t.calls).toHaveLength(2);
+    await t.advance(3 * 24 * H);
+    const delays = [0, 5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 10 * H];
+    const expected = delays.map((_, i) => T0 + delays.slice(0, i + 1).reduce((a, b) => a + b, 0));
+    expect(t.calls.map((c) => c.at)).toEqual(expected);
+    expect(d.attempts.map((a) => [a.number, a.virtual_at, a.manual, a.http_status, a.error])).toEqual(expected.map((at, i) => [i + 1, at, false, 500, 'HTTP 500']));
+    expect(d.status).toBe('failed');
+    expect(d.next_attempt_at).toBeNull();
+    expect(t.clock.pending).toBe(0);
+    await t.advance(30 * 24 * H);
+    expect(t.calls).toHaveLength(8);
+    expect(DEFAULT_RETRY_SCHEDULE_MS).toEqual(delays.slice(1));
+  });
+
+  it('stops retrying at the first 2xx and keeps the body it sent', async () => {
+    const answers = [500, 503, 204];
+    const t = makeDispatcher(({ number }) => answers[number - 1] ?? 500);
+    const d = t.send();
+    await t.advance(24 * H);
+    expect(d.attempts.map((a) => [a.virtual_at, a.http_status])).toEqual([
+      [T0, 500],
+      [T0 + 5 * S, 503],
+      [T0 + 5 * S + 5 * M, 204],
+    ]);
+    expect(d.status).toBe('succeeded');
+    expect(d.next_attempt_at).toBeNull();
+    expect(t.clock.pending).toBe(0);
+    expect(JSON.parse(bodyOf(d))).toEqual({ event: 'order.created', data: { reference: 'ORD1' } });
+  });
+
+  it('succeeds on a first 2xx with one attempt and no timer', async () => {
+    const t = makeDispatcher(() => 200);
+    const d = await t.dispatcher.send({ partner: t.partner, environment: 'live', order: null, event: 'order.settled', data: {} });
+    expect(d.status).toBe('succeeded');
+    expect(d.attempts).toHaveLength(1);
+    expect(d.attempts[0]).toMatchObject({ number: 1, url: URL_A, virtual_at: T0, wall_at: T0, http_status: 200, error: null });
+    expect(t.clock.pending).toBe(0);
+  });
+
+  it('follows the retry schedule it is given', async () => {
+    const t = makeDispatcher(() => 502, { retryScheduleMs: [1 * S, 2 * S] });
+    const d = t.send();
+    await t.advance(H);
+    expect(d.attempts.map((a) => a.virtual_at)).toEqual([T0, T0 + S, T0 + 3 * S]);
+    expect(d.status).toBe('failed');
+  });
+
+  it('schedules a retry from its attempt’s virtual time, however long the receiver took to answer', async () => {
+    const slow = deferred<number>();
+    const t = makeDispatcher(() => slow.promise);
+    const d = t.send();
+    t.clock.advance(10 * S); // the clock moves on while the receiver is still thinking
+    t.wall.advance(10 * S);
+    slow.resolve(500);
+    await t.dispatcher.idle();
+    expect(d.attempts[0]!.virtual_at).toBe(T0);
+    expect(d.next_attempt_at).toBe(T0 + 5 * S);
+    expect(t.clock.nextDue).toBe(T0 + 5 * S);
+  });
+
+  it('never lets one delivery’s slow receiver hold up another delivery or its retries', async () => {
+    const hanging = deferred<number>();
+    const answersB = [500, 200];
+    const t = makeDispatcher(({ url, number }) => (url === URL_A ? hanging.promise : answersB[number - 1]!));
+    const a = t.send(URL_A);
+    const b = t.send(URL_B);
+    // B's first attempt went out while A's was still waiting for its answer.
+    expect(t.calls.map((c) => c.url)).toEqual([URL_A, URL_B]);
+    await flush();
+    expect(a.inFlight).toBe(true);
+    expect(b.status).toBe('retrying');
+    t.clock.advance(5 * S); // B's retry fires on time, A still unanswered
+    await flush();
+    expect(t.calls.map((c) => [c.url, c.number, c.at])).toEqual([
+      [URL_A, 1, T0],
+      [URL_B, 1, T0],
+      [URL_B, 2, T0 + 5 * S],
+    ]);
+    expect(b.status).toBe('succeeded');
+    expect(a.status).toBe('pending');
+    hanging.resolve(500);
+    await t.dispatcher.idle();
+    expect(a.status).toBe('retrying');
+    expect(a.next_attempt_at).toBe(T0 + 5 * S);
+  });
+
+  it('fails an attempt with no request when the partner has no webhook_url or is gone, and still retries', async () => {
+    const t = makeDispatcher(() => 200);
+    t.partners.update('ptr_hooks', { webhook_url: null });
+    const noUrl = t.send();
+    await t.dispatcher.idle();
+    expect(noUrl.attempts[0]).toMatchObject({ url: null, http_status: null, error: 'no webhook_url configured for the partner' });
+    expect(noUrl.status).toBe('retrying');
+    t.partners.retainOnly([]);
+    await t.advance(5 * S);
+    expect(noUrl.attempts[1]!.error).toBe('partner no longer exists');
+    expect(t.calls).toEqual([]);
+  });
+
+  it('sends to the delivery’s own URL when it has one', async () => {
+    const t = makeDispatcher(() => 200);
+    t.send(URL_B);
+    await t.dispatcher.idle();
+    expect(t.calls.map((c) => c.url)).toEqual([URL_B]);
+  });
+
+  it('sends a manual retry now, in place of the pending automatic one', async () => {
+    const answers = [500, 200];
+    const t = makeDispatcher(({ number }) => answers[number - 1] ?? 500);
+    const d = t.send();
+    await t.dispatcher.idle();
+    expect(t.clock.pending).toBe(1);
+    t.clock.advance(2 * S);
+    await t.dispatcher.retry(d.id);
+    expect(d.attempts.map((a) => [a.number, a.manual, a.virtual_at])).toEqual([
+      [1, false, T0],
+      [2, true, T0 + 2 * S],
+    ]);
+    expect(d.status).toBe('succeeded');
+    expect(t.clock.pending).toBe(0);
+    expect(await t.dispatcher.retry('dlv_unknown')).toBeUndefined();
+  });
+
+  it('keeps a delivered event delivered when a manual retry of it fails', async () => {
+    const answers = [200, 500];
+    const t = makeDispatcher(({ number }) => answers[number - 1] ?? 500);
+    const d = t.send();
+    await t.dispatcher.idle();
+    await t.dispatcher.retry(d.id);
+    expect(d.attempts.map((a) => a.http_status)).toEqual([200, 500]);
+    expect(d.status).toBe('succeeded');
+    expect(t.clock.pending).toBe(0);
+  });
+
+  it('forgets, on clear, an attempt answered after it: nothing is scheduled for it', async () => {
+    const slow = deferred<number>();
+    const t = makeDispatcher(() => slow.promise);
+    t.send();
+    t.dispatcher.clear();
+    expect(t.dispatcher.inFlightCount).toBe(0);
+    slow.resolve(500);
+    await flush();
+    expect(t.dispatcher.list()).toEqual([]);
+    expect(t.clock.pending).toBe(0);
+  });
+
+  it("forgets evicted orders' deliveries and their retry timers, but not one in flight", async () => {
+    const slow = deferred<number>();
+    let first = true;
+    const t = makeDispatcher(() => (first ? ((first = false), 500) : slow.promise));
+    const retrying = t.send();
+    await t.dispatcher.idle();
+    const inFlight = t.send();
+    expect(t.dispatcher.forgetOrders(new Set(['ORD1']))).toBe(1);
+    expect(t.dispatcher.get(retrying.id)).toBeUndefined();
+    expect(t.dispatcher.get(inFlight.id)).toBe(inFlight);
+    expect(t.clock.pending).toBe(0);
+    slow.resolve(200);
+    await t.dispatcher.idle();
+  });
+});

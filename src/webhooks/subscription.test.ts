@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { createPartnerRegistry } from '../auth';
+import { VirtualClock } from '../clock';
+import { createOrderService, type EmittedEvent, type OrderRecord, type OrderService } from '../orders';
+import { createReferenceStore, DEFAULT_FIXTURES_DIR, loadFixturesOnce } from '../reference';
+import type { WebhookEvent } from '../shared/events';
+import { createIds } from '../shared/ids';
+import type { DeliveryInput, Dispatcher } from './dispatcher';
+import { routeOrderEvents } from './subscription';
+
+// CONTRACT §5: an event becomes a delivery when the partner subscribes to it and has a URL;
+// either way the order's timeline says what became of it.
+
+const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+const HOOK = 'http://receiver.invalid/hooks';
+
+/** A dispatcher that only remembers what it was asked to deliver. */
+function fakeDispatcher() {
+  const enqueued: DeliveryInput[] = [];
+  const dispatcher = {
+    enqueue: (input: DeliveryInput) => {
+      enqueued.push(input);
+      return { id: `dlv_${enqueued.length}` };
+    },
+  } as unknown as Dispatcher;
+  return { dispatcher, enqueued };
+}
+
+/** An order service reduced to its event stream: the test emits the events by hand. */
+function fakeOrders() {
+  const listeners = new Set<(e: EmittedEvent) => Record<string, unknown> | void>();
+  const orders = {
+    onEvent(listener: (e: EmittedEvent) => Record<string, unknown> | void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  } as unknown as OrderService;
+  const emit = (event: WebhookEvent, order: Partial<OrderRecord>) => {
+    const e = { event, order: order as OrderRecord, summary: () => ({ reference: order.reference, status: 'awaiting_user_payment' }), at: T0 } as unknown as EmittedEvent;
+    return [...listeners].map((listener) => listener(e));
+  };
+  return { orders, emit, listeners };
+}
+
+function setup() {
+  const clock = new VirtualClock({ start: T0, mode: 'manual' });
+  const partners = createPartnerRegistry({ ids: createIds(1), clock });
+  const { dispatcher, enqueued } = fakeDispatcher();
+  const { orders, emit, listeners } = fakeOrders();
+  const stop = routeOrderEvents({ orders, partners, dispatcher });
+  return { clock, partners, enqueued, emit, listeners, stop };
+}
+
+describe('routeOrderEvents', () => {
+  it('delivers a subscribed event to a partner with a URL, in the order’s environment, with the summary as data', () => {
+    const t = setup();
+    const partner = t.partners.create({ client_id: 'ptr_sub', webhook_url: HOOK, events: ['order.created'] });
+    const details = t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'live' });
+    expect(details).toEqual([{ delivery_id: 'dlv_1' }]);
+    expect(t.enqueued).toEqual([
+      { partner, environment: 'live', order: 'ORD1', event: 'order.created', data: { reference: 'ORD1', status: 'awaiting_user_payment' } },
+    ]);
+  });
+
+  it('skips an event the partner does not subscribe to, saying so', () => {
+    const t = setup();
+    t.partners.create({ client_id: 'ptr_sub', webhook_url: HOOK, events: ['order.settled'] });
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery: 'skipped: event not subscribed' }]);
+    expect(t.enqueued).toEqual([]);
+  });
+
+  it('skips every event of a partner with no webhook_url, saying so', () => {
+    const t = setup();
+    t.partners.create({ client_id: 'ptr_sub', webhook_url: null });
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery: 'skipped: no webhook_url' }]);
+    expect(t.enqueued).toEqual([]);
+  });
+
+  it('skips the events of an order whose partner was removed, saying so', () => {
+    const t = setup();
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_gone', env: 'test' })).toEqual([{ delivery: 'skipped: partner removed' }]);
+    expect(t.enqueued).toEqual([]);
+  });
+
+  it('reads the subscription when the event happens, not when the route was set up', () => {
+    const t = setup();
+    t.partners.create({ client_id: 'ptr_sub', webhook_url: null, events: [] });
+    t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' });
+    t.partners.update('ptr_sub', { webhook_url: HOOK, events: ['order.created'] });
+    t.emit('order.created', { reference: 'ORD2', clientId: 'ptr_sub', env: 'test' });
+    expect(t.enqueued.map((d) => d.order)).toEqual(['ORD2']);
+  });
+
+  it('stops routing once the returned function is called', () => {
+    const t = setup();
+    t.partners.create({ client_id: 'ptr_sub', webhook_url: HOOK });
+    t.stop();
+    expect(t.listeners.size).toBe(0);
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([]);
+    expect(t.enqueued).toEqual([]);
+  });
+
+  it('records on the order’s timeline which events were delivered and which were skipped', () => {
+    const clock = new VirtualClock({ start: T0, mode: 'manual' });
+    const ids = createIds(1);
+    const partners = createPartnerRegistry({ ids, clock });
+    const reference = createReferenceStore(loadFixturesOnce(DEFAULT_FIXTURES_DIR), { seed: 1, clock });
+    const orders = createOrderService({ clock, reference, ids });
+    const { dispatcher, enqueued } = fakeDispatcher();
+    routeOrderEvents({ orders, partners, dispatcher });
+    const partner = partners.create({ client_id: 'ptr_sub', webhook_url: HOOK, events: ['order.cancelled'] });
+    const order = orders.create(
+      { partner, env: 'test' },
+      {
+        from: { currency: 'NGN', amount: 50_000 },
+        to: { currency: 'USDT', network: 'base-sepolia' },
+        recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+        customer: { reference: 'cus_1', name: 'Ada Obi', email: 'ada@example.com' },
+      },
+    );
+    orders.cancel({ partner, env: 'test' }, order.reference, undefined);
+    const webhooks = orders.store.orders.get(order.reference)!.timeline.filter((e) => e.group === 'webhook');
+    expect(webhooks.map((e) => [e.event, e.details])).toEqual([
+      ['order.created', { delivery: 'skipped: event not subscribed' }],
+      ['order.cancelled', { delivery_id: 'dlv_1' }],
+    ]);
+    expect(enqueued).toHaveLength(1);
+    expect(enqueued[0]).toMatchObject({ environment: 'test', order: order.reference, event: 'order.cancelled', data: { reference: order.reference, status: 'cancelled' } });
+  });
+});
