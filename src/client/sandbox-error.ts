@@ -1,8 +1,9 @@
 import type { ErrorCode } from '../shared/errors';
 
 /**
- * Thrown by the in-process handle's functions when the control API answers an error: the
- * HTTP `status` and the envelope's `code` and `message`, as `{status:false, code, message}` says.
+ * Thrown by the control client (control-client.ts), and so by the in-process handle's functions,
+ * when the control API answers an error: the HTTP `status` and the envelope's `code` and
+ * `message`, as `{status:false, code, message}` says.
  * @example
  * await expect(sandbox.orders.payin('nope')).rejects.toMatchObject({ status: 404, code: 'E_NOTFOUND' });
  */
