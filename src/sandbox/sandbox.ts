@@ -1,11 +1,10 @@
 // Over 300 lines on purpose: the composition root wires every module (config, stores, routes,
 // state, listen and graceful stop) and holds no behaviour of its own.
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
-import { createPartnerRegistry, createRateLimiter, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
+import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
 import { ClockViewSchema, clockView, systemWallClock, VirtualClock, type FiredTimer, type WallClock } from '../clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
 import { requireAdmin } from '../http/middleware/admin';
@@ -38,11 +37,10 @@ import { requireAuth } from '../http/middleware/authenticate';
 import { z } from 'zod';
 import { createIds, type Ids } from '../shared/ids';
 import { createSimulation } from './simulation';
-import { packagePath } from '../shared/package-root';
+import { PACKAGE_VERSION } from '../shared/package-root';
 
-export const VERSION: string = JSON.parse(
-  readFileSync(packagePath('package.json'), 'utf8'),
-).version;
+/** The package's version (package.json), read once in shared/package-root.ts. */
+export const VERSION: string = PACKAGE_VERSION;
 
 
 /** CONTRACT §4 `POST /sandbox/reset` data. */
@@ -125,9 +123,9 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const ids = createIds(runSeed);
   const partners = createPartnerRegistry({ ids, clock });
   const demoKeys = (env: 'test' | 'live') => ({
-    public_key: demoIds.key(`pk_${env}_`),
-    secret_key: demoIds.key(`sk_${env}_`),
-    encryption_key: demoIds.key(`enc_${env}_`),
+    public_key: demoIds.key(`${KEY_PREFIX.public}_${env}_`),
+    secret_key: demoIds.key(`${KEY_PREFIX.secret}_${env}_`),
+    encryption_key: demoIds.key(`${KEY_PREFIX.encryption}_${env}_`),
   });
   const demoPartner = partners.create({
     client_id: demoIds.id('ptr_demo_'),
