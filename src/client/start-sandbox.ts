@@ -1,21 +1,9 @@
 import { startServer, type RunningSandbox, type SandboxOverrides } from '../sandbox/sandbox';
-import type { StateDocument, StateSummary } from '../sandbox/state/state.schema';
 import { UpdatePartnerBodySchema } from '../auth/partner.schemas';
-import { ApiError, type ErrorCode } from '../shared/errors';
-import type { PageMeta } from '../shared/envelope';
+import { ApiError } from '../shared/errors';
 import { parseOrThrow } from '../shared/validation';
-import type {
-  AdvanceResult,
-  ClockView,
-  DeliveryView,
-  Fault,
-  OrderDetail,
-  PartnerView,
-  RecordedRequest,
-  ResetResult,
-  SandboxHandle,
-  StartSandboxOptions,
-} from './handle.types';
+import { createControlClient } from './control-client';
+import type { DeliveryView, SandboxHandle, StartSandboxOptions } from './handle.types';
 import { SandboxError } from './sandbox-error';
 
 /** Deliveries fetched per control request when listing them all. */
@@ -45,91 +33,59 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
 
 /**
  * The handle over a running sandbox. Each function is one request to the sandbox's own control
- * API, so it validates, answers and fails exactly as the route does (one source of truth).
+ * API through the control client, so it validates, answers and fails exactly as the route does
+ * (one source of truth).
  */
 function createHandle(running: RunningSandbox): SandboxHandle {
   const { sandbox, url } = running;
-  const token = sandbox.config.adminToken;
+  const control = createControlClient({ baseUrl: url, adminToken: sandbox.config.adminToken });
   const demo = sandbox.demoPartner;
-  const control = async <T>(method: string, path: string, body?: unknown, query?: object): Promise<{ data: T; meta?: PageMeta }> => {
-    const search = query ? queryString(query) : '';
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (token) headers.authorization = `Bearer ${token}`;
-    const res = await fetch(`${url}${path}${search}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    const envelope = parseEnvelope(text);
-    if (res.ok && envelope?.status === true) return envelope as { data: T; meta?: PageMeta };
-    const route = `${method} ${path}`;
-    if (envelope && typeof envelope.code === 'string') throw new SandboxError(res.status, envelope.code as ErrorCode, String(envelope.message), route);
-    throw new Error(`${route}: unexpected answer ${res.status} ${text.slice(0, 200)}`);
-  };
-  const data = async <T>(method: string, path: string, body?: unknown, query?: object) => (await control<T>(method, path, body, query)).data;
-  const order = (reference: string, action = '') => `/sandbox/orders/${encodeURIComponent(reference)}${action}`;
 
   return {
     url,
     partner: { clientId: demo.client_id, test: { ...demo.keys.test }, live: { ...demo.keys.live } },
     clock: {
       now: () => new Date(sandbox.clock.now()),
-      get: () => data<ClockView>('GET', '/sandbox/clock'),
-      advance: (duration) => data<AdvanceResult>('POST', '/sandbox/clock/advance', typeof duration === 'number' ? { ms: duration } : { duration }),
-      advanceTo: (to) => data<AdvanceResult>('POST', '/sandbox/clock/advance', { to: isoOrAsGiven(to) }),
+      get: () => control.getClock(),
+      advance: (duration) => control.advanceClock({ body: typeof duration === 'number' ? { ms: duration } : { duration } }),
+      advanceTo: (to) => control.advanceClock({ body: { to: isoOrAsGiven(to) } }),
     },
     orders: {
-      get: (reference) => data<OrderDetail>('GET', order(reference)),
-      payin: (reference, body = {}) => data<OrderDetail>('POST', order(reference, '/payin'), body),
-      payout: (reference, body) => data<OrderDetail>('POST', order(reference, '/payout'), body),
-      expire: (reference) => data<OrderDetail>('POST', order(reference, '/expire'), {}),
+      get: (reference) => control.sandboxGetOrder({ params: { reference } }),
+      payin: (reference, body = {}) => control.simulatePayin({ params: { reference }, body }),
+      payout: (reference, body) => control.decidePayout({ params: { reference }, body }),
+      expire: (reference) => control.expireOrder({ params: { reference } }),
     },
     async deliveries(filter = {}) {
-      const path = '/sandbox/webhooks/deliveries';
-      if (filter.page !== undefined) return data<DeliveryView[]>('GET', path, undefined, filter);
+      if (filter.page !== undefined) return (await control.listDeliveries({ query: filter })).data;
       const all: DeliveryView[] = [];
       for (let page = 1; ; page++) {
-        const { data: items, meta } = await control<DeliveryView[]>('GET', path, undefined, { per_page: ALL_PER_PAGE, ...filter, page });
-        all.push(...items);
-        if (!meta || meta.current_page >= meta.last_page) return all;
+        const { data, meta } = await control.listDeliveries({ query: { per_page: ALL_PER_PAGE, ...filter, page } });
+        all.push(...data);
+        if (meta.current_page >= meta.last_page) return all;
       }
     },
     webhooks: {
-      retry: (id) => data<DeliveryView>('POST', `/sandbox/webhooks/deliveries/${encodeURIComponent(id)}/retry`, {}),
-      send: (body) => data<DeliveryView>('POST', '/sandbox/webhooks/send', body),
+      retry: (id) => control.retryDelivery({ params: { id } }),
+      send: (body) => control.sendWebhook({ body }),
     },
-    requests: (filter = {}) => data<RecordedRequest[]>('GET', '/sandbox/requests', undefined, filter),
+    requests: (filter = {}) => control.listRequests({ query: filter }),
     faults: {
-      add: (input) => data<Fault>('POST', '/sandbox/faults', input),
-      list: () => data<Fault[]>('GET', '/sandbox/faults'),
-      remove: (id) => data<Fault>('DELETE', `/sandbox/faults/${encodeURIComponent(id)}`),
-      clear: () => data<{ removed: number }>('DELETE', '/sandbox/faults'),
+      add: (input) => control.addFault({ body: input }),
+      list: () => control.listFaults(),
+      remove: (id) => control.removeFault({ params: { id } }),
+      clear: () => control.clearFaults(),
     },
     partners: {
-      create: (body = {}) => data<PartnerView>('POST', '/sandbox/partners', body),
-      update: (clientId, patch) => data<PartnerView>('PATCH', `/sandbox/partners/${encodeURIComponent(clientId)}`, patch),
+      create: (body = {}) => control.createPartner({ body }),
+      update: (clientId, patch) => control.updatePartner({ params: { client_id: clientId }, body: patch }),
     },
-    state: () => data<StateDocument>('GET', '/sandbox/state'),
-    restore: (doc) => data<StateSummary>('PUT', '/sandbox/state', doc),
-    reset: () => data<ResetResult>('POST', '/sandbox/reset', {}),
+    state: () => control.getState(),
+    restore: (doc) => control.putState({ body: doc }),
+    reset: () => control.reset(),
     close: () => running.close(),
     sandbox,
   };
-}
-
-function parseEnvelope(text: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `?a=1&b=x` of the defined fields; numbers and booleans as the HTTP API's strings. */
-function queryString(query: object): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-  const s = params.toString();
-  return s ? `?${s}` : '';
 }
 
 /** An ISO instant; what cannot be one is passed as given, for the route to reject with its message. */
