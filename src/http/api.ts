@@ -1,12 +1,9 @@
 import type Router from '@koa/router';
-import type { Layer } from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { ok, type PageMeta } from '../shared/envelope';
 import { parseOrThrow } from '../shared/validation';
-
-const NO_NEXT = () => Promise.resolve();
 
 /** Who may call a route: nobody in particular, a public or secret key, a secret key, the admin. */
 export type RouteAuth = 'none' | 'read' | 'secret' | 'admin';
@@ -109,8 +106,6 @@ export function errorStatuses(spec: AnyRouteSpec): number[] {
  */
 export class Api {
   readonly routes: AnyRouteSpec[] = [];
-  /** Each route's router layer and its middleware chain, for `indexedDispatch`. */
-  readonly chains = new Map<Layer, Middleware>();
 
   constructor(
     readonly router: Router,
@@ -174,7 +169,5 @@ export class Api {
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
     if (guard) this.router[method](koaPath, guard, run);
     else this.router[method](koaPath, run);
-    // The same chain for the route index (`run` never calls next: the route answers).
-    this.chains.set(this.router.stack.at(-1)!, guard ? (ctx) => guard(ctx, () => run(ctx, NO_NEXT)) : run);
   }
 }

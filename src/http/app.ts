@@ -43,7 +43,7 @@ export function createApp(options: AppOptions): Koa {
   });
   app.use(edge(options.logger, router, options.observe));
   app.use(parseBody());
-  app.use(indexedDispatch(router, api.chains));
+  app.use(indexedDispatch(router));
   return app;
 }
 

@@ -1,72 +1,87 @@
 import type Router from '@koa/router';
 import type { Layer } from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Middleware, Next } from 'koa';
 
 /**
- * Dispatch through an index over @koa/router's own layers. The router tests every layer's
- * regexp on every request and composes the matched chain anew (a few µs of each signed GET).
- * The index groups the route layers by method and their first two path segments, so a request
- * tests only the few layers of its group, with the layers' own regexps and param parsing, and
- * runs the chain `Api.route` built once.
+ * @koa/router's dispatch, found faster (docs/decisions/001-route-index.md). The router tests
+ * every layer's regexp on every request and composes the matched layers' middleware anew
+ * with koa-compose; on a signed GET that is a few µs of the request. This index groups the
+ * router's own layers by method and first two path segments, so a request tests only the few
+ * layers of its group, with the layers' own regexps, and runs their own middleware (`layer.stack`)
+ * in a row: nothing is registered twice, the router stays the one route table.
  *
- * The answer is the router's: the first layer (in registration order) that matches. Whatever
- * the index cannot answer exactly goes to the router as before: a path under a `router.use()`
- * prefix (/sandbox), a group it has no entry for (unknown paths, a prefix not in lower case,
- * 404 and 405), and a first match whose chain it does not hold (routes added to the router
- * directly, such as /openapi.json).
+ * The answer is the router's: the layers matching the path and method run in registration order,
+ * each with its params (decoded, merged over the previous layer's), and `next` of the last one is
+ * the downstream `next`. Whatever the index cannot answer exactly goes to the router itself: a
+ * path under a `router.use()` prefix (/sandbox), a group it has no entry for (unknown paths, a
+ * prefix not in lower case) and a path no layer of its group matches (404 and 405).
+ * `route-index.test.ts` checks it answers as the router on generated requests.
  */
-export function indexedDispatch(router: Router, chains: ReadonlyMap<Layer, Middleware>): Middleware {
+export function indexedDispatch(router: Router): Middleware {
   const dispatch = router.routes() as unknown as Middleware;
   let index: Index | undefined;
   return (ctx, next) => {
     // Built at the first request: every route has been registered by then.
-    index ??= buildIndex(router, chains);
+    index ??= buildIndex(router);
     const path = ctx.path;
     for (const use of index.uses) if (use.regexp.test(path)) return dispatch(ctx, next);
     const group = index.groups.get(ctx.method)?.get(prefixOf(path));
-    if (group) {
-      for (const entry of group) {
-        const match = entry.layer.regexp.exec(path);
-        if (match === null) continue;
-        if (!entry.chain) break;
-        ctx.params = paramsOf(entry.layer, match);
-        return entry.chain(ctx, next);
+    if (group !== undefined) {
+      for (let i = 0; i < group.length; i++) {
+        const match = group[i]!.regexp.exec(path);
+        if (match !== null) return runLayer(ctx, path, group, i, match, next);
       }
     }
     return dispatch(ctx, next);
   };
 }
 
-interface Entry {
-  layer: Layer;
-  order: number;
-  /** Undefined: a layer added to the router directly; the router dispatches it. */
-  chain: Middleware | undefined;
-}
-
 interface Index {
   /** `router.use()` layers: a path one of them matches goes to the router. */
   uses: Layer[];
   /** Method → first two segments (lower case) → candidate layers in registration order. */
-  groups: Map<string, Map<string, Entry[]>>;
+  groups: Map<string, Map<string, Layer[]>>;
 }
 
-function buildIndex(router: Router, chains: ReadonlyMap<Layer, Middleware>): Index {
+type Ctx = Parameters<Middleware>[0];
+
+/** Runs `group[i]` (its path matched as `match`), then the next matching layers of the group, then `next`. */
+function runLayer(ctx: Ctx, path: string, group: readonly Layer[], i: number, match: RegExpExecArray, next: Next): unknown {
+  const layer = group[i]!;
+  ctx.params = paramsOf(layer, match, ctx.params as Record<string, string> | undefined);
+  const after = (): Promise<void> => {
+    for (let j = i + 1; j < group.length; j++) {
+      const further = group[j]!.regexp.exec(path);
+      if (further !== null) return runLayer(ctx, path, group, j, further, next) as Promise<void>;
+    }
+    return next();
+  };
+  return runStack(ctx, layer.stack as Middleware[], 0, after);
+}
+
+/** `stack[at]`, whose `next` is the rest of the stack, then `after`. */
+function runStack(ctx: Ctx, stack: readonly Middleware[], at: number, after: Next): unknown {
+  const mw = stack[at];
+  if (mw === undefined) return after();
+  return mw(ctx, at + 1 < stack.length ? () => runStack(ctx, stack, at + 1, after) as Promise<void> : after);
+}
+
+function buildIndex(router: Router): Index {
   const uses: Layer[] = [];
-  const keyed = new Map<string, Map<string, Entry[]>>();
-  const anyPrefix = new Map<string, Entry[]>();
+  const keyed = new Map<string, Map<string, Array<{ layer: Layer; order: number }>>>();
+  const anyPrefix = new Map<string, Array<{ layer: Layer; order: number }>>();
   router.stack.forEach((layer, order) => {
     if (layer.methods.length === 0) {
       uses.push(layer);
       return;
     }
-    const entry: Entry = { layer, order, chain: chains.get(layer) };
+    const entry = { layer, order };
     const prefix = typeof layer.path === 'string' ? prefixOf(layer.path) : '';
     // A param or pattern in the first two segments: the layer is a candidate in every group.
     const literal = prefix !== '' && !/[:*?(){}\\[\]+]/.test(prefix);
     for (const method of layer.methods) {
       if (literal) {
-        const byPrefix = keyed.get(method) ?? new Map<string, Entry[]>();
+        const byPrefix = keyed.get(method) ?? new Map<string, Array<{ layer: Layer; order: number }>>();
         keyed.set(method, byPrefix);
         const list = byPrefix.get(prefix.toLowerCase()) ?? [];
         byPrefix.set(prefix.toLowerCase(), list);
@@ -78,16 +93,19 @@ function buildIndex(router: Router, chains: ReadonlyMap<Layer, Middleware>): Ind
       }
     }
   });
+  const groups = new Map<string, Map<string, Layer[]>>();
   for (const [method, byPrefix] of keyed) {
     const extra = anyPrefix.get(method) ?? [];
-    for (const [prefix, list] of byPrefix) byPrefix.set(prefix, [...list, ...extra].sort((a, b) => a.order - b.order));
+    const lists = new Map<string, Layer[]>();
+    for (const [prefix, list] of byPrefix) lists.set(prefix, [...list, ...extra].sort((a, b) => a.order - b.order).map((e) => e.layer));
+    groups.set(method, lists);
   }
-  return { uses, groups: keyed };
+  return { uses, groups };
 }
 
-/** The layer's params from its regexp's match, as `Layer#params` makes them (decoded, empty ones left out). */
-function paramsOf(layer: Layer, match: RegExpExecArray): Record<string, string> {
-  const params: Record<string, string> = {};
+/** The layer's params from its regexp's match over `existing`, as `Layer#params` makes them (decoded, empty ones left out). */
+function paramsOf(layer: Layer, match: RegExpExecArray, existing: Record<string, string> | undefined): Record<string, string> {
+  const params: Record<string, string> = existing === undefined ? {} : { ...existing };
   for (let i = 1; i < match.length; i++) {
     const name = layer.paramNames[i - 1]?.name;
     const value = match[i];
