@@ -1,7 +1,7 @@
 import { signRequest, type KeySet } from '../auth';
-import type { Partner as PartnerView } from '../auth/partner.schemas';
-import type { ClockView } from '../clock';
-import type { Fault, FaultInput } from '../http/faults/fault.store';
+import { createControlClient, type ControlBody, type ControlClient, type ControlFetch } from '../client/control-client';
+import { SandboxError } from '../client/sandbox-error';
+import type { FaultInput } from '../http/faults/fault.store';
 import type { Environment } from '../reference';
 import type { OrderDetail, OrderSummary, Quote } from '../orders';
 import type { DeliveryView } from '../webhooks';
@@ -20,6 +20,19 @@ export interface Reply<T = any> {
 /** The success envelope's `data` (and `meta` on a list), or the error envelope. */
 export type Envelope<T> = { status?: boolean; message?: string; code?: string; data: T; meta?: { last_page: number } };
 
+/** A control call's outcome: its `data`, or the SandboxError the control API answered. */
+export type Outcome<T> = { ok: true; data: T } | { ok: false; error: SandboxError };
+
+/** Settles a control call into its Outcome; any other failure (no connection) still throws. */
+export async function settle<T>(call: Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, data: await call };
+  } catch (error) {
+    if (error instanceof SandboxError) return { ok: false, error };
+    throw error;
+  }
+}
+
 /** Who the runner acts as on /v1. */
 export interface PartnerIdentity {
   client_id: string;
@@ -35,55 +48,67 @@ type Call = { retry429?: boolean };
 /** Socket errors that mean the server closed the connection without answering. */
 const DROPPED = new Set(['ECONNRESET', 'EPIPE']);
 
+/** The control client's transport: node:http with keep-alive, as /v1 calls (cheaper than fetch). */
+const viaHttpRequest: ControlFetch = async (url, init) => {
+  const res = await httpRequest(url, init);
+  return { status: res.status, text: async () => res.text };
+};
+
 /**
  * The runner's only way to a sandbox: a typed client of its HTTP API. /v1 calls are signed as
- * a partner (`as(identity, env)`), /sandbox calls carry the admin token. Nothing here knows
- * how the sandbox was started.
+ * a partner (`as(identity, env)`); /sandbox calls go through the control client (`control`),
+ * with the admin token. Nothing here knows how the sandbox was started.
  */
 export class SandboxClient {
   private readonly formats = new Map<string, Promise<Map<string, AddressFormat>>>();
+  /** The control API, typed by operation. */
+  readonly control: ControlClient;
 
   constructor(
     readonly baseUrl: string,
-    private readonly adminToken?: string,
-  ) {}
+    adminToken?: string,
+  ) {
+    this.control = createControlClient({ baseUrl, adminToken, fetch: viaHttpRequest });
+  }
 
   /** The /v1 API as one partner in one environment. */
   as(identity: PartnerIdentity, env: Environment): PartnerApi {
     return new PartnerApi(this, identity, env);
   }
 
+  // The control calls steps make. Bodies come from scenario files as written: the route judges
+  // them (a step may expect its 422), so they are passed on as the operation's body.
   createPartner(body: Record<string, unknown>) {
-    return this.control<Envelope<PartnerView>>('POST', '/sandbox/partners', body);
+    return settle(this.control.createPartner({ body: body as ControlBody<'createPartner'> }));
   }
   updatePartner(clientId: string, patch: Record<string, unknown>) {
-    return this.control<Envelope<PartnerView>>('PATCH', `/sandbox/partners/${clientId}`, patch);
+    return settle(this.control.updatePartner({ params: { client_id: clientId }, body: patch as ControlBody<'updatePartner'> }));
   }
   payin(reference: string, body: Record<string, unknown>) {
-    return this.control<Envelope<OrderDetail>>('POST', `/sandbox/orders/${reference}/payin`, body);
+    return settle(this.control.simulatePayin({ params: { reference }, body: body as ControlBody<'simulatePayin'> }));
   }
   payout(reference: string, body: Record<string, unknown>) {
-    return this.control<Envelope<unknown>>('POST', `/sandbox/orders/${reference}/payout`, body);
+    return settle(this.control.decidePayout({ params: { reference }, body: body as ControlBody<'decidePayout'> }));
   }
   expire(reference: string) {
-    return this.control<Envelope<OrderDetail>>('POST', `/sandbox/orders/${reference}/expire`);
+    return settle(this.control.expireOrder({ params: { reference } }));
   }
   clock() {
-    return this.control<Envelope<ClockView>>('GET', '/sandbox/clock');
+    return settle(this.control.getClock());
   }
   /** `{duration}` or `{to}` (ISO). */
   advance(body: { duration: string } | { to: string }) {
-    return this.control<Envelope<unknown>>('POST', '/sandbox/clock/advance', body);
+    return settle(this.control.advanceClock({ body }));
   }
   /** The order's deliveries, newest first (as the control API lists them). */
   deliveries(reference: string) {
-    return this.control<Envelope<DeliveryView[]>>('GET', `/sandbox/webhooks/deliveries?order=${reference}&per_page=500`);
+    return settle(this.control.listDeliveries({ query: { order: reference, per_page: 500 } }).then((page) => page.data));
   }
   addFault(input: FaultInput) {
-    return this.control<Envelope<Fault>>('POST', '/sandbox/faults', input);
+    return settle(this.control.addFault({ body: input }));
   }
   removeFault(id: string) {
-    return this.control<Envelope<Fault>>('DELETE', `/sandbox/faults/${encodeURIComponent(id)}`);
+    return settle(this.control.removeFault({ params: { id } }));
   }
 
   /** Address format of each network of an environment, read once per sandbox and environment. */
@@ -100,14 +125,6 @@ export class SandboxClient {
       this.formats.set(env, formats);
     }
     return formats;
-  }
-
-  /** A /sandbox call. */
-  async control<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>> {
-    const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.adminToken) headers.authorization = `Bearer ${this.adminToken}`;
-    return this.send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
   }
 
   /**

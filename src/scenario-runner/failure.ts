@@ -1,4 +1,4 @@
-import type { Envelope, Reply } from './client';
+import type { Envelope, Outcome, Reply } from './client';
 import type { Step } from './schema';
 
 /** What a step expected and what it saw, for the failure report. */
@@ -19,11 +19,12 @@ export function callFor(step: Step): { retry429: boolean } {
 }
 
 /**
- * A step's answer: its `data` when it succeeded. A failing answer (an error status or a dropped
- * connection) becomes a StepFailure, unless the step expects exactly that (`expect_error`);
- * then the result is undefined.
+ * A step's answer (a /v1 reply or a control call's outcome): its `data` when it succeeded. A
+ * failing answer (an error status or a dropped connection) becomes a StepFailure, unless the step
+ * expects exactly that (`expect_error`); then the result is undefined.
  */
-export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Envelope<T> | undefined>): T | undefined {
+export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Envelope<T> | undefined> | Outcome<T>): T | undefined {
+  if ('ok' in res) return expectOutcome(step, res);
   const wanted = step.expect_error;
   const seen = { status: res.status, code: res.body?.code, message: res.body?.message };
   if (wanted?.dropped) {
@@ -35,11 +36,7 @@ export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Enve
   }
   if (wanted) {
     if (res.status < 400) throw new StepFailure('expected an error', wanted, { status: res.status, body: res.body });
-    const mismatch =
-      (wanted.status !== undefined && wanted.status !== res.status) ||
-      (wanted.code !== undefined && wanted.code !== res.body?.code) ||
-      (wanted.message !== undefined && !String(res.body?.message ?? '').includes(wanted.message));
-    if (mismatch) throw new StepFailure('the error was not the expected one', wanted, seen);
+    if (mismatches(wanted, seen)) throw new StepFailure('the error was not the expected one', wanted, seen);
     return undefined;
   }
   if (res.status >= 400 || res.status === 0) {
@@ -49,8 +46,35 @@ export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Enve
   return res.body?.data;
 }
 
-/** A reply that must be a success, outside any step's expectations (reads, set-up). */
-export function dataOf<T>(what: string, res: Reply<Envelope<T> | undefined>): T {
+/** The control call's side of expectReply: the control client has parsed the envelope. */
+function expectOutcome<T>(step: Pick<Step, 'expect_error'>, res: Outcome<T>): T | undefined {
+  const wanted = step.expect_error;
+  if (res.ok) {
+    if (wanted?.dropped) throw new StepFailure('expected the connection to be closed without an answer', wanted, { data: res.data });
+    if (wanted) throw new StepFailure('expected an error', wanted, { data: res.data });
+    return res.data;
+  }
+  const seen = { status: res.error.status, code: res.error.code, message: res.error.message };
+  if (wanted?.dropped) throw new StepFailure('expected the connection to be closed without an answer', wanted, seen);
+  if (!wanted) throw new StepFailure(`request failed with ${seen.status}`, 'a 2xx answer', seen);
+  if (mismatches(wanted, seen)) throw new StepFailure('the error was not the expected one', wanted, seen);
+  return undefined;
+}
+
+function mismatches(wanted: NonNullable<Step['expect_error']>, seen: { status: number; code?: string; message?: string }): boolean {
+  return (
+    (wanted.status !== undefined && wanted.status !== seen.status) ||
+    (wanted.code !== undefined && wanted.code !== seen.code) ||
+    (wanted.message !== undefined && !String(seen.message ?? '').includes(wanted.message))
+  );
+}
+
+/** A reply or control outcome that must be a success, outside any step's expectations (reads, set-up). */
+export function dataOf<T>(what: string, res: Reply<Envelope<T> | undefined> | Outcome<T>): T {
+  if ('ok' in res) {
+    if (!res.ok) throw new StepFailure(`${what} answered ${res.error.status}: ${res.error.message}`);
+    return res.data;
+  }
   if (res.status < 200 || res.status >= 300 || res.body === undefined) {
     throw new StepFailure(`${what} answered ${res.dropped ? 'nothing (connection closed)' : res.status}: ${res.body?.message ?? res.text}`);
   }

@@ -16,19 +16,19 @@ export async function setupPartner(scenario: Scenario, client: SandboxClient, op
   const { identity } = options;
   if (!identity) {
     const created = await client.createPartner({ name: `scenario ${scenario.name}`, ...settings });
-    if (created.status !== 200) throw new StepFailure(`could not create a partner: ${created.status} ${created.body?.message ?? created.text}`);
-    return { client_id: created.body.data.client_id, keys: created.body.data.keys };
+    if (!created.ok) throw new StepFailure(`could not create a partner: ${created.error.status} ${created.error.message}`);
+    return { client_id: created.data.client_id, keys: created.data.keys };
   }
   const created = await client.createPartner({ client_id: identity.client_id, keys: identity.keys, name: scenario.name, ...settings });
-  if (created.status === 409) {
+  if (!created.ok && created.error.status === 409) {
     // Reuse: it must hold exactly these keys, which only a signed call can prove.
     const probe = await client.as(identity, scenario.environment).listOrders({ page: 1, per_page: 1 });
     if (probe.status === 401) throw new StepFailure(`partner ${identity.client_id} exists on this sandbox with other keys (${probe.body?.message ?? probe.text})`);
     if (probe.status !== 200) throw new StepFailure(`could not reuse partner ${identity.client_id}: ${probe.status} ${probe.body?.message ?? probe.text}`);
     const patched = await client.updatePartner(identity.client_id, settings);
-    if (patched.status !== 200) throw new StepFailure(`could not set the partner up: ${patched.status} ${patched.body?.message ?? patched.text}`);
-  } else if (created.status !== 200) {
-    throw new StepFailure(`could not provision partner ${identity.client_id}: ${created.status} ${created.body?.message ?? created.text}`);
+    if (!patched.ok) throw new StepFailure(`could not set the partner up: ${patched.error.status} ${patched.error.message}`);
+  } else if (!created.ok) {
+    throw new StepFailure(`could not provision partner ${identity.client_id}: ${created.error.status} ${created.error.message}`);
   }
   return identity;
 }

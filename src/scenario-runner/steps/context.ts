@@ -56,7 +56,8 @@ export function createStepContext(base: Omit<StepContext, 'resolve' | 'reference
     async deliveriesOf(reference) {
       // Let attempts in flight land before judging what was delivered.
       for (let i = 0; i < 400; i++) {
-        const list = (await ctx.client.deliveries(reference)).body?.data ?? [];
+        const res = await ctx.client.deliveries(reference);
+        const list = res.ok ? res.data : [];
         if (!list.some((d) => d.in_flight)) return list.reverse();
         await new Promise((r) => setTimeout(r, 25));
       }

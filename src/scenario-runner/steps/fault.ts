@@ -22,7 +22,7 @@ export const fault: StepHandler<'fault'> = async (step, ctx) => {
   for (const id of ids) {
     if (typeof id !== 'string') throw new StepFailure(`cannot find a fault id in ${JSON.stringify(raw)}`);
     const res = await ctx.client.removeFault(id);
-    if (res.status !== 404) expectReply(step, res); // 404: already used up (times)
+    if (res.ok || res.error.status !== 404) expectReply(step, res); // 404: already used up (times)
     ctx.faults.delete(id);
   }
 };
