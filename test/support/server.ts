@@ -1,3 +1,4 @@
+import { createControlClient, type ControlBody, type ControlClient, type ControlData } from '../../src/client/control-client';
 import { startServer, type RunningSandbox, type SandboxOverrides } from '../../src/sandbox/sandbox';
 import { createResponseChecker, type ResponseChecker } from './openapi';
 import { signedHeaders, type TestKeys } from './sign';
@@ -26,10 +27,16 @@ export interface TestServer extends RunningSandbox {
   signed(method: string, path: string, body?: unknown, opts?: { as?: Caller; env?: 'test' | 'live'; headers?: Record<string, string> }): Promise<Reply>;
   /** A request with the public key of `env` (no HMAC). */
   pub(method: string, path: string, opts?: { as?: Caller; env?: 'test' | 'live' }): Promise<Reply>;
-  /** A control API call. */
+  /** A raw control API call (any method, path, body and headers: for what a route refuses). */
   control(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /**
+   * The control API through the one control client, typed by operation (with the sandbox's admin
+   * token): resolves with `data`, throws a SandboxError on an error envelope. Sent through
+   * `request`, so every answer is checked against the OpenAPI document as well.
+   */
+  controlApi: ControlClient;
   /** Creates a partner through the control API. */
-  createPartner(body?: Record<string, unknown>): Promise<Caller & { raw: any }>;
+  createPartner(body?: ControlBody<'createPartner'>): Promise<Caller & { raw: ControlData<'createPartner'> }>;
 }
 
 /** The real app on an ephemeral 127.0.0.1 port, manual clock, quiet logs. */
@@ -45,11 +52,11 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
   });
   const demoPartner = running.sandbox.demoPartner;
   const demo: Caller = { clientId: demoPartner.client_id, keys: { test: { ...demoPartner.keys.test }, live: { ...demoPartner.keys.live } } };
-  return { ...running, ...clientFor(running.url, demo) };
+  return { ...running, ...clientFor(running.url, demo, running.sandbox.config.adminToken) };
 }
 
 /** The test client (signed, control, … every response checked against OpenAPI) for any sandbox URL. */
-export function clientFor(url: string, demo: Caller): Omit<TestServer, keyof RunningSandbox> {
+export function clientFor(url: string, demo: Caller, adminToken?: string): Omit<TestServer, keyof RunningSandbox> {
   const running = { url };
   let checker: ResponseChecker | undefined;
   const openapi = async () => {
@@ -74,6 +81,16 @@ export function clientFor(url: string, demo: Caller): Omit<TestServer, keyof Run
     return { status: res.status, headers: res.headers, body, text };
   };
 
+  const controlApi = createControlClient({
+    baseUrl: url,
+    adminToken,
+    fetch: async (target, init) => {
+      const { pathname, search } = new URL(target);
+      const res = await request(init.method, pathname + search, { headers: init.headers, body: init.body });
+      return { status: res.status, text: async () => res.text };
+    },
+  });
+
   const server: Omit<TestServer, keyof RunningSandbox> = {
     openapi,
     demo,
@@ -95,10 +112,10 @@ export function clientFor(url: string, demo: Caller): Omit<TestServer, keyof Run
         headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
+    controlApi,
     createPartner: async (body = {}) => {
-      const res = await server.control('POST', '/sandbox/partners', body);
-      if (res.status !== 200) throw new Error(`createPartner: ${res.status} ${res.text}`);
-      return { clientId: res.body.data.client_id, keys: res.body.data.keys, raw: res.body.data };
+      const partner = await controlApi.createPartner({ body });
+      return { clientId: partner.client_id, keys: partner.keys, raw: partner };
     },
   };
   return server;
