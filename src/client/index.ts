@@ -1,5 +1,16 @@
 export { startSandbox } from './start-sandbox';
 export { SandboxError } from './sandbox-error';
+export {
+  createControlClient,
+  type ControlClient,
+  type ControlOperation,
+  type ControlRequest,
+  type ControlResult,
+  type ControlData,
+  type ControlBody,
+  type ControlQuery,
+  type ControlParams,
+} from './control-client';
 export type {
   AdvanceResult,
   ClockView,
