@@ -1,4 +1,4 @@
-import { createHash, createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** The pieces of the spec §5.2 / §6.4 canonical string. */
 export interface CanonicalParts {
@@ -17,7 +17,7 @@ export function canonicalString(p: CanonicalParts): string {
 
 /** `sha256=` + lowercase hex HMAC-SHA256 of the canonical string, keyed with the `enc_*` key. */
 export function sign(parts: CanonicalParts, encryptionKey: string): string {
-  return `sha256=${createHmac('sha256', encryptionKey).update(canonicalString(parts)).digest('hex')}`;
+  return `sha256=${hmacSha256(encryptionKey, canonicalString(parts)).toString('hex')}`;
 }
 
 const EQUALITY_KEY = randomBytes(32);
@@ -54,43 +54,11 @@ export function signatureHint(p: CanonicalParts): string {
   return `prefix=${prefix}; body_sha256=${hash}; body_length=${body.length}`;
 }
 
-/** A key's HMAC pads: the inner one as text (ASCII), the outer one with room for the inner digest. */
-interface Pads {
-  inner: string;
-  outer: Buffer;
-}
-const BLOCK = 64;
-const padsByKey = new Map<string, Pads | null>();
-
 /**
- * HMAC-SHA256 (RFC 2104) of the UTF-8 bytes of `message`: the same bytes as `createHmac`, in
- * two one-shot `crypto.hash` calls over the key's pads, computed once per key. Every signed
- * request pays for one, and `createHmac` sets up an OpenSSL context each time (~3 µs, more
- * under load). Keys that are not ASCII of at most 64 bytes (never the sandbox's own) go to
- * `createHmac`.
+ * HMAC-SHA256 of the UTF-8 bytes of `message` under `key`: node's `createHmac`. Two one-shot
+ * `crypto.hash` calls over pads kept per key were measured against it and dropped: no faster
+ * here, and a few hundred ns at most of a signed request (docs/decisions/002-hmac.md).
  */
 export function hmacSha256(key: string, message: string): Buffer {
-  let pads = padsByKey.get(key);
-  if (pads === undefined) {
-    pads = padsOf(key);
-    if (padsByKey.size >= 10_000) padsByKey.clear();
-    padsByKey.set(key, pads);
-  }
-  if (pads === null) return createHmac('sha256', key).update(message).digest();
-  const inner = hash('sha256', pads.inner + message, 'buffer');
-  inner.copy(pads.outer, BLOCK);
-  return hash('sha256', pads.outer, 'buffer');
-}
-
-function padsOf(key: string): Pads | null {
-  if (key.length > BLOCK || !/^[\x00-\x7f]*$/.test(key)) return null;
-  let inner = '';
-  const outer = Buffer.alloc(BLOCK + 32);
-  for (let i = 0; i < BLOCK; i++) {
-    const k = i < key.length ? key.charCodeAt(i) : 0;
-    // ASCII XOR 0x36 / 0x5c stays ASCII, so the inner pad is text whose UTF-8 is its bytes
-    inner += String.fromCharCode(k ^ 0x36);
-    outer[i] = k ^ 0x5c;
-  }
-  return { inner, outer };
+  return createHmac('sha256', key).update(message).digest();
 }
