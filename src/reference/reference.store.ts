@@ -1,7 +1,6 @@
 import { Faker, en, en_GH, en_NG, en_ZA, type LocaleDefinition } from '@faker-js/faker';
 import { notFound, validationError } from '../shared/errors';
 import { hashSeed } from '../shared/ids';
-import { createLazyMersenne53 } from '../shared/mersenne';
 import type { Clock } from '../clock';
 import type {
   AddressFormat,
@@ -98,16 +97,14 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
   }
 
   // A name is a pure function of (seed, bank, account number), and partners test with a handful
-  // of accounts, every create of an offramp looking one up: the latest names are kept (~10 µs
-  // of faker each otherwise).
+  // of accounts, every create of an offramp looking one up: the latest names are kept, a faker
+  // re-seed and four draws saved on each (docs/decisions/003-account-name-cache.md).
   const accountNames = new Map<string, string>();
   const namer = new Map<string, Faker>();
   const fakerFor = (country: string) => {
     let f = namer.get(country);
     if (!f) {
-      // faker's own generator re-seeds in ~30 µs (a tenth of a create): the lazy one draws the
-      // same numbers, so the same names, for a fraction of it.
-      f = new Faker({ locale: LOCALES[country] ?? [en], randomizer: createLazyMersenne53() });
+      f = new Faker({ locale: LOCALES[country] ?? [en] });
       namer.set(country, f);
     }
     return f;
