@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { addToBlockList } from './ip';
 import { KEY_PREFIX, type CreatePartnerInput, type KeySet, type KybStatus, type Partner, type RevokedKey, type UpdatePartnerInput } from './partner.schemas';
-import type { Clock } from '../clock';
+import { ISO, type Clock } from '../clock';
 import type { Environment } from '../reference';
 import { conflict, notFound, validationError } from '../shared/errors';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
@@ -54,7 +54,7 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
   const partners = new Map<string, Partner>();
   const keyIndex = new Map<string, { clientId: string; env: Environment; kind: KeyKind; revoked: boolean }>();
   const blockLists = new Map<string, BlockList>();
-  const now = () => new Date(deps.clock.now()).toISOString();
+  const now = () => ISO(deps.clock.now());
 
   // A restored document may be behind the sequence: never hand out a key or id in use.
   const freshKey = (prefix: string) => unused(() => deps.ids.key(prefix), (key) => keyIndex.has(key));

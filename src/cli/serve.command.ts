@@ -1,4 +1,5 @@
 import { signedCurl } from '../auth';
+import { ISO } from '../clock';
 import { ConfigError, loadConfig, USAGE } from '../sandbox/config';
 import { exposureWarning } from '../http/middleware/admin';
 import { startServer, VERSION } from '../sandbox/sandbox';
@@ -72,7 +73,7 @@ async function serve(argv: string[]): Promise<void> {
       '',
       `ramp-sandbox ${VERSION} listening on ${url}`,
       ...(exposed ? ['', exposed, ''] : []),
-      `  clock ${clock.mode}${clock.mode === 'realtime' ? ` x${clock.speed}` : ''}, virtual now ${new Date(clock.now()).toISOString()}, seed ${sandbox.config.seed}`,
+      `  clock ${clock.mode}${clock.mode === 'realtime' ? ` x${clock.speed}` : ''}, virtual now ${ISO(clock.now())}, seed ${sandbox.config.seed}`,
       '',
       'Demo partner (KYB approved)',
       `  client id (svc-client-id)  ${demo.client_id}`,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime } from '../shared/schemas';
-import { ISO } from './clock';
+import { ISO } from './iso';
 import { CLOCK_MODES, type VirtualClock } from './virtual-clock';
 
 /** CONTRACT §4 clock view: what `GET /sandbox/clock`, the dashboard and a reset show. */

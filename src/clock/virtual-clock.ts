@@ -2,6 +2,7 @@
 // state machine over one timer queue; its invariants are easier to keep in one place.
 import { z } from 'zod';
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
+import { ISO } from './iso';
 import { TimerQueue, type TimerTag } from './timer-queue';
 import { Instant, MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
 
@@ -366,10 +367,10 @@ export class VirtualClock implements Scheduler {
   private checkTarget(target: number): void {
     const now = this.now();
     if (!Number.isFinite(target) || target < now) {
-      throw new RangeError(`the virtual clock never goes back (now ${new Date(now).toISOString()})`);
+      throw new RangeError(`the virtual clock never goes back (now ${ISO(now)})`);
     }
     // Past this a Date is invalid and every rendered instant would throw (the hardening issue).
-    if (target > MAX_INSTANT) throw new RangeError(`the virtual clock cannot go past ${new Date(MAX_INSTANT).toISOString()}`);
+    if (target > MAX_INSTANT) throw new RangeError(`the virtual clock cannot go past ${ISO(MAX_INSTANT)}`);
   }
 
   private reanchor(virtual: number): void {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ISO } from '../clock';
 import { ENVIRONMENTS } from '../reference';
 import { DateTime } from '../shared/schemas';
 
@@ -80,8 +81,8 @@ export interface RawRecord {
 /** The inspector's view of a raw record (CONTRACT §11), without its id. */
 export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
   const entry: Omit<RecordedRequest, 'id'> = {
-    at: new Date(raw.wallMs).toISOString(),
-    virtual_at: new Date(raw.virtualMs).toISOString(),
+    at: ISO(raw.wallMs),
+    virtual_at: ISO(raw.virtualMs),
     method: raw.method,
     path: raw.path,
     status: raw.status,

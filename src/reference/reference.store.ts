@@ -1,7 +1,7 @@
 import { Faker, en, en_GH, en_NG, en_ZA, type LocaleDefinition } from '@faker-js/faker';
 import { notFound, validationError } from '../shared/errors';
 import { hashSeed } from '../shared/ids';
-import type { Clock } from '../clock';
+import { ISO, type Clock } from '../clock';
 import type {
   AddressFormat,
   CryptoFixture,
@@ -112,7 +112,7 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
 
   const usdStable = (fixtures.cryptos.find((c) => c.base_asset_code === 'USD') ?? fixtures.cryptos[0]!).symbol;
   const upper = (s: string) => s.trim().toUpperCase();
-  const now = () => new Date(clock.now()).toISOString();
+  const now = () => ISO(clock.now());
 
   const requireFiat = (code: string) => {
     const f = fiatByCode.get(upper(code));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLOCK_MODES, type VirtualClock } from '../../clock';
+import { CLOCK_MODES, ISO, type VirtualClock } from '../../clock';
 import { DateTime } from '../../shared/schemas';
 import type { Api } from '../api';
 
@@ -27,7 +27,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
   const health = () => ({
     uptime_s: Math.floor(deps.uptimeMs() / 1000),
     version: deps.version,
-    clock: { now: new Date(deps.clock.now()).toISOString(), mode: deps.clock.mode },
+    clock: { now: ISO(deps.clock.now()), mode: deps.clock.mode },
     evicted_orders: deps.evictedOrders(),
   });
   const spec = { method: 'GET', auth: 'none', tag: 'Health', data: HealthSchema, message: 'Healthy', summary: 'Health check (no auth)' } as const;

@@ -1,4 +1,4 @@
-import { parseDuration } from '../../clock';
+import { ISO, parseDuration } from '../../clock';
 import { dataOf, expectReply, StepFailure } from '../failure';
 import type { StepHandler } from './context';
 
@@ -17,11 +17,11 @@ export const advance: StepHandler<'advance'> = async (step, ctx) => {
     const now = dataOf('GET /sandbox/clock', await ctx.client.clock());
     const next = now.next_timer_at ? Date.parse(now.next_timer_at) : undefined;
     if (next === undefined || next > deadline) {
-      if (now.now_ms < deadline) await ctx.client.advance({ to: new Date(deadline).toISOString() });
+      if (now.now_ms < deadline) await ctx.client.advance({ to: ISO(deadline) });
       const last = await ctx.readOrder(reference);
       if (last.status === a.until.status) return;
       throw new StepFailure(`bound exceeded: order ${reference} did not reach ${a.until.status} within ${a.within}`, a.until.status, last.status);
     }
-    expectReply(step, await ctx.client.advance({ to: new Date(next).toISOString() }));
+    expectReply(step, await ctx.client.advance({ to: ISO(next) }));
   }
 };

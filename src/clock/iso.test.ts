@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ISO } from './clock';
+import { ISO } from './iso';
 import { seeded } from '../../test/support/property';
 
 describe('ISO', () => {
