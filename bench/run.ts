@@ -1,37 +1,37 @@
 /**
- * `npm run bench`: the sandbox against a bare Koa server answering the same JSON, loaded with
- * autocannon in the same run; a 30 s create run (decay as the store grows); a CPU profile per
- * route; the request inspector's cost; heap per order in a running sandbox; timer cost;
- * webhook and runner throughput. Writes bench/results/latest.md.
+ * `npm run bench`: throughput of the sandbox (through tsx and compiled) against bare Koa and
+ * bare node:http, each server pinned to one core and wrk to the other (bench/throughput.ts); a
+ * 30 s create run (decay as the store grows); create p99 against the orders stored; a CPU
+ * profile per route; the request inspector's cost; heap per order in a running sandbox; timer
+ * cost; webhook and runner throughput. Writes bench/results/latest.md.
  *
  * `npm run bench -- --only throughput,profile` runs some sections and prints their report
- * (latest.md is written only by a full run). Sections: throughput, create-run, profile,
- * inspector, memory, timers, webhooks, scenarios, startup, reliability.
+ * (latest.md is written only by a full run). Sections: throughput, create-run, stored-orders,
+ * profile, inspector, memory, timers, webhooks, scenarios, startup, reliability.
  * Figures are from this machine at this moment: compare ratios, not absolute numbers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { signRequest } from '../src/auth';
-import { createSandbox } from '../src/sandbox/sandbox';
 import { benchWebhooks } from './webhooks';
 import type { ProfileSummary } from './profile';
+import { children, prepare, root, routesOf, startServer, type Ctx, type Results } from './harness';
+import { createRun, removeScripts, storedOrders, throughput } from './throughput';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+/** Sections still loaded by autocannon in this process (profile, inspector): seconds per load. */
 const DURATION = env('BENCH_DURATION', 5);
-/** Throughput: alternating rounds of one short load per server (short, so both meet the same machine). */
-const ROUNDS = env('BENCH_ROUNDS', 20);
+/** The inspector's A/B: alternating rounds of one short load per server. */
 const SLICE = env('BENCH_SLICE', 1);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
-const RUN_SECONDS = env('BENCH_RUN_SECONDS', 30);
 const ORDERS = env('BENCH_ORDERS', 100_000);
 const WEBHOOK_ORDERS = env('BENCH_WEBHOOK_ORDERS', 100_000);
 const MILLION = env('BENCH_MILLION', 1_000_000);
-const SECTIONS = ['throughput', 'create-run', 'profile', 'inspector', 'memory', 'timers', 'webhooks', 'scenarios', 'startup', 'reliability'] as const;
+const SECTIONS = ['throughput', 'create-run', 'stored-orders', 'profile', 'inspector', 'memory', 'timers', 'webhooks', 'scenarios', 'startup', 'reliability'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values: flags } = parseArgs({ options: { only: { type: 'string' } } });
@@ -39,66 +39,7 @@ const only = flags.only?.split(',').map((s) => s.trim()) as Section[] | undefine
 for (const s of only ?? []) if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s}; one of ${SECTIONS.join(', ')}`);
 const wanted = (s: Section) => !only || only.includes(s);
 
-const root = new URL('..', import.meta.url).pathname;
-const children = new Set<ChildProcess>();
 const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
-const round1 = (x: number) => Math.round(x * 10) / 10;
-
-interface Server {
-  port: number;
-  base: string;
-  child: ChildProcess;
-  /** Sends a control message (sandbox spawned with control) and waits for its answer. */
-  ask<T = any>(cmd: string, args?: Record<string, unknown>): Promise<T>;
-  stop(): void;
-  exited: Promise<number | null>;
-}
-
-/** Spawns a bench server (bench/servers.ts); `control`: IPC channel, --expose-gc. */
-function startServer(kind: 'sandbox' | 'bare', opts: { stdin?: string; control?: boolean; env?: Record<string, string> } = {}): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const args = [...(opts.control ? ['--expose-gc'] : []), '--import', 'tsx', `${root}bench/servers.ts`, kind];
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      stdio: ['pipe', 'pipe', 'inherit', ...(opts.control ? (['ipc'] as const) : [])],
-      env: { ...process.env, ...(opts.control ? { BENCH_CONTROL: '1' } : {}), ...opts.env },
-    });
-    children.add(child);
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => (children.delete(child), done(code))));
-    let serial = 0;
-    const pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
-    child.on('message', (m: { id: number; result?: unknown; error?: string }) => {
-      const p = pending.get(m.id);
-      pending.delete(m.id);
-      if (m.error) p?.reject(new Error(m.error));
-      else p?.resolve(m.result);
-    });
-    void exited.then((code) => {
-      for (const p of pending.values()) p.reject(new Error(`${kind} server exited ${code}`));
-      reject(new Error(`${kind} server exited ${code}`));
-    });
-    child.stdout!.on('data', (chunk) => {
-      const m = /PORT (\d+)/.exec(String(chunk));
-      if (m) {
-        const port = Number(m[1]);
-        resolve({
-          port,
-          base: `http://127.0.0.1:${port}`,
-          child,
-          exited,
-          ask: (cmd, args = {}) =>
-            new Promise((res, rej) => {
-              const id = ++serial;
-              pending.set(id, { resolve: res, reject: rej });
-              child.send({ id, cmd, ...args });
-            }),
-          stop: () => void child.kill(),
-        });
-      }
-    });
-    child.stdin!.end(opts.stdin ?? '');
-  });
-}
 
 function runNode(args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -117,16 +58,13 @@ interface Load {
   max: number;
   non2xx: number;
   errors: number;
-  /** Completed requests in each whole second of the load. */
-  perSecond: number[];
 }
 
 async function load(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string; duration?: number; connections?: number }): Promise<Load> {
-  const perSecond: number[] = [];
   let done!: (r: autocannon.Result) => void;
   let failed!: (e: Error) => void;
   const finished = new Promise<autocannon.Result>((res, rej) => ((done = res), (failed = rej)));
-  const instance = autocannon({
+  autocannon({
     url,
     connections: opts.connections ?? CONNECTIONS,
     duration: opts.duration ?? DURATION,
@@ -134,148 +72,11 @@ async function load(url: string, opts: { method?: string; headers?: Record<strin
     headers: opts.headers,
     body: opts.body,
   }, (error, result) => (error ? failed(error) : done(result)));
-  // autocannon passes { counter, bytes } for the second just ended (its types omit it)
-  instance.on('tick', ((t: { counter: number }) => void perSecond.push(t.counter)) as unknown as () => void);
   const result = await finished;
-  return { rps: Math.round(result.requests.total / (opts.duration ?? DURATION)), total: result.requests.total, p99: result.latency.p99, max: result.latency.max, non2xx: result.non2xx, errors: result.errors, perSecond };
+  return { rps: Math.round(result.requests.total / (opts.duration ?? DURATION)), total: result.requests.total, p99: result.latency.p99, max: result.latency.max, non2xx: result.non2xx, errors: result.errors };
 }
-
-interface Ctx {
-  signed(method: string, path: string, body?: string): Record<string, string>;
-  /** A valid offramp create body (USDT → NGN to a bank account: the account lookup runs). */
-  offrampBody: string;
-}
-
-async function prepare(): Promise<Ctx> {
-  const demo = createSandbox({ logLevel: 'silent', clockMode: 'manual' });
-  const partner = demo.demoPartner;
-  const accountName = demo.reference.lookupAccount('058', '0123456789').account_name;
-  demo.close();
-  const creds = { clientId: partner.client_id, secretKey: partner.keys.test.secret_key, encryptionKey: partner.keys.test.encryption_key };
-  const offrampBody = JSON.stringify({
-    from: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
-    to: { currency: 'NGN' },
-    recipient: { institution_code: '058', account_number: '0123456789', account_name: accountName },
-    customer: { reference: 'bench', name: 'Ada Obi', email: 'ada@example.com' },
-  });
-  return { signed: (method, path, body) => signRequest({ method, path, body, ...creds }), offrampBody };
-}
-
-async function fetchJson(ctx: Ctx, base: string, method: string, path: string, body?: string): Promise<any> {
-  const res = await fetch(base + path, { method, headers: ctx.signed(method, path, body), body });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
-/** The three routes of the issue, against a sandbox at `base`: creates one order for the GET. */
-async function routesOf(ctx: Ctx, base: string) {
-  const created = await fetchJson(ctx, base, 'POST', '/v1/orders', ctx.offrampBody);
-  const orderPath = `/v1/orders/${created.data.reference}`;
-  return {
-    created,
-    orderPath,
-    routes: [
-      { name: 'signed GET /v1/networks', key: 'networks', path: '/v1/networks', method: 'GET', body: undefined as string | undefined, target: 75 },
-      { name: 'signed GET /v1/orders/{reference}', key: 'order', path: orderPath, method: 'GET', body: undefined as string | undefined, target: 70 },
-      { name: 'signed POST /v1/orders (offramp, account lookup)', key: 'create', path: '/v1/orders', method: 'POST', body: ctx.offrampBody, target: 50 },
-    ],
-  };
-}
-
-const median = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)]!;
 
 // ---------------------------------------------------------------------------------------------
-
-async function throughput(ctx: Ctx, out: Results) {
-  const sandbox = await startServer('sandbox');
-  const { created, orderPath, routes } = await routesOf(ctx, sandbox.base);
-  const networks = await fetchJson(ctx, sandbox.base, 'GET', '/v1/networks');
-  const order = await fetchJson(ctx, sandbox.base, 'GET', orderPath);
-  const bare = await startServer('bare', { stdin: JSON.stringify({ networks, order, created }) });
-  const rows: string[] = [];
-  for (const r of routes) {
-    // Both servers get the same request bytes, signed headers included (signed once: the
-    // timestamp stays within the ±300 s skew). The machine is shared and its load moves over
-    // seconds: a round is one short load per server, rounds alternate which goes first, and
-    // the median round is reported (5 s rounds spread 35–95% on this machine; 1 s rounds
-    // compare both servers under the same conditions).
-    const headers = ctx.signed(r.method, r.path, r.body);
-    const rounds: Array<{ s: Load; b: Load; ratio: number }> = [];
-    // Both servers warm up on the route first (2 s each), so no round measures the JIT compiling it.
-    await load(sandbox.base + r.path, { method: r.method, headers, body: r.body, duration: 2 });
-    await load(bare.base + r.path, { method: r.method, headers, body: r.body, duration: 2 });
-    for (let i = 0; i < ROUNDS; i++) {
-      const opts = { method: r.method, headers, body: r.body, duration: SLICE };
-      let s: Load;
-      let b: Load;
-      if (i % 2 === 0) {
-        s = await load(sandbox.base + r.path, opts);
-        b = await load(bare.base + r.path, opts);
-      } else {
-        b = await load(bare.base + r.path, opts);
-        s = await load(sandbox.base + r.path, opts);
-      }
-      rounds.push({ s, b, ratio: s.rps / b.rps });
-    }
-    const mid = median(rounds, (x) => x.ratio);
-    const pct = 100 * mid.ratio;
-    const sum = (xs: Load[]) => xs.reduce((a, x) => a + x.total, 0);
-    const pooled = (100 * sum(rounds.map((x) => x.s))) / sum(rounds.map((x) => x.b));
-    const sorted = rounds.map((x) => 100 * x.ratio).sort((a, b) => a - b);
-    const spread = `${sorted[Math.floor(sorted.length / 4)]!.toFixed(0)}–${sorted[Math.floor((3 * sorted.length) / 4)]!.toFixed(0)}%`;
-    const meanRps = (xs: Load[]) => Math.round(sum(xs) / (xs.length * SLICE));
-    const p99 = median(rounds, (x) => x.s.p99).s.p99;
-    const max = Math.max(...rounds.map((x) => x.s.max));
-    const failed = rounds.reduce((a, x) => a + x.s.non2xx + x.s.errors, 0);
-    out.throughput[r.key] = { rps: meanRps(rounds.map((x) => x.s)), bare: meanRps(rounds.map((x) => x.b)), pct };
-    log(`${r.name}: median round ${pct.toFixed(0)}% (middle half ${spread}, pooled ${pooled.toFixed(0)}%); sandbox ${meanRps(rounds.map((x) => x.s))} req/s (p99 ${p99} ms), bare ${meanRps(rounds.map((x) => x.b))} req/s`);
-    rows.push(`| ${r.name} | ${meanRps(rounds.map((x) => x.s))} | ${meanRps(rounds.map((x) => x.b))} | ${pct.toFixed(0)}% | ≥ ${r.target}% | ${verdict(pct >= r.target)} | ${spread} | ${pooled.toFixed(0)}% | ${p99} | ${max} | ${failed} |`);
-  }
-  sandbox.stop();
-  bare.stop();
-  return [
-    '## Throughput against bare Koa (same JSON, same signed request bytes)',
-    '',
-    `autocannon: ${CONNECTIONS} connections; 2 s of warm-up on each server, then ${ROUNDS} alternating rounds of one ${SLICE} s load per server (sandbox first, then bare first, …). Ratio: the median round (sandbox req/s ÷ bare req/s); the middle half of the rounds and the pooled ratio (all sandbox requests ÷ all bare requests) show how settled it is. req/s are means over the rounds; p99 is the median of the sandbox's per-round p99s. (A check of the method, the same build on both sides: pooled ratios within ±3%.)`,
-    '',
-    '| route | sandbox req/s | bare Koa req/s | ratio (median round) | target | verdict | middle half of rounds | pooled ratio | sandbox p99 ms | sandbox max ms | non-2xx + errors |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows,
-  ];
-}
-
-async function createRun(ctx: Ctx, out: Results) {
-  const sandbox = await startServer('sandbox');
-  const headers = ctx.signed('POST', '/v1/orders', ctx.offrampBody);
-  // 3 s of warm-up first, so the first second is the JIT-compiled server, not its start.
-  const warm = await load(`${sandbox.base}/v1/orders`, { method: 'POST', headers, body: ctx.offrampBody, duration: 3 });
-  const l = await load(`${sandbox.base}/v1/orders`, { method: 'POST', headers, body: ctx.offrampBody, duration: RUN_SECONDS });
-  sandbox.stop();
-  // autocannon ticks once per second; a last, partial tick may follow the end of the run
-  const secs = l.perSecond.slice(0, RUN_SECONDS);
-  const first = secs[0] ?? 0;
-  const last = secs[secs.length - 1] ?? 0;
-  const created = secs.reduce((a, b) => a + b, 0);
-  const decay = last / first;
-  // single seconds are noisy on a shared machine: the first and last five seconds as well
-  const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
-  const head = mean(secs.slice(0, 5));
-  const tail = mean(secs.slice(-5));
-  out.createRun = { p99: l.p99, decay };
-  log(`create run: ${secs.join(' ')} req/s; p99 ${l.p99} ms, max ${l.max} ms`);
-  return [
-    `## Create run: ${RUN_SECONDS} s of signed offramp POST /v1/orders into one sandbox`,
-    '',
-    `${CONNECTIONS} connections, a fresh sandbox warmed up by 3 s of the same load (${warm.perSecond.reduce((a, b) => a + b, 0)} orders), then ${RUN_SECONDS} s measured (manual clock: every order stays \`awaiting payin\` with its timer pending, so the store and the timer queue only grow); ${created} orders created in the run, ${l.non2xx + l.errors} non-2xx or errors. ` +
-      `Little's law: at ${CONNECTIONS} connections the mean latency is ${CONNECTIONS} / throughput (${round1((1000 * CONNECTIONS) / Math.max(1, l.rps))} ms at ${l.rps} req/s), so a p99 ≤ 15 ms needs well over ${Math.round(CONNECTIONS / 0.015)} req/s.`,
-    '',
-    '| first second | last second | last / first | target | verdict | first 5 s mean | last 5 s mean | ratio | p99 ms | target | verdict | max ms | mean req/s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    `| ${first} | ${last} | ${decay.toFixed(2)} | ≥ 0.8 | ${verdict(decay >= 0.8)} | ${head} | ${tail} | ${(tail / head).toFixed(2)} | ${l.p99} | ≤ 15 | ${verdict(l.p99 <= 15)} | ${l.max} | ${l.rps} |`,
-    '',
-    `Requests per second, second by second: ${secs.join(', ')}.`,
-  ];
-}
 
 async function profile(ctx: Ctx) {
   const sandbox = await startServer('sandbox', { control: true });
@@ -491,12 +292,6 @@ async function startup() {
   ];
 }
 
-interface Results {
-  throughput: Record<string, { rps: number; bare: number; pct: number }>;
-  createRun?: { p99: number; decay: number };
-  memory: { plain?: number; webhooks?: number };
-}
-
 /** Issue 22's figures (bench/reliability.ts): memory, state size and time, advance stalls. */
 async function reliability() {
   const r = await runNode(['--expose-gc', '--import', 'tsx', 'bench/reliability.ts']);
@@ -527,6 +322,7 @@ async function main() {
   const sections: Array<[Section, () => Promise<string[]>]> = [
     ['throughput', () => throughput(ctx, out)],
     ['create-run', () => createRun(ctx, out)],
+    ['stored-orders', () => storedOrders(ctx)],
     ['inspector', () => inspector(ctx, out)],
     ['profile', () => profile(ctx)],
     ['memory', () => memory(out)],
@@ -546,7 +342,8 @@ async function main() {
     '# Bench results',
     '',
     `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${only ? ` (sections: ${only.join(', ')})` : ''}.`,
-    'Sandbox and bare Koa each run in their own process (`bench/servers.ts`), the load generator (autocannon) in the bench process, all on the same 2 shared cores: absolute numbers move with the machine, ratios measured in the same run much less.',
+    'Throughput, the create run and create p99 against stored orders: each server alone on one core, wrk on another (`taskset`), a load invalid when wrk\'s core was saturated, the server short of its core or a response not 2xx, the throughput run also when bare node:http is not clearly ahead of bare Koa (bench/throughput.ts). ' +
+      'The other sections load the sandbox with autocannon in the bench process, unpinned, on the shared cores: absolute numbers move with the machine, ratios measured in the same run much less.',
     'The sandbox runs with logs at `warn`, the manual clock and the rate limit lifted (it would otherwise answer 429).',
     '',
   ];
@@ -567,4 +364,5 @@ main()
   })
   .finally(() => {
     for (const c of children) c.kill();
+    removeScripts();
   });

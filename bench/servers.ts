@@ -1,15 +1,19 @@
 /**
- * Bench servers, one per process: `sandbox` (the real app, manual clock, rate limit lifted) or
- * `bare` (plain Koa answering the same JSON bodies from memory). Prints `PORT <n>` when ready.
+ * Bench servers, one per process: `sandbox` (the real app, manual clock, rate limit lifted),
+ * `bare` (plain Koa 3 + @koa/router answering the same JSON bodies from memory) or `http` (plain
+ * node:http answering them: the fastest server the bench measures, so the proof that the load
+ * generator outruns every server). Prints `PORT <n>` when ready.
  *
  * Spawned with an IPC channel and BENCH_CONTROL=1, the sandbox also answers the bench's
  * messages (bench only: nothing of this is in src/ or on any route): heap after GC (needs
  * --expose-gc), filling the running sandbox with completed orders, a CPU profile of the
- * next requests, and the cost of the request inspector's hooks on a captured real request.
+ * next requests, the cost of the request inspector's hooks on a captured real request, the
+ * store's size (once, or once a second during a load: creates per second) and a reset.
  */
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
+import { createServer, type ServerResponse } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
 import { startServer, type RunningSandbox } from '../src/sandbox/sandbox';
 import { recordRequests } from '../src/http/middleware/inspect';
@@ -33,10 +37,7 @@ if (kind === 'sandbox') {
   if (process.env.BENCH_CONTROL === '1' && process.send) control(running);
   process.stdout.write(`PORT ${new URL(running.url).port}\n`);
 } else if (kind === 'bare') {
-  // The same JSON the sandbox answers, captured by the bench and passed in through stdin.
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const bodies = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+  const bodies = await capturedBodies();
   const app = new Koa();
   const router = new Router();
   router.get('/v1/networks', (ctx) => {
@@ -54,9 +55,44 @@ if (kind === 'sandbox') {
     const address = server.address();
     process.stdout.write(`PORT ${typeof address === 'object' && address ? address.port : 0}\n`);
   });
+} else if (kind === 'http') {
+  // What Koa does for these routes, without Koa: read and parse the JSON body of a POST, then
+  // JSON.stringify the captured body on every answer (as Koa does for an object body).
+  const bodies = await capturedBodies();
+  const answer = (res: ServerResponse, value: unknown) => {
+    const text = JSON.stringify(value);
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const server = createServer((req, res) => {
+    const url = req.url ?? '';
+    if (req.method === 'GET' && url === '/v1/networks') return answer(res, bodies.networks);
+    if (req.method === 'GET' && url.startsWith('/v1/orders/')) return answer(res, bodies.order);
+    if (req.method === 'POST' && url === '/v1/orders') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        answer(res, bodies.created);
+      });
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.stdout.write(`PORT ${typeof address === 'object' && address ? address.port : 0}\n`);
+  });
 } else {
-  process.stderr.write('usage: servers.ts sandbox|bare\n');
+  process.stderr.write('usage: servers.ts sandbox|bare|http\n');
   process.exit(2);
+}
+
+/** The same JSON the sandbox answers, captured by the bench and passed in through stdin. */
+async function capturedBodies(): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
 }
 
 type Message = { id: number; cmd: string; [k: string]: unknown };
@@ -86,7 +122,24 @@ function control(running: RunningSandbox) {
       return summary;
     },
     'inspector-cost': (m) => inspectorCost(running, lastCtx, Number(m.iterations ?? 200_000)),
+    // Orders in the store and the heap as it is (no GC forced).
+    stored: () => ({ orders: sandbox.orders.store.orders.size, heapUsed: process.memoryUsage().heapUsed, heapLimit: getHeapStatistics().heap_size_limit }),
+    reset: () => (sandbox.reset(), { orders: sandbox.orders.store.orders.size }),
+    // The store's size once a second, stamped by this process: creates per second, counted
+    // where they happen, with nothing added to the load generator.
+    'count-start': () => {
+      counts = [{ ms: performance.now(), orders: sandbox.orders.store.orders.size }];
+      counting = setInterval(() => counts.push({ ms: performance.now(), orders: sandbox.orders.store.orders.size }), 1000);
+      return { started: true };
+    },
+    'count-stop': () => {
+      clearInterval(counting);
+      counts.push({ ms: performance.now(), orders: sandbox.orders.store.orders.size });
+      return counts;
+    },
   };
+  let counts: Array<{ ms: number; orders: number }> = [];
+  let counting: ReturnType<typeof setInterval> | undefined;
   process.on('message', (m: Message) => {
     Promise.resolve()
       .then(() => handlers[m.cmd]!(m))

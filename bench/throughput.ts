@@ -1,0 +1,466 @@
+/**
+ * Issue 21's honest throughput bench: every server pinned to one core (`taskset -c 0`), wrk
+ * pinned to the other (`taskset -c 1`), and bare node:http measured in the same run as the
+ * proof that the generator outruns the servers. A run where wrk's core was saturated, where
+ * bare node:http is not clearly ahead of bare Koa on the GET routes, or where a response was
+ * not 2xx, is reported invalid rather than as ratios.
+ *
+ * Sections (bench/run.ts): `throughput` (four servers × three routes), `create-run` (30 s of
+ * creates into one fresh sandbox) and `stored-orders` (create p99 with 0, 100k, 500k, 1M orders
+ * already stored).
+ *
+ * Environment: BENCH_SECONDS (measured seconds per load, 8), BENCH_WARMUP (seconds of warm-up
+ * per route, 4), BENCH_CONNECTIONS (50), BENCH_RUN_SECONDS (the create run, 30),
+ * BENCH_STORED (stored-order counts, "0,100000,500000,1000000"), BENCH_STORED_SECONDS
+ * (BENCH_SECONDS), BENCH_SERVER_CPU (0), BENCH_WRK_CPU (1).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { children, cliFlags, fetchJson, root, routeList, routesOf, spawnServer, startServer, type Ctx, type Results, type Route, type Server } from './harness';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const SECONDS = env('BENCH_SECONDS', 8);
+const WARMUP = env('BENCH_WARMUP', 4);
+const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
+const RUN_SECONDS = env('BENCH_RUN_SECONDS', 30);
+const STORED_SECONDS = env('BENCH_STORED_SECONDS', SECONDS);
+const STORED = (process.env.BENCH_STORED ?? '0,100000,500000,1000000').split(',').map((s) => Number(s.trim())).sort((a, b) => a - b);
+const SERVER_CPU = env('BENCH_SERVER_CPU', 0);
+const WRK_CPU = env('BENCH_WRK_CPU', 1);
+/** wrk's core at or above this share busy: the generator may have been the limit. */
+const SATURATED = 95;
+/**
+ * The server process below this share of its core during a measured load: it did not have the
+ * core (other processes on it) or was not saturated (the generator held it back).
+ */
+const SERVER_BUSY = 90;
+/** Bare node:http must be at least this many times bare Koa on GET, or the run is invalid. */
+const PROOF = 1.15;
+/** --max-orders for the CLI sandboxes: far above what a run creates, so no create is refused. */
+const NO_EVICTION = 10_000_000;
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const r1 = (x: number) => Math.round(x * 10) / 10;
+const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+
+// --- tools ----------------------------------------------------------------------------------
+
+const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+
+let tools: { wrk: string } | undefined;
+
+/**
+ * wrk and taskset on PATH and two distinct cores to pin to. wrk is installed with apt-get
+ * (Debian's package) when missing, as CI installs what it needs; a clear error when it cannot be.
+ */
+export function ensureTools(): { wrk: string } {
+  if (tools) return tools;
+  if (!Number.isInteger(SERVER_CPU) || !Number.isInteger(WRK_CPU) || SERVER_CPU === WRK_CPU || Math.max(SERVER_CPU, WRK_CPU) >= cpus().length) {
+    throw new Error(`the bench pins the server to CPU ${SERVER_CPU} and wrk to CPU ${WRK_CPU}: it needs two distinct CPUs of this machine's ${cpus().length} (BENCH_SERVER_CPU, BENCH_WRK_CPU)`);
+  }
+  if (!has('taskset')) throw new Error('taskset is missing (Debian: apt-get install -y util-linux): the bench pins each process to one core with it');
+  if (!has('wrk')) {
+    if (process.getuid?.() !== 0) throw new Error('wrk is missing and this is not root: install it (Debian: sudo apt-get install -y wrk) and run the bench again');
+    const apt = (...args: string[]) => spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+    log('wrk is missing: apt-get install -y wrk');
+    if (!apt('install', '-y', 'wrk')) {
+      log('apt-get install failed: apt-get update, then again');
+      apt('update');
+      apt('install', '-y', 'wrk');
+    }
+    if (!has('wrk')) throw new Error('wrk is missing and `apt-get install -y wrk` did not install it (no apt-get, no network?): install wrk 4.x and run the bench again');
+  }
+  // `wrk -v` prints its version and exits 1
+  const version = spawnSync('wrk', ['-v'], { encoding: 'utf8' });
+  tools = { wrk: (/wrk [^\s]+/.exec(`${version.stdout}${version.stderr}`)?.[0] ?? 'wrk').trim() };
+  return tools;
+}
+
+/**
+ * The compiled package, as `npx ramp-sandbox` runs it: tsup with the project's tsup.config.ts
+ * (what `npm run build` and `npm pack` run), written to tmp/bench-dist rather than dist/ so a
+ * bench never rebuilds dist/ under a concurrent `npm pack` (test/cli/package.test.ts). Skipped:
+ * the .d.ts and the copy of the dashboard's files (they change nothing the routes run; the
+ * dashboard falls back to src/dashboard/ui). Its package root is still this repository's.
+ */
+export async function buildPackage(): Promise<string> {
+  const { build } = await import('tsup');
+  const { default: config } = await import('../tsup.config');
+  if (typeof config === 'function' || Array.isArray(config)) throw new Error('tsup.config.ts: the bench expects one options object');
+  const outDir = `${root}tmp/bench-dist`;
+  await build({ ...config, config: false, outDir, clean: true, dts: false, onSuccess: undefined, silent: true });
+  return `${outDir}/cli/bin.js`;
+}
+
+// --- wrk ------------------------------------------------------------------------------------
+
+export interface Wrk {
+  /** Requests per second over wrk's own duration. */
+  rps: number;
+  requests: number;
+  seconds: number;
+  /** Latencies in ms (wrk's HdrHistogram, µs resolution). */
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  /** Responses with a status ≥ 400 (wrk's "Non-2xx or 3xx"). */
+  non2xx: number;
+  /** Socket errors: connect, read, write, timeout. */
+  errors: number;
+  /** wrk's own CPU, % of one core, between the first and last samples of the run. */
+  wrkCpu: number;
+  /** How busy wrk's core was (wrk, other processes, steal), %. */
+  wrkCore: number;
+  /** The server's own CPU (every thread), % of one core; NaN when not given. */
+  serverCpu: number;
+  /** How busy the server's core was, %. */
+  serverCore: number;
+}
+
+let scripts: string | undefined;
+const scriptDir = () => (scripts ??= mkdtempSync(join(tmpdir(), 'ramp-bench-wrk-')));
+export const removeScripts = () => scripts && rmSync(scripts, { recursive: true, force: true });
+
+/** A Lua string literal: quotes and backslashes escaped, control bytes as \ddd. */
+const lua = (s: string) =>
+  `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\x00-\x1f\x7f]/g, (c) => `\\${String(c.charCodeAt(0)).padStart(3, '0')}`)}"`;
+
+/**
+ * The request as a wrk script: method, body and headers set once (wrk then sends the same
+ * bytes on every request, no Lua per request), and a done() that prints the figures as JSON.
+ */
+function wrkScript(req: { method: string; headers: Record<string, string>; body?: string }): string {
+  const file = join(scriptDir(), `${Date.now()}-${Math.random().toString(36).slice(2)}.lua`);
+  const lines = [
+    `wrk.method = ${lua(req.method)}`,
+    ...(req.body === undefined ? [] : [`wrk.body = ${lua(req.body)}`]),
+    ...Object.entries(req.headers).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`),
+    'function done(summary, latency, requests)',
+    '  local e = summary.errors',
+    '  io.write(string.format(\'BENCH_JSON {"requests":%.0f,"duration_us":%.0f,"connect":%.0f,"read":%.0f,"write":%.0f,"status":%.0f,"timeout":%.0f,"mean":%.1f,"p50":%.0f,"p90":%.0f,"p99":%.0f,"p999":%.0f,"max":%.0f}\\n\',',
+    '    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,',
+    '    latency.mean, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max))',
+    'end',
+    '',
+  ];
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+let clkTck: number | undefined;
+const ticksPerSecond = () => (clkTck ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
+
+/** utime + stime of a process (every thread), in clock ticks; undefined once it is gone. */
+function processTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of proc(5)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy and total ticks of one CPU from /proc/stat (busy: all but idle and iowait; steal counts as busy). */
+function coreTicks(cpu: number): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${cpu} `));
+  if (!line) throw new Error(`/proc/stat has no cpu${cpu}`);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1, 9).map(Number) as number[];
+  const total = user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal!;
+  return { busy: total - idle! - iowait!, total };
+}
+
+interface Sample {
+  ms: number;
+  wrk?: number;
+  server?: number;
+  wrkCore: { busy: number; total: number };
+  serverCore: { busy: number; total: number };
+}
+
+/**
+ * One load: `taskset -c WRK_CPU wrk -t1 -cN -dSs --latency --timeout 10s -s <script> url`.
+ * wrk's CPU, the server's and both cores' are sampled every 250 ms from /proc; the figures are
+ * taken between the first and the last sample (the steady part of the run).
+ */
+export function runWrk(url: string, req: { method: string; headers: Record<string, string>; body?: string }, seconds: number, serverPid?: number): Promise<Wrk> {
+  const script = wrkScript(req);
+  const args = ['-c', String(WRK_CPU), 'wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '--timeout', '10s', '-s', script, url];
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += String(c)));
+    child.stderr.on('data', (c) => (err += String(c)));
+    const samples: Sample[] = [];
+    const sample = () => {
+      const wrk = processTicks(child.pid!);
+      if (wrk === undefined) return;
+      samples.push({ ms: performance.now(), wrk, server: serverPid === undefined ? undefined : processTicks(serverPid), wrkCore: coreTicks(WRK_CPU), serverCore: coreTicks(SERVER_CPU) });
+    };
+    const timer = setInterval(sample, 250);
+    child.on('error', (error) => (clearInterval(timer), reject(error)));
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      children.delete(child);
+      const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+      if (code !== 0 || !line) return reject(new Error(`wrk ${args.slice(2).join(' ')} exited ${code}:\n${out}${err}`));
+      const j = JSON.parse(line.slice('BENCH_JSON '.length)) as Record<string, number>;
+      const first = samples[0];
+      const last = samples[samples.length - 1];
+      const share = (a: { busy: number; total: number }, b: { busy: number; total: number }) => (b.total > a.total ? (100 * (b.busy - a.busy)) / (b.total - a.total) : NaN);
+      const cpuOf = (a?: number, b?: number) => (first && last && last !== first && a !== undefined && b !== undefined ? (100 * (b - a)) / ticksPerSecond() / ((last.ms - first.ms) / 1000) : NaN);
+      const ms = (us: number) => us / 1000;
+      resolve({
+        rps: j.requests! / (j.duration_us! / 1e6),
+        requests: j.requests!,
+        seconds: j.duration_us! / 1e6,
+        mean: ms(j.mean!),
+        p50: ms(j.p50!),
+        p90: ms(j.p90!),
+        p99: ms(j.p99!),
+        p999: ms(j.p999!),
+        max: ms(j.max!),
+        non2xx: j.status!,
+        errors: j.connect! + j.read! + j.write! + j.timeout!,
+        wrkCpu: cpuOf(first?.wrk, last?.wrk),
+        wrkCore: first && last ? share(first.wrkCore, last.wrkCore) : NaN,
+        serverCpu: cpuOf(first?.server, last?.server),
+        serverCore: first && last ? share(first.serverCore, last.serverCore) : NaN,
+      });
+    });
+  });
+}
+
+const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : '?');
+const fmtMs = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const rate = (x: number) => Math.round(x).toLocaleString('en');
+
+/** Why one load does not count: wrk's core saturated, the server short of its core, or a failed response. */
+function problemsOf(label: string, m: Wrk): string[] {
+  const problems: string[] = [];
+  if (!(m.wrkCore < SATURATED)) problems.push(`${label}: wrk's core (CPU ${WRK_CPU}) was ${fmt(m.wrkCore)}% busy (wrk itself ${fmt(m.wrkCpu)}%), at or above ${SATURATED}%: the generator may have been the limit`);
+  if (!(m.serverCpu >= SERVER_BUSY)) problems.push(`${label}: the server had ${fmt(m.serverCpu)}% of its core (CPU ${SERVER_CPU} ${fmt(m.serverCore)}% busy), below ${SERVER_BUSY}%: other processes took the core, or the server was not saturated`);
+  if (m.non2xx + m.errors > 0) problems.push(`${label}: ${m.non2xx} responses ≥ 400 and ${m.errors} socket errors`);
+  return problems;
+}
+
+const method = () =>
+  `wrk (${ensureTools().wrk}) pinned to CPU ${WRK_CPU} with \`taskset\`: 1 thread, ${CONNECTIONS} connections, keep-alive, \`--latency --timeout 10s\` (a slow answer counts in the latencies, not as an error), the request's method, body and headers set once in a Lua script (the same bytes every request). ` +
+  `Each server pinned to CPU ${SERVER_CPU} with \`taskset\`, alone on it. CPU figures are sampled from /proc every 250 ms during each measured load: "busy" is the whole core (other processes and steal included), "wrk" and "server" the process alone (every thread). ` +
+  `A load is invalid when wrk's core was ≥ ${SATURATED}% busy (the generator may have been the limit), when the server process had less than ${SERVER_BUSY}% of its core (other processes took it, or the generator did not saturate the server), or when any response was not 2xx.`;
+
+// --- sections -------------------------------------------------------------------------------
+
+/**
+ * The store's size once it stops moving: requests a load left queued in the server (received
+ * before wrk closed its connections) are answered after wrk has exited.
+ */
+async function settled(server: Server): Promise<number> {
+  let last = -1;
+  for (;;) {
+    const { orders } = await server.ask<{ orders: number }>('stored');
+    if (orders === last) return orders;
+    last = orders;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+type ServerKey = 'http' | 'koa' | 'tsx' | 'dist';
+
+/** Four servers × the three routes; ratios to bare Koa, only when the run is valid. */
+export async function throughput(ctx: Ctx, out: Results): Promise<string[]> {
+  ensureTools();
+  const bin = await buildPackage();
+  const flags = cliFlags(NO_EVICTION);
+  const tsxArgs = ['--import', 'tsx', 'src/cli/serve.ts', ...flags];
+  const distArgs = [bin, 'serve', ...flags];
+  // What the sandbox answers, for the bare servers to answer too.
+  const capture = await spawnServer('sandbox (tsx)', tsxArgs, { cpu: SERVER_CPU });
+  const captured = await routesOf(ctx, capture.base);
+  const networks = await fetchJson(ctx, capture.base, 'GET', '/v1/networks');
+  const order = await fetchJson(ctx, capture.base, 'GET', captured.orderPath);
+  await capture.stop();
+  const bodies = JSON.stringify({ networks, order, created: captured.created });
+  const servers: Array<{ key: ServerKey; name: string; sandbox: boolean; start: () => Promise<Server> }> = [
+    { key: 'http', name: 'bare node:http', sandbox: false, start: () => startServer('http', { cpu: SERVER_CPU, stdin: bodies }) },
+    { key: 'koa', name: 'bare Koa 3 + @koa/router', sandbox: false, start: () => startServer('bare', { cpu: SERVER_CPU, stdin: bodies }) },
+    { key: 'tsx', name: 'ramp-sandbox, tsx (`npm start`)', sandbox: true, start: () => spawnServer('sandbox (tsx)', tsxArgs, { cpu: SERVER_CPU }) },
+    { key: 'dist', name: 'ramp-sandbox, compiled (tsup build, plain node)', sandbox: true, start: () => spawnServer('sandbox (compiled)', distArgs, { cpu: SERVER_CPU }) },
+  ];
+  const routes = routeList(ctx, captured.orderPath);
+  const results = {} as Record<ServerKey, Record<Route['key'], Wrk>>;
+  const problems: string[] = [];
+  for (const s of servers) {
+    const server = await s.start();
+    results[s.key] = {} as Record<Route['key'], Wrk>;
+    try {
+      // a sandbox answers GET order for an order of its own
+      const own = s.sandbox ? routeList(ctx, (await routesOf(ctx, server.base)).orderPath) : routes;
+      for (const r of own) {
+        // signed per route and server: a signature stays valid 300 s, a route takes WARMUP + SECONDS
+        const req = { method: r.method, headers: ctx.signed(r.method, r.path, r.body), body: r.body };
+        await runWrk(server.base + r.path, req, WARMUP);
+        const m = await runWrk(server.base + r.path, req, SECONDS, server.pid);
+        results[s.key][r.key] = m;
+        problems.push(...problemsOf(`${s.name}, ${r.name}`, m));
+        log(`${s.name}, ${r.name}: ${rate(m.rps)} req/s, p99 ${fmtMs(m.p99)} ms; server ${fmt(m.serverCpu)}% (CPU ${SERVER_CPU} ${fmt(m.serverCore)}% busy), wrk ${fmt(m.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(m.wrkCore)}% busy)`);
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  const proof = (k: Route['key']) => results.http[k].rps / results.koa[k].rps;
+  for (const r of routes.filter((x) => x.method === 'GET')) {
+    if (!(proof(r.key) >= PROOF)) problems.push(`${r.name}: bare node:http is ${proof(r.key).toFixed(2)}× bare Koa, below ${PROOF}×: the generator does not clearly resolve what Koa itself costs`);
+  }
+  const valid = problems.length === 0;
+  log(valid ? 'throughput: valid run' : `throughput: INVALID run\n  ${problems.join('\n  ')}`);
+  const ratio = (k: ServerKey, r: Route['key']) => results[k][r].rps / results.koa[r].rps;
+  if (valid) {
+    for (const r of routes) out.throughput[r.key] = { rps: Math.round(results.tsx[r.key].rps), bare: Math.round(results.koa[r.key].rps), pct: 100 * ratio('tsx', r.key) };
+  }
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  const summary = routes.map((r) => {
+    const cells = valid
+      ? [pct(ratio('tsx', r.key)), pct(ratio('dist', r.key)), `≥ ${r.target}%`, `${verdict(100 * ratio('tsx', r.key) >= r.target)} / ${verdict(100 * ratio('dist', r.key) >= r.target)}`]
+      : ['invalid', 'invalid', `≥ ${r.target}%`, '—'];
+    return `| ${r.name} | ${servers.map((s) => rate(results[s.key][r.key].rps)).join(' | ')} | ${proof(r.key).toFixed(2)}× | ${cells.join(' | ')} |`;
+  });
+  const details = routes.flatMap((r) =>
+    servers.map((s) => {
+      const m = results[s.key][r.key];
+      return `| ${r.name} | ${s.name} | ${rate(m.rps)} | ${fmtMs(m.p50)} | ${fmtMs(m.p99)} | ${fmtMs(m.max)} | ${m.non2xx + m.errors} | ${fmt(m.serverCpu)} | ${fmt(m.serverCore)} | ${rate(m.rps / (m.serverCpu / 100))} | ${fmt(m.wrkCpu)} | ${fmt(m.wrkCore)} |`;
+    }),
+  );
+  return [
+    '## Throughput: four servers, each alone on one core, wrk on the other',
+    '',
+    `${method()} Servers, each a fresh process started in turn: bare node:http (bench/servers.ts: reads and parses a POST's JSON, \`JSON.stringify\`s the captured body on every answer, as Koa does), bare Koa 3 + @koa/router (bench/servers.ts, koa-bodyparser), ` +
+      `the sandbox through tsx as \`npm start\` runs it (\`node --import tsx src/cli/serve.ts\`) and the compiled package as \`npx ramp-sandbox\` runs it (tsup with tsup.config.ts into tmp/bench-dist, \`node tmp/bench-dist/cli/bin.js serve\`), both with \`${flags.join(' ')}\`. ` +
+      `Bare servers answer the JSON the sandbox answered (captured first). Per route: ${WARMUP} s of warm-up, then ${SECONDS} s measured, in the order networks, get order, create, with the same signed headers for every server (signed per route and server; a signature stays valid 300 s).`,
+    '',
+    `The run is valid only when every load is, and bare node:http is at least ${PROOF}× bare Koa on both GET routes (the proof that the generator resolves what Koa itself costs, so the ratios below are not compressed toward 1); otherwise no ratio is reported.`,
+    '',
+    valid ? '**Valid run.**' : `**Invalid run: no ratios.** ${problems.join('; ')}.`,
+    '',
+    `| route | ${servers.map((s) => `${s.name} req/s`).join(' | ')} | node:http ÷ Koa | tsx ÷ Koa | compiled ÷ Koa | target | verdict (tsx / compiled) |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...summary,
+    '',
+    'Each load: latencies from wrk; "req per server CPU-s" is req/s over the server\'s own CPU share, what the server would do with the whole core (a check on other processes taking CPU ' + SERVER_CPU + ').',
+    '',
+    `| route | server | req/s | p50 ms | p99 ms | max ms | non-2xx + errors | server CPU % | CPU ${SERVER_CPU} busy % | req per server CPU-s | wrk CPU % | CPU ${WRK_CPU} busy % |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...details,
+  ];
+}
+
+/** RUN_SECONDS of creates into one fresh sandbox: throughput second by second as the store grows, and p99. */
+export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
+  ensureTools();
+  const sandbox = await startServer('sandbox', { cpu: SERVER_CPU, control: true, env: { BENCH_MAX_ORDERS: String(NO_EVICTION) } });
+  try {
+    const url = `${sandbox.base}/v1/orders`;
+    const req = () => ({ method: 'POST', headers: ctx.signed('POST', '/v1/orders', ctx.offrampBody), body: ctx.offrampBody });
+    await runWrk(url, req(), WARMUP);
+    const before = { orders: await settled(sandbox) };
+    const running = runWrk(url, req(), RUN_SECONDS, sandbox.pid);
+    // counting starts once wrk is connected and loading: every counted second is a whole one under load
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sandbox.ask('count-start');
+    const l = await running;
+    const counts = await sandbox.ask<Array<{ ms: number; orders: number }>>('count-stop');
+    // whole seconds within the load: the last sample (taken after it ended) closes a partial one
+    const ticks = counts.slice(0, -1);
+    const secs = ticks.slice(1).map((c, i) => Math.round(((c.orders - ticks[i]!.orders) * 1000) / (c.ms - ticks[i]!.ms)));
+    const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length));
+    const first = secs[0] ?? NaN;
+    const last = secs[secs.length - 1] ?? NaN;
+    const head = mean(secs.slice(0, 5));
+    const tail = mean(secs.slice(-5));
+    const problems = problemsOf('create run', l);
+    const valid = problems.length === 0;
+    if (valid) out.createRun = { p99: l.p99, decay: last / first };
+    log(`create run: ${secs.join(' ')} creates/s; ${rate(l.rps)} req/s, p99 ${fmtMs(l.p99)} ms, max ${fmtMs(l.max)} ms; wrk ${fmt(l.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(l.wrkCore)}% busy)${valid ? '' : ` INVALID: ${problems.join('; ')}`}`);
+    const created = l.requests - l.non2xx;
+    return [
+      `## Create run: ${RUN_SECONDS} s of signed offramp POST /v1/orders into one sandbox`,
+      '',
+      `${method()} The sandbox: bench/servers.ts (the app through tsx, as \`npm start\`; manual clock, so every order stays \`awaiting payin\` with its timer pending and the store and the timer queue only grow; \`--max-orders\` ${NO_EVICTION.toLocaleString('en')}, so no create is refused), fresh, warmed up by ${WARMUP} s of the same load (${before.orders.toLocaleString('en')} orders), then one ${RUN_SECONDS} s wrk run (its p99 and max). ` +
+        `Creates per second are counted in the server (its store's size each second, stamped by its own clock: nothing added to the generator); the first and last partial seconds are left out. ${created.toLocaleString('en')} orders created in the run, ${l.non2xx + l.errors} non-2xx or errors; server ${fmt(l.serverCpu)}% (CPU ${SERVER_CPU} ${fmt(l.serverCore)}% busy), wrk ${fmt(l.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(l.wrkCore)}% busy). ` +
+        `Little's law: at ${CONNECTIONS} connections the mean latency is ${CONNECTIONS} / throughput (${r1((1000 * CONNECTIONS) / Math.max(1, l.rps))} ms at ${Math.round(l.rps)} req/s).`,
+      '',
+      valid ? '**Valid run.**' : `**Invalid run: no verdicts.** ${problems.join('; ')}.`,
+      '',
+      '| first second | last second | last / first | target | verdict | first 5 s mean | last 5 s mean | ratio | p50 ms | p99 ms | target | verdict | max ms | mean req/s |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      `| ${first} | ${last} | ${(last / first).toFixed(2)} | ≥ 0.8 | ${valid ? verdict(last / first >= 0.8) : '—'} | ${head} | ${tail} | ${(tail / head).toFixed(2)} | ${fmtMs(l.p50)} | ${fmtMs(l.p99)} | ≤ 15 | ${valid ? verdict(l.p99 <= 15) : '—'} | ${fmtMs(l.max)} | ${Math.round(l.rps)} |`,
+      '',
+      `Creates per second, second by second: ${secs.join(', ')}.`,
+    ];
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/**
+ * Create latency against the number of orders already stored: one sandbox, warmed up, reset
+ * to an empty store, then for each count (ascending) filled up to it with completed orders
+ * (bench/fill.ts, in the server) and loaded with creates for STORED_SECONDS.
+ */
+export async function storedOrders(ctx: Ctx): Promise<string[]> {
+  ensureTools();
+  const most = Math.max(...STORED);
+  // room for every count plus what the loads create: no eviction, no refused create
+  const maxOrders = most + 1_000_000;
+  const sandbox = await startServer('sandbox', { cpu: SERVER_CPU, control: true, env: { BENCH_MAX_ORDERS: String(maxOrders) } });
+  const rows: string[] = [];
+  const problems: string[] = [];
+  const mib = (b: number) => Math.round(b / 2 ** 20);
+  try {
+    const url = `${sandbox.base}/v1/orders`;
+    const req = () => ({ method: 'POST', headers: ctx.signed('POST', '/v1/orders', ctx.offrampBody), body: ctx.offrampBody });
+    await runWrk(url, req(), WARMUP);
+    await settled(sandbox);
+    await sandbox.ask('reset');
+    for (const n of STORED) {
+      await settled(sandbox);
+      let st = await sandbox.ask<{ orders: number; heapUsed: number; heapLimit: number }>('stored');
+      let fillS = 0;
+      if (n > st.orders) {
+        const f = await sandbox.ask<{ seconds: number }>('fill', { n: n - st.orders });
+        fillS = f.seconds;
+        st = await sandbox.ask('stored');
+      }
+      const m = await runWrk(url, req(), STORED_SECONDS, sandbox.pid);
+      const after = await sandbox.ask<{ orders: number; heapUsed: number }>('stored');
+      const p = problemsOf(`${n.toLocaleString('en')} stored`, m);
+      problems.push(...p);
+      log(`stored ${st.orders}: ${rate(m.rps)} req/s, p50 ${fmtMs(m.p50)} ms, p99 ${fmtMs(m.p99)} ms, max ${fmtMs(m.max)} ms; heap ${mib(st.heapUsed)} MiB; wrk ${fmt(m.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(m.wrkCore)}% busy)${p.length ? ' INVALID' : ''}`);
+      rows.push(
+        `| ${n.toLocaleString('en')} | ${st.orders.toLocaleString('en')} → ${after.orders.toLocaleString('en')} | ${p.length ? 'invalid' : 'valid'} | ${rate(m.rps)} | ${fmtMs(m.p50)} | ${fmtMs(m.p99)} | ${fmtMs(m.p999)} | ${fmtMs(m.max)} | ${m.non2xx + m.errors} | ${mib(st.heapUsed)} → ${mib(after.heapUsed)} of ${mib(st.heapLimit)} | ${fillS || '—'} | ${fmt(m.serverCpu)} / ${fmt(m.serverCore)} | ${fmt(m.wrkCpu)} / ${fmt(m.wrkCore)} |`,
+      );
+    }
+  } finally {
+    await sandbox.stop();
+  }
+  return [
+    '## Create p99 against the number of stored orders',
+    '',
+    `${method()} One sandbox (bench/servers.ts, the app through tsx; manual clock; \`--max-orders\` ${maxOrders.toLocaleString('en')}, so nothing is evicted and no create refused), warmed up by ${WARMUP} s of creates, then reset to an empty store. ` +
+      `For each count, ascending, the store is filled up to it with completed orders (bench/fill.ts, in the server: a third each of onramp, offramp, swap; the orders the previous loads created count towards it) and loaded with ${STORED_SECONDS} s of signed offramp creates. Heap: used, as it is (no GC forced), before and after the load.`,
+    '',
+    problems.length ? `**Invalid loads (marked below):** ${problems.join('; ')}.` : '**Every load valid.**',
+    '',
+    `| stored orders | in the store (before → after the load) | load | req/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx + errors | heap MiB (before → after, of the limit) | fill s | server CPU % / CPU ${SERVER_CPU} busy % | wrk CPU % / CPU ${WRK_CPU} busy % |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
+}
