@@ -1,5 +1,5 @@
 import { conflict } from '../shared/errors';
-import { STATUSES_TAGGED } from './order.machine';
+import { isFinal } from './order.vocabulary';
 import type { OrderRecord, OrderStore } from './order.store';
 
 /** What the once-only warning says about the store (CONTRACT §9). */
@@ -56,7 +56,7 @@ export function createEviction(deps: EvictionDeps) {
   /** While `known`: orders reported final since (evictable unless a timer is pending again). */
   const fresh = new Set<OrderRecord>();
 
-  const evictable = (order: OrderRecord) => STATUSES_TAGGED.final.has(order.status) && order.timers.length === 0;
+  const evictable = (order: OrderRecord) => isFinal(order.status) && order.timers.length === 0;
 
   /** Up to `wanted` evictable orders, oldest first (or, once all are known, in the order they finished). */
   function candidates(wanted: number): Set<OrderRecord> {
@@ -115,7 +115,7 @@ export function createEviction(deps: EvictionDeps) {
     if (warned || size <= warnAbove) return;
     warned = true;
     let unfinished = 0;
-    for (const order of store.orders.values()) if (!STATUSES_TAGGED.final.has(order.status)) unfinished++;
+    for (const order of store.orders.values()) if (!isFinal(order.status)) unfinished++;
     deps.onNearlyFull?.({ orders: size, maxOrders, unfinished });
   }
 

@@ -1,4 +1,4 @@
-import type { OrderType } from './pricing';
+import { ORDER_TYPES, type OrderType } from './order.vocabulary';
 import { createOrderMachine, DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
 
 /** Human words for the machine's guards, events and delays (the machine itself stays the source). */
@@ -64,7 +64,8 @@ export function transitionRows(type: OrderType, timings: LifecycleTimings = DEFA
     for (const [event, transitions] of [...eventless, ...node.transitions]) {
       for (const t of transitions) {
         const target = t.target?.[0]?.key;
-        const delayed = /^xstate\.after\.([^.]+)\./.exec(event)?.[1];
+        // A delayed transition (`after`) names its delay: xstate's own definition, not its event id.
+        const delayed = 'delay' in t ? String(t.delay) : undefined;
         const on = delayed
           ? `after ${delayed} (${fmtDuration((timings as unknown as Record<string, number>)[delayed]!)})`
           : event === '' ? 'at once' : (EVENTS[event] ?? event);
@@ -98,7 +99,7 @@ export function renderLifecycleDoc(): string {
     ...Object.entries(DEFAULT_TIMINGS).map(([k, v]) => `| ${k} | ${fmtDuration(v)} |`),
     '',
   ];
-  for (const type of ['onramp', 'offramp', 'swap'] as const) {
+  for (const type of ORDER_TYPES) {
     const rows = transitionRows(type);
     out.push(`## ${type}`, '', '```mermaid', 'stateDiagram-v2', '  [*] --> initiated');
     const seen = new Set<string>();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OrderType } from './pricing';
+import { ORDER_TYPES, type OrderType } from './order.vocabulary';
 import { transitionRows } from './lifecycle-doc';
 import { DEFAULT_TIMINGS, ORDER_STATUSES, type LifecycleTimings, type OrderContext, type OrderMachine, type OrderStatus } from './order.machine';
 
@@ -19,7 +19,7 @@ export type LifecycleEdge = z.output<typeof LifecycleEdgeSchema>;
 
 export const LifecycleGraphSchema = z
   .object({
-    type: z.enum(['onramp', 'offramp', 'swap']),
+    type: z.enum(ORDER_TYPES),
     initial: z.enum(ORDER_STATUSES),
     /** The statuses an order of this type can reach, initial first. */
     states: z.array(z.object({ id: z.enum(ORDER_STATUSES), final: z.boolean() })),

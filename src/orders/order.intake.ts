@@ -122,6 +122,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
     store.add(order);
     try {
       const input = {
+        startedAt: now,
         due: priced.from.amount,
         precision: core.precisionOf(env, priced.from.currency),
         hold: magic?.kind === 'hold_initiated',
@@ -129,15 +130,14 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
         percentage,
         autoPayin: magic?.kind === 'auto_payin' ? { fraction: magic.fraction, confirmed: magic.confirmed } : null,
       };
-      lifecycle.start(order, input, () => {
-        lifecycle.note(order, 'status', 'initiated', null);
-        if (quoteRecord) lifecycle.note(order, 'order', 'quote_used', { quote_id: quoteRecord.quote_id });
-      });
+      lifecycle.note(order, 'status', 'initiated', null);
+      if (quoteRecord) lifecycle.note(order, 'order', 'quote_used', { quote_id: quoteRecord.quote_id });
+      lifecycle.start(order, input);
       const detail = toDetail(order, core.precisions(order), ALL_INCLUDES);
       bound.afterAdd();
       return detail;
     } catch (error) {
-      for (const [, timer] of order.timers) clock.clearTimer(timer);
+      lifecycle.stop(order);
       store.remove(order);
       if (quoteRecord) quoteRecord.used = false;
       throw error;

@@ -2,12 +2,12 @@
 // read top to bottom; splitting its states across files would hide the transitions.
 import { assign, cancel, enqueueActions, raise, setup, type ActionFunction } from 'xstate';
 import type { WebhookEvent } from '../shared/events';
-import type { OrderType } from './pricing';
 import { round } from '../shared/money';
-import type { OrderContextRecord } from './order.records';
-import { ORDER_STATUSES, type OrderStatus, type PayoutOutcome } from './order.vocabulary';
+import type { OrderContext } from './order.records';
+import { statusTags, type OrderType, type PayoutOutcome } from './order.vocabulary';
 
 export { ORDER_STATUSES, PAYOUT_OUTCOMES, type OrderStatus, type PayoutOutcome } from './order.vocabulary';
+export type { OrderContext } from './order.records';
 
 /** Virtual delays of the lifecycle, ms (README "Lifecycle"). */
 export interface LifecycleTimings {
@@ -34,11 +34,8 @@ export const DEFAULT_TIMINGS: LifecycleTimings = {
   refund: 10 * 60_000,
 };
 
-/** Money state the guards need (amounts in the pay-in currency): its schema is in order.records. */
-export type OrderContext = OrderContextRecord;
-
 /** What a magic amount's automatic pay-in is: a fraction of what is due, confirmed or not. */
-export type AutoPayin = NonNullable<OrderContextRecord['autoPayin']>;
+export type AutoPayin = NonNullable<OrderContext['autoPayin']>;
 
 export type OrderEvent =
   | { type: 'PAYIN'; amount: number; confirmed: boolean }
@@ -50,6 +47,8 @@ export type OrderEvent =
   | { type: 'AUTO_PAYIN' };
 
 export interface OrderInput {
+  /** When the order is created (virtual ms): the pay-in deadline counts from here. */
+  startedAt: number;
   due: number;
   precision: number;
   hold: boolean;
@@ -57,14 +56,6 @@ export interface OrderInput {
   outcome?: PayoutOutcome;
   percentage?: number;
   autoPayin?: AutoPayin | null;
-}
-
-/**
- * What an order's first status and actions depend on (pure-transition caches by it): whether it
- * is held and whether a pay-in arrives by itself. Amounts, precision and outcome are context only.
- */
-export function orderInitialKey(input: OrderInput): string {
-  return `${input.hold ? 'held' : 'open'}|${input.autoPayin ? 'auto' : 'manual'}`;
 }
 
 /** Effects the order service carries out; the machine only names them. */
@@ -98,7 +89,7 @@ function project(context: OrderContext, event: OrderEvent): { paid: number; unco
 
 /**
  * The order lifecycle for one order type: statuses, transitions, delays and the webhook event
- * of each step. Orders hold plain data; the service applies it with xstate's pure `transition`.
+ * of each step. Orders hold plain data; the lifecycle runs it with the machine runner.
  */
 export function createOrderMachine(type: OrderType, timings: LifecycleTimings = DEFAULT_TIMINGS) {
   const ev = EVENTS[type];
@@ -172,6 +163,14 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         return { paid: context.paid + amount, refundDue: round(context.refundDue + amount, context.precision) };
       }),
       completeRefund: assign(({ context }) => ({ refunded: context.refundDue })),
+      /**
+       * The pay-in window opens: it closes `payinWindow` from now, and now is the creation, or
+       * the end of the provisioning delay for a held order (the only way out of `initiated`
+       * into this state).
+       */
+      openPayinWindow: assign(({ context }) => ({
+        payinDeadline: context.startedAt + (context.hold ? timings.provisioning : 0) + timings.payinWindow,
+      })),
     },
     guards: {
       notHeld: ({ context }) => !context.hold,
@@ -201,8 +200,8 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
   }).createMachine({
     id: `order-${type}`,
     initial: 'initiated',
-    // `input` is undefined when xstate builds its throwaway actor inside transition(): answer
-    // cheaply instead of throwing (a throw per transition cost ~40 µs in the bench).
+    // `input` is undefined when xstate builds its throwaway actor (transition(), the runner's
+    // scope): answer cheaply instead of throwing.
     context: ({ input }) => ({
       due: input?.due ?? 0,
       precision: input?.precision ?? 0,
@@ -215,6 +214,8 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       outcome: input?.outcome ?? 'success',
       percentage: input?.percentage ?? 100,
       autoPayin: input?.autoPayin ?? null,
+      startedAt: input?.startedAt ?? 0,
+      payinDeadline: null,
     }),
     states: {
       initiated: {
@@ -226,6 +227,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       awaiting_user_payment: {
         // A magic amount's pay-in arrives by itself a minute in: a timer only for those orders.
         entry: [
+          'openPayinWindow',
           notify('order.created'),
           enqueueActions(({ context, enqueue }) => {
             if (context.autoPayin) enqueue.raise({ type: 'AUTO_PAYIN' }, { delay: AUTO_PAYIN_DELAY_MS, id: 'auto-payin' });
@@ -285,7 +287,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         on: { SET_PAYOUT: payoutEnds(true) },
       },
       settled: {
-        tags: ['settled'],
+        tags: statusTags('settled'),
         entry: notify('order.settled'),
         after: {
           settlement: [
@@ -296,8 +298,8 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
           ],
         },
       },
-      completed: { tags: ['settled', 'final'] },
-      partially_completed: { tags: ['settled', 'final'] },
+      completed: { tags: statusTags('completed') },
+      partially_completed: { tags: statusTags('partially_completed') },
       failed: {
         entry: [payout('failed'), 'refundAll', refund('started')],
         after: { refund: 'refunded' },
@@ -307,12 +309,12 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         after: { refund: 'refunded' },
       },
       refunded: {
-        tags: ['final'],
+        tags: statusTags('refunded'),
         entry: [...refundCompleted],
       },
       cancelled: {
         // Final: a late pay-in is only refunded (README "Assumptions").
-        tags: ['final'],
+        tags: statusTags('cancelled'),
         entry: notify('order.cancelled'),
         on: {
           PAYIN: { actions: ['lateRefund', refund('started'), raise({ type: 'REFUND_DONE' }, { delay: 'refund', id: 'late-refund' })] },
@@ -320,7 +322,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
         },
       },
       expired: {
-        tags: ['final'],
+        tags: statusTags('expired'),
         entry: notify('order.expired'),
         on: {
           PAYIN: { actions: ['lateRefund', refund('started'), raise({ type: 'REFUND_DONE' }, { delay: 'refund', id: 'late-refund' })] },
@@ -332,19 +334,3 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
 }
 
 export type OrderMachine = ReturnType<typeof createOrderMachine>;
-
-/** What a status means, read off the machine's state tags (never listed again elsewhere). */
-export type StatusTag = 'settled' | 'final';
-
-/** The statuses of `machine` whose state carries `tag`. */
-export function statusesTagged(machine: OrderMachine, tag: StatusTag): ReadonlySet<OrderStatus> {
-  const states = machine.root.states as Record<string, { tags: readonly string[] }>;
-  return new Set(ORDER_STATUSES.filter((status) => states[status]?.tags.includes(tag)));
-}
-
-/** Statuses carrying each tag in any order type's machine. */
-export const STATUSES_TAGGED: Record<StatusTag, ReadonlySet<OrderStatus>> = (() => {
-  const machines = (['onramp', 'offramp', 'swap'] as const).map((type) => createOrderMachine(type));
-  const union = (tag: StatusTag) => new Set(machines.flatMap((m) => [...statusesTagged(m, tag)]));
-  return { settled: union('settled'), final: union('final') };
-})();

@@ -37,6 +37,10 @@ export const OrderContextSchema = z.object({
   percentage: finite,
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
   autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
+  /** When the order was created; documents saved before it was kept here take `created_at`. */
+  startedAt: Instant.optional(),
+  /** When the pay-in window closes by itself, set as it opens (null before). */
+  payinDeadline: Instant.nullable().default(null),
 });
 
 export const TimelineRecordSchema = z
@@ -110,12 +114,15 @@ export const QuoteSnapshotSchema = PricedSchema.extend({
 
 
 export type OrderContextRecord = z.output<typeof OrderContextSchema>;
+/** The machine's context as the store holds it: every order has its `startedAt` (orderFromSnapshot). */
+export type OrderContext = Omit<OrderContextRecord, 'startedAt'> & { startedAt: number };
 export type TimelineRecord = z.output<typeof TimelineRecordSchema>;
 export type Recipient = z.output<typeof RecipientSchema>;
 export type PayinTarget = z.output<typeof PayinSchema>;
 
 /** One order as stored: plain data plus its machine status and context (no live actor). */
-export type OrderRecord = z.output<typeof OrderSnapshotSchema> & {
+export type OrderRecord = Omit<z.output<typeof OrderSnapshotSchema>, 'context'> & {
+  context: OrderContext;
   /** Pending virtual-clock timers: [xstate delayed-event id, clock timer id] pairs (usually 0 or 1). */
   timers: Array<[string, number]>;
 };

@@ -32,7 +32,8 @@ export function orderSnapshotJson(order: OrderRecord): string {
  * are revived separately.
  */
 export function orderFromSnapshot(entry: z.output<typeof OrderSnapshotSchema>): OrderRecord {
-  return Object.assign(entry, { timers: [] as OrderRecord['timers'] });
+  const context = Object.assign(entry.context, { startedAt: entry.context.startedAt ?? entry.created_at });
+  return Object.assign(entry, { context, timers: [] as OrderRecord['timers'] });
 }
 
 /** A quote record from a validated snapshot entry, which it takes over (see orderFromSnapshot). */

@@ -2,12 +2,9 @@ import { ISO } from '../clock';
 import { round } from '../shared/money';
 import type { Include, OrderDetail, OrderSummary, Quote, TimelineEntry } from './order.schemas';
 import type { OrderRecord, QuoteRecord, Recipient } from './order.store';
-import { STATUSES_TAGGED } from './order.machine';
+import { isSettled } from './order.vocabulary';
 
 export type { OrderDetail, OrderSummary };
-
-/** Statuses whose pay-out has landed: the machine's `settled` tag. */
-const SETTLED = STATUSES_TAGGED.settled;
 
 /** Precision of a leg's currency, from the order's own amounts (set at pricing). */
 export interface Precisions {
@@ -27,7 +24,7 @@ export function settledPercentage(o: Pick<OrderRecord, 'context'>): number {
 
 /** The summary form (spec §2.2): no payin, no payout. */
 export function toSummary(o: OrderRecord, p: Precisions): OrderSummary {
-  const settled = SETTLED.has(o.status);
+  const settled = isSettled(o.status);
   // Two literals rather than a conditional spread: same key order, and no slow object cloning.
   const from = { ...o.from };
   const to = { ...o.to };
@@ -109,7 +106,7 @@ function payinView(o: OrderRecord): OrderDetail['payin'] {
 
 function payoutView(o: OrderRecord, p: Precisions): NonNullable<OrderDetail['payout']> {
   if (!o.payout) return [];
-  const landed = SETTLED.has(o.status);
+  const landed = isSettled(o.status);
   const amount = landed ? settledAmount(o, p.to) : o.payout.amount;
   const percentage = landed ? settledPercentage(o) : o.payout.percentage;
   const r = o.recipient;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { ORDER_TYPES, type OrderType } from './order.vocabulary';
 
 /** Spec §2.2 / §4.1 order types. */
-export const OrderTypeSchema = z.enum(['onramp', 'offramp', 'swap']).meta({ id: 'OrderType' });
-export type OrderType = z.output<typeof OrderTypeSchema>;
+export const OrderTypeSchema = z.enum(ORDER_TYPES).meta({ id: 'OrderType' });
+export type { OrderType };
 
 /** Spec §2.2 OrderLeg: `network` on crypto legs only. */
 export const PricedLegSchema = z

@@ -1,0 +1,369 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { assign, cancel, createActor, raise, setup, SimulatedClock, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type StateValue } from 'xstate';
+import { seeded } from '../../test/support/property';
+import { VirtualClock } from '../clock';
+import { createMachineRunner, type Effects } from './machine.runner';
+import { createOrderMachine, type OrderEvent, type OrderInput } from './order.machine';
+import { ORDER_TYPES } from './order.vocabulary';
+
+// The runner is xstate's pure API executed as an actor would: these tests hold it to xstate's own
+// createActor (with its SimulatedClock), on a toy machine and on the order machines.
+
+const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+type ToyEvent = { type: 'GO' } | { type: 'STOP' } | { type: 'NUDGE' } | { type: 'ECHO'; text: string } | { type: 'FLASH' } | { type: 'LOG' };
+
+/** A small machine with every kind of step the runner executes. */
+const toy = setup({
+  types: { context: {} as { n: number }, events: {} as ToyEvent, input: {} as { n: number } },
+  actions: {
+    ping: (_, _params: { n: number }) => {},
+    echo: (_, _params: { text: string }) => {},
+    bump: assign(({ context }) => ({ n: context.n + 1 })),
+    /** An action with its own implementation, which the owner leaves to it. */
+    own: (_, _params: { n: number }) => {},
+  },
+  delays: { short: 1_000, long: 60_000 },
+}).createMachine({
+  id: 'toy',
+  context: ({ input }) => ({ n: input?.n ?? 0 }),
+  initial: 'idle',
+  states: {
+    idle: { on: { GO: 'running', FLASH: 'flash', LOG: { actions: { type: 'own', params: ({ context }) => ({ n: context.n }) } } } },
+    running: {
+      entry: [{ type: 'ping', params: ({ context }) => ({ n: context.n }) }, raise({ type: 'NUDGE' }, { delay: 'long', id: 'nudge' })],
+      exit: cancel('nudge'),
+      after: { short: { target: 'paused', actions: 'bump' } },
+      on: { STOP: 'idle', NUDGE: { actions: 'bump' }, ECHO: { actions: { type: 'echo', params: ({ event }) => ({ text: event.text }) } } },
+    },
+    paused: {
+      initial: 'resting',
+      states: { resting: { after: { long: '#toy.running' } } },
+      on: { GO: 'running', STOP: 'idle' },
+    },
+    // Passed through at once: its delay is raised and cancelled in the same step.
+    flash: { after: { short: 'idle' }, always: 'idle' },
+  },
+});
+
+interface Instance {
+  name: string;
+  value: StateValue;
+  context: { n: number };
+  timers: Array<[string, number]>;
+}
+
+function toyRunner(clock: VirtualClock, effects: Effects<typeof toy, Instance> = {}) {
+  const log: unknown[] = [];
+  const runner = createMachineRunner(toy, {
+    clock,
+    stateOf: (i: Instance) => ({ value: i.value, context: i.context }),
+    store: (i, next) => {
+      i.value = next.value;
+      i.context = next.context;
+    },
+    timersOf: (i) => i.timers,
+    effects: {
+      ping: (i, params: { n: number }) => log.push([i.name, 'ping', params]),
+      echo: (i, params: { text: string }, raiseNext) => {
+        log.push([i.name, 'echo', params]);
+        if (params.text === 'stop') raiseNext({ type: 'STOP' });
+      },
+      ...effects,
+    },
+    tag: (i, id, event) => ({ kind: 'toy', name: i.name, id, event }),
+    label: (i, what) => `${i.name}: ${what}`,
+  });
+  return { runner, log };
+}
+
+const instance = (name = 'T1'): Instance => ({ name, value: '', context: { n: 0 }, timers: [] });
+
+describe('createMachineRunner', () => {
+  it('starts an instance in the machine’s initial state, with its input in the context', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 5 });
+    expect(t).toMatchObject({ value: 'idle', context: { n: 5 }, timers: [] });
+    expect(clock.pending).toBe(0);
+  });
+
+  it('turns each delay into a timer on the clock, tagged and labelled, and fires it when the clock gets there', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 0 });
+    expect(runner.send(t, { type: 'GO' })).toBe(true);
+    expect(clock.pendingTimers()).toEqual([
+      { due: T0 + 1_000, label: 'T1: short elapsed in running', tag: { kind: 'toy', name: 'T1', id: 'xstate.after.short.toy.running', event: { type: 'xstate.after.short.toy.running' } } },
+      { due: T0 + 60_000, label: 'T1: nudge', tag: { kind: 'toy', name: 'T1', id: 'nudge', event: { type: 'NUDGE' } } },
+    ]);
+    clock.advance(1_000);
+    expect(t.value).toEqual({ paused: 'resting' });
+    expect(t.context.n).toBe(1);
+    // Leaving `running` cancelled the nudge; `paused.resting` has its own delay (a nested state's path).
+    expect(clock.pendingTimers().map((p) => p.label)).toEqual(['T1: long elapsed in paused.resting']);
+    expect(t.timers.map(([id]) => id)).toEqual(['xstate.after.long.toy.paused.resting']);
+  });
+
+  it('clears a state’s timers when the state is left', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 0 });
+    runner.send(t, { type: 'GO' });
+    runner.send(t, { type: 'STOP' });
+    expect(t.value).toBe('idle');
+    expect(clock.pending).toBe(0);
+    expect(t.timers).toEqual([]);
+  });
+
+  it('runs the machine’s own actions as the owner’s effects, in order, with their params', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner, log } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 3 });
+    runner.send(t, { type: 'GO' });
+    runner.send(t, { type: 'ECHO', text: 'hello' });
+    expect(log).toEqual([
+      ['T1', 'ping', { n: 3 }],
+      ['T1', 'echo', { text: 'hello' }],
+    ]);
+  });
+
+  it('applies an event an effect raises once the step’s actions have run', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner, log } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 0 });
+    runner.send(t, { type: 'GO' });
+    runner.send(t, { type: 'ECHO', text: 'stop' });
+    expect(t.value).toBe('idle');
+    expect(log.at(-1)).toEqual(['T1', 'echo', { text: 'stop' }]);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('answers false and changes nothing for an event the state does not take', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 0 });
+    const before = structuredClone(t);
+    expect(runner.can(t, { type: 'STOP' })).toBe(false);
+    expect(runner.send(t, { type: 'STOP' })).toBe(false);
+    expect(t).toEqual(before);
+  });
+
+  it('sets no timer for a delay raised and cancelled in the same step (a state passed through)', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 0 });
+    runner.send(t, { type: 'FLASH' });
+    expect(t.value).toBe('idle');
+    expect(clock.pending).toBe(0);
+  });
+
+  it('runs an action the owner leaves out with the machine’s own implementation, as an actor does', () => {
+    const seen: number[] = [];
+    const own = toy.provide({ actions: { own: (_, params: { n: number }) => seen.push(params.n) } });
+    const clock = new VirtualClock({ start: T0 });
+    const runner = createMachineRunner(own, {
+      clock,
+      stateOf: (i: Instance) => ({ value: i.value, context: i.context }),
+      store: (i, next) => Object.assign(i, { value: next.value, context: next.context }),
+      timersOf: (i) => i.timers,
+      effects: {},
+      tag: (i, id, event) => ({ kind: 'toy', name: i.name, id, event }),
+      label: (i, what) => `${i.name}: ${what}`,
+    });
+    const t = instance();
+    runner.start(t, { n: 7 });
+    runner.send(t, { type: 'LOG' });
+    expect(seen).toEqual([7]);
+  });
+
+  it('revives a delayed event from its tag after a restore, and it fires as it would have', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner } = toyRunner(clock);
+    const t = instance();
+    runner.start(t, { n: 0 });
+    runner.send(t, { type: 'GO' });
+    const saved = { clock: clock.exportState(), timers: clock.pendingTimers(), instance: structuredClone({ ...t, timers: [] }) };
+
+    const restored = new VirtualClock({ start: T0 });
+    restored.restore(saved.clock);
+    const { runner: again } = toyRunner(restored);
+    const copy: Instance = saved.instance;
+    for (const { due, tag } of saved.timers) again.revive(copy, tag!.id as string, tag!.event as EventFromLogic<typeof toy>, due);
+    expect(restored.pendingTimers()).toEqual(saved.timers);
+    clock.advance(61_000);
+    restored.advance(61_000);
+    expect(copy).toMatchObject({ value: t.value, context: t.context });
+    expect(restored.pendingTimers()).toEqual(clock.pendingTimers());
+  });
+
+  it('stops an instance: every timer of its own is cleared', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const { runner } = toyRunner(clock);
+    const [a, b] = [instance('A'), instance('B')];
+    for (const t of [a, b]) {
+      runner.start(t, { n: 0 });
+      runner.send(t, { type: 'GO' });
+    }
+    runner.stop(a);
+    expect(a.timers).toEqual([]);
+    expect(clock.pendingTimers().map((p) => p.label)).toEqual(['B: short elapsed in running', 'B: nudge']);
+  });
+
+  it('refuses a machine with child actors: it has none to run them', () => {
+    const parent = setup({ actors: { child: toy } }).createMachine({ initial: 'a', states: { a: { invoke: { src: 'child', input: { n: 0 } } } } });
+    const runner = createMachineRunner(parent, {
+      clock: new VirtualClock({ start: T0 }),
+      stateOf: (i: Instance) => ({ value: i.value, context: i.context }),
+      store: () => {},
+      timersOf: (i) => i.timers,
+      effects: {},
+      tag: () => ({ kind: 'x' }),
+      label: () => 'x',
+    });
+    expect(() => runner.start(instance(), undefined)).toThrow(/without child actors/);
+  });
+});
+
+/**
+ * One run of `machine` both ways from `input`: the runner on a VirtualClock, and xstate's own
+ * actor on its SimulatedClock, each effect recorded. `ops` are events to send, or `advance` to
+ * the next timer due. After each op both must be in the same state with the same effects seen.
+ */
+function compareWithActor<M extends AnyStateMachine>(
+  machine: M,
+  effectNames: readonly string[],
+  input: InputFrom<M>,
+  ops: ReadonlyArray<EventFromLogic<M> | 'advance'>,
+  raiseFrom: Record<string, (params: any) => EventFromLogic<M>> = {},
+) {
+  type Held = { value: StateValue; context: unknown; timers: Array<[string, number]> };
+  const seen = { runner: [] as unknown[], actor: [] as unknown[] };
+  // The actor: each effect recorded, and an effect's follow-up event sent to itself (its mailbox
+  // takes it once the current event is done: the runner's `raise`).
+  const provided = machine.provide({
+    actions: Object.fromEntries(
+      effectNames.map((name) => [
+        name,
+        ({ self }: { self: { send(e: unknown): void } }, params: unknown) => {
+          seen.actor.push([name, params]);
+          const next = raiseFrom[name];
+          if (next) self.send(next(params));
+        },
+      ]),
+    ),
+  }) as M;
+  const sim = new SimulatedClock();
+  sim.set(T0);
+  const actor = createActor(provided, { input, clock: sim });
+  actor.start();
+
+  const clock = new VirtualClock({ start: T0 });
+  const runner = createMachineRunner(machine as AnyStateMachine, {
+    clock,
+    stateOf: (i: Held) => ({ value: i.value, context: i.context }),
+    store: (i, next) => {
+      i.value = next.value;
+      i.context = next.context;
+    },
+    timersOf: (i) => i.timers,
+    effects: Object.fromEntries(
+      effectNames.map((name) => [
+        name,
+        (_: Held, params: unknown, raiseNext: (e: EventFromLogic<M>) => void) => {
+          seen.runner.push([name, params]);
+          const next = raiseFrom[name];
+          if (next) raiseNext(next(params));
+        },
+      ]),
+    ),
+    tag: (_, id, event) => ({ kind: 'test', id, event }),
+    label: (_, what) => what,
+  });
+  const t: Held = { value: '', context: undefined, timers: [] };
+  runner.start(t, input);
+
+  const same = (step: string) => {
+    const snap = actor.getSnapshot() as AnyMachineSnapshot;
+    expect({ value: t.value, context: t.context }, step).toEqual({ value: snap.value, context: snap.context });
+    expect(seen.runner, step).toEqual(seen.actor);
+    // The same delayed events pending (when each is due shows in the steps that follow).
+    const scheduled = Object.values(actor.system.getSnapshot()._scheduledEvents).map((e) => [e.id, e.event]);
+    const ours = t.timers.map(([id]) => clock.pendingTimers().find((p) => p.tag?.id === id)!).map((p) => [p.tag!.id, p.tag!.event]);
+    expect(sortById(ours), step).toEqual(sortById(scheduled));
+    expect(clock.pending, step).toBe(t.timers.length);
+  };
+  same('start');
+  for (const [i, op] of ops.entries()) {
+    if (op === 'advance') {
+      const due = clock.nextDue;
+      if (due === undefined) continue;
+      clock.advanceTo(due);
+      sim.increment(due - sim.now());
+    } else {
+      runner.send(t, op);
+      actor.send(op);
+    }
+    same(`op ${i}: ${typeof op === 'string' ? op : op.type}`);
+  }
+  actor.stop();
+}
+
+const sortById = (rows: unknown[][]) => [...rows].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
+describe('createMachineRunner against xstate’s createActor', () => {
+  const toyOps = fc.array(
+    fc.oneof(
+      fc.constant('advance' as const),
+      fc.constantFrom<ToyEvent>({ type: 'GO' }, { type: 'STOP' }, { type: 'NUDGE' }, { type: 'FLASH' }, { type: 'ECHO', text: 'hi' }, { type: 'ECHO', text: 'stop' }),
+    ),
+    { maxLength: 20 },
+  );
+
+  it('runs the toy machine as its actor does, step by step', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9 }), toyOps, (n, ops) => {
+        compareWithActor(toy, ['ping', 'echo'], { n }, ops, { echo: (p: { text: string }): ToyEvent => (p.text === 'stop' ? { type: 'STOP' } : { type: 'LOG' }) });
+      }),
+      seeded({ numRuns: 200 }),
+    );
+  });
+
+  const orderEvents: fc.Arbitrary<OrderEvent | 'advance'> = fc.oneof(
+    { weight: 4, arbitrary: fc.constant('advance' as const) },
+    fc.record({ type: fc.constant('PAYIN' as const), amount: fc.constantFrom(10, 50, 100, 150), confirmed: fc.boolean() }),
+    fc.constantFrom<OrderEvent>({ type: 'CONFIRM' }, { type: 'CANCEL' }, { type: 'EXPIRE' }, { type: 'REFUND_DONE' }),
+    fc.record({ type: fc.constant('SET_PAYOUT' as const), outcome: fc.constantFrom('success' as const, 'fail' as const, 'revert' as const) }),
+    fc.record({ type: fc.constant('SET_PAYOUT' as const), outcome: fc.constant('partial' as const), percentage: fc.constantFrom(25, 60) }),
+  );
+  const orderInputs: fc.Arbitrary<OrderInput> = fc.record({
+    startedAt: fc.constant(T0),
+    due: fc.constantFrom(37.5, 100, 2500),
+    precision: fc.constantFrom(2, 6),
+    hold: fc.boolean(),
+    outcome: fc.constantFrom('success' as const, 'fail' as const, 'revert' as const, 'partial' as const),
+    percentage: fc.constantFrom(40, 100),
+    autoPayin: fc.option(fc.record({ fraction: fc.constantFrom(0.5, 1, 1.1), confirmed: fc.boolean() }), { nil: null }),
+  });
+  const machines = Object.fromEntries(ORDER_TYPES.map((type) => [type, createOrderMachine(type)]));
+
+  it('runs each order machine as its actor does: statuses, context, effects and timers', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ORDER_TYPES), orderInputs, fc.array(orderEvents, { maxLength: 16 }), (type, input, ops) => {
+        // A magic amount's own pay-in is applied after it is recorded (order.effects: arrivePayin).
+        compareWithActor(machines[type]!, ['notify', 'payout', 'refund', 'arrivePayin'], input, ops, {
+          arrivePayin: (p: { amount: number; confirmed: boolean }): OrderEvent => ({ type: 'PAYIN', amount: p.amount, confirmed: p.confirmed }),
+        });
+      }),
+      seeded({ numRuns: 300 }),
+    );
+  });
+});
