@@ -1,12 +1,11 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ISO } from '../clock';
 import { z } from 'zod';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
 import { Instant } from '../shared/schemas';
 import { DeliveryStatusSchema, WebhookEventSchema, type DeliveryStatus, type DeliveryView } from './delivery.schemas';
+import { PackedBody } from './packed-body';
 
 export type { DeliveryStatus };
-
 
 /** Delivery state: one event to one receiver, with every attempt (CONTRACT §5); a snapshot's check. */
 export const AttemptRecordSchema = z.object({
@@ -41,34 +40,20 @@ export const DeliveryRecordSchema = z.object({
 export type Attempt = z.output<typeof AttemptRecordSchema>;
 export type DeliveryRecord = z.output<typeof DeliveryRecordSchema>;
 /**
- * A delivery as the log holds it: `timer` is its pending retry on the clock; once it is done
- * (succeeded or failed) its body is kept deflated (`packed`), read back with `bodyOf`. Neither
- * is in a snapshot.
+ * A delivery as the log holds it: `timer` is its pending retry on the clock; `body` is the JSON
+ * as sent while the delivery may still be sent, and a `PackedBody` once it is done (succeeded or
+ * failed), read back with `bodyOf`. A snapshot keeps neither the timer nor the packing.
  */
-export type Delivery = DeliveryRecord & { timer: number | null; packed: boolean };
+export type Delivery = Omit<DeliveryRecord, 'body'> & { body: string | PackedBody; timer: number | null };
 
-/**
- * A preset dictionary for webhook bodies: the keys and common values of `{event, data: <order
- * summary>}`, so a ~650-byte body deflates to ~100 (issue 12: memory with every event delivered).
- */
-const DICTIONARY = Buffer.from(
-  '{"event":"order.asset_released","data":{"reference":"ORD","merchant_reference":null,"customer_reference":"","type":"onramp",' +
-    '"from":{"currency":"NGN","network":"base-sepolia","amount":},"to":{"currency":"USDT","network":"base-sepolia","amount":},' +
-    '"pricing":{"base_currency":"USDT","quote_currency":"NGN","exchange_rate":},"fee":{"currency":"NGN","network_fee":,"protocol_fee":,' +
-    '"partner_fee":0,"vat":,"total":,"fee_in_rate":false},"metadata":null,"amount_paid":0,"amount_settled":0,"amount_refunded":0,' +
-    '"percentage_settled":0,"status":"awaiting_user_payment","created_at":"2026-01-15T12:00:00.000Z","updated_at":"2026-01-15T12:00:00.000Z"}}',
-);
-
-/** Keeps a finished delivery's body deflated (a one-byte string: no Buffer overhead per delivery). */
+/** Keeps a finished delivery's body packed (once: packing a packed body changes nothing). */
 export function packBody(d: Delivery): void {
-  if (d.packed) return;
-  d.body = deflateRawSync(d.body, { dictionary: DICTIONARY }).toString('latin1');
-  d.packed = true;
+  if (typeof d.body === 'string') d.body = PackedBody.pack(d.body);
 }
 
-/** The exact body sent, whether or not it is kept deflated. */
+/** The exact body sent, whether or not it is kept packed. */
 export function bodyOf(d: Delivery): string {
-  return d.packed ? inflateRawSync(Buffer.from(d.body, 'latin1'), { dictionary: DICTIONARY }).toString('utf8') : d.body;
+  return typeof d.body === 'string' ? d.body : d.body.unpack();
 }
 
 /** The delivery as a snapshot keeps it (CONTRACT §13): the body as sent, no live handles. */
@@ -78,7 +63,7 @@ export function deliveryRecord(d: Delivery): DeliveryRecord {
 
 /** The snapshot record of a delivery sharing the live one's attempts: to serialise at once, not to keep. */
 export function deliveryRecordView(d: Delivery): DeliveryRecord {
-  const { timer: _timer, packed: _packed, ...rest } = d;
+  const { timer: _timer, ...rest } = d;
   return { ...rest, body: bodyOf(d) };
 }
 

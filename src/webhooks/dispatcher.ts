@@ -88,7 +88,6 @@ export function createDispatcher(deps: DispatcherDeps) {
       created_at: clock.now(),
       inFlight: false,
       timer: null,
-      packed: false,
     };
     deliveries.set(delivery.id, delivery);
     return { delivery, first: track(attempt(delivery, false)) };
@@ -221,7 +220,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       generation++;
       for (const entry of saved) {
         // The entry is the restore's own (parsed for it alone): taken over, not copied.
-        const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false, packed: false });
+        const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false });
         if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery);
         deliveries.set(delivery.id, delivery);
         if (entry.inFlight) scheduleRetry(delivery, clock.now());
