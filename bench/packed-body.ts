@@ -1,5 +1,5 @@
 /**
- * Packed delivery bodies (docs/decisions/005-packed-delivery-bodies.md): heap held by finished
+ * Packed delivery bodies (docs/decisions/007-packed-delivery-bodies.md): heap held by finished
  * webhook deliveries' bodies kept as the JSON text sent, against `PackedBody`
  * (src/webhooks/packed-body.ts), and the time to pack and unpack one.
  *

@@ -3,7 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 /**
  * A finished webhook delivery's body, raw-deflated with a preset dictionary and kept as a
  * one-byte (latin1) string: ~100 bytes for a ~650-byte body, and no Buffer per delivery
- * (docs/decisions/005-packed-delivery-bodies.md). `unpack()` gives back the exact text.
+ * (docs/decisions/007-packed-delivery-bodies.md). `unpack()` gives back the exact text.
  * @example PackedBody.pack(body).unpack() === body
  */
 export class PackedBody {
