@@ -24,7 +24,7 @@ export async function benchWebhooks(orders = 1000, concurrency = 50) {
   const sandbox = createSandbox({ clockMode: 'manual', logLevel: 'silent' });
   const partner = sandbox.partners.create({ webhook_url: url });
   const emitted = new Map<string, number>();
-  sandbox.orders.onEvent(({ event, order }) => {
+  sandbox.bus.on('order.emitted', ({ event, order }) => {
     emitted.set(`${order.reference}|${event}`, performance.now());
   });
   const caller = { partner, env: 'test' as const };

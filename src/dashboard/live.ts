@@ -1,17 +1,21 @@
 import { PassThrough } from 'node:stream';
 import { clockView, type VirtualClock } from '../clock';
-import type { OrderService } from '../orders';
-import type { Dispatcher } from '../webhooks';
+import type { OrderEvents } from '../orders';
+import type { Bus } from '../shared/bus';
+import type { DeliveryEvents } from '../webhooks';
 
 /** What the page is told changed (CONTRACT §15: order, delivery, request and clock changes). */
 export type LiveKind = 'order' | 'delivery' | 'request' | 'clock';
 
+/**
+ * What the feed listens to on the sandbox's bus: order and delivery changes, and each /v1
+ * request the inspector records (only that one happened matters here).
+ */
+export type LiveEvents = Pick<OrderEvents, 'order.changed'> & DeliveryEvents & { 'request.recorded': unknown };
+
 export interface LiveFeedDeps {
   clock: VirtualClock;
-  orders: OrderService;
-  dispatcher: Dispatcher;
-  /** The request inspector: told of each /v1 request recorded (only that one happened matters here). */
-  requests: { onRecord(listener: () => void): () => void };
+  bus: Pick<Bus<LiveEvents>, 'on'>;
   /** Wall ms between two flushes (default 250). */
   intervalMs?: number;
   /** Wall ms between keep-alive comments (default 15 s). */
@@ -63,17 +67,17 @@ export class LiveFeed {
   }
 
   private start() {
-    const { orders, dispatcher, requests } = this.deps;
+    const { bus } = this.deps;
     this.unsubscribe = [
-      orders.onChange((reference) => {
+      bus.on('order.changed', (reference) => {
         if (reference === null || this.orderRefs.size >= NAMED) this.ordersAll = true;
         else this.orderRefs.add(reference);
       }),
-      dispatcher.onChange((delivery) => {
+      bus.on('delivery.changed', (delivery) => {
         if (delivery === null || this.deliveryIds.size >= NAMED) this.deliveriesAll = true;
         else this.deliveryIds.add(delivery.id);
       }),
-      requests.onRecord(() => {
+      bus.on('request.recorded', () => {
         this.requestCount++;
       }),
     ];

@@ -40,7 +40,7 @@ function makeOrders() {
   const intake = createIntake(core, lifecycle, { makeRoom: () => {}, afterAdd: () => {} });
   const commands = createCommands(core, lifecycle, queries);
   const sent: WebhookEvent[] = [];
-  lifecycle.listeners.add((e) => {
+  lifecycle.bus.on('order.emitted', (e) => {
     sent.push(e.event);
   });
   /** An onramp of 50,000 NGN (fiat pay-in) awaiting payment. */

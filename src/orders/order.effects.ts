@@ -1,41 +1,75 @@
+import type { Bus } from '../shared/bus';
 import type { WebhookEvent } from '../shared/events';
 import type { OrdersCore } from './order.core';
 import type { ArrivePayinParams, OrderEvent, PayoutParams, RefundParams } from './order.machine';
 import type { OrderRecord, TimelineRecord } from './order.store';
 import { isFinal } from './order.vocabulary';
-import { settledAmount, settledPercentage } from './order.view';
+import { settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 
-/** Where the effects report: the order's timeline entries, and each webhook event. */
-export interface EffectsOutput {
-  /** A webhook event the machine emitted; `entry` is its timeline entry, already on the order. */
-  notified(order: OrderRecord, event: WebhookEvent, entry: TimelineRecord): void;
-  /** The order changed (a timeline entry, a status). */
-  changed(order: OrderRecord): void;
+/** What orders publish on the bus (CONTRACT §5, §15). */
+export interface OrderEvents {
+  /** A webhook event the machine emitted; its timeline entry is on the order already. */
+  'order.emitted': EmittedEvent;
+  /** An order changed (its reference), or every order went (null: a reset, a restore, an eviction). */
+  'order.changed': string | null;
+}
+
+/** A webhook event the machine emitted, with the summary as it stood at that moment. */
+export interface EmittedEvent {
+  event: WebhookEvent;
+  order: OrderRecord;
+  /** The summary as it stands at this moment (computed on demand). */
+  summary: () => OrderSummary;
+  at: number;
+  /** Its timeline entry (the index in `order.timeline`): what `noteDelivery` completes. */
+  entryId: number;
 }
 
 /**
  * What the machine's named actions do to an order (CONTRACT §3): `notify` (a webhook event on
- * the timeline, then out), `payout` and `refund` (their artefacts and timeline entries) and the
- * pay-in that a magic amount brings by itself. The machine decides when; this decides what.
+ * the timeline, then published), `payout` and `refund` (their artefacts and timeline entries)
+ * and the pay-in that a magic amount brings by itself. The machine decides when; this decides
+ * what. Every change is published as `order.changed`.
  */
-export function createOrderEffects(core: OrdersCore, out: EffectsOutput) {
+export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
   const { clock, artefacts } = core;
 
   /** One timeline entry. */
   function note(order: OrderRecord, group: TimelineRecord['group'], event: string, details: TimelineRecord['details']): void {
     order.timeline.push({ group, event, details, at: clock.now() });
     order.version++;
-    out.changed(order);
+    bus.emit('order.changed', order.reference);
   }
 
   function notify(order: OrderRecord, event: WebhookEvent): void {
     const at = clock.now();
     order.updated_at = at;
-    const entry: TimelineRecord = { group: 'webhook', event, details: null, at };
-    order.timeline.push(entry);
+    const entryId = order.timeline.push({ group: 'webhook', event, details: null, at }) - 1;
     order.version++;
-    out.changed(order);
-    out.notified(order, event, entry);
+    bus.emit('order.changed', order.reference);
+    if (bus.has('order.emitted')) bus.emit('order.emitted', { event, order, summary: summaryOf(order), at, entryId });
+  }
+
+  /**
+   * What became of a webhook event (a delivery's id, or why none was made), on its timeline
+   * entry: the webhooks' report, a command of its own. False when there is no such entry.
+   */
+  function noteDelivery(order: OrderRecord, entryId: number, outcome: Readonly<Record<string, unknown>>): boolean {
+    const entry = order.timeline[entryId];
+    if (entry?.group !== 'webhook') return false;
+    // Kept as given when it is the only detail: the webhooks share their "skipped" outcomes.
+    entry.details = entry.details ? { ...entry.details, ...outcome } : (outcome as TimelineRecord['details']);
+    order.version++;
+    bus.emit('order.changed', order.reference);
+    return true;
+  }
+
+  /**
+   * The order's summary on demand. Returned unnamed: tsx compiles with esbuild's keepNames, which
+   * would give a named closure a `defineProperty` call (~2 µs) every time one is made.
+   */
+  function summaryOf(order: OrderRecord): () => OrderSummary {
+    return () => toSummary(order, core.precisions(order));
   }
 
   /** A pay-in on the record (its reference drawn unless given); a pay-in on a final order is late. */
@@ -92,7 +126,7 @@ export function createOrderEffects(core: OrdersCore, out: EffectsOutput) {
     note(order, 'refund', 'completed', { amount: order.context.refunded });
   }
 
-  return { note, notify, notePayin, arrivePayin, payout, refund };
+  return { note, notify, noteDelivery, notePayin, arrivePayin, payout, refund };
 }
 
 export type OrderEffects = ReturnType<typeof createOrderEffects>;

@@ -58,7 +58,7 @@ function makeIntake() {
   const intake = createIntake(core, lifecycle, bound);
   const quotes = createQuotes(core, 60_000);
   const sent: WebhookEvent[] = [];
-  lifecycle.listeners.add((e) => {
+  lifecycle.bus.on('order.emitted', (e) => {
     sent.push(e.event);
   });
   const setFull = (value: boolean) => {
@@ -261,7 +261,7 @@ describe('createIntake', () => {
     const boom = () => {
       throw new Error('listener failed');
     };
-    t.lifecycle.listeners.add(boom);
+    const off = t.lifecycle.bus.on('order.emitted', boom);
     expect(() => t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id, merchant_reference: 'inv-9' }))).toThrow('listener failed');
     expect(t.store.orders.size).toBe(0);
     expect(t.store.ownedBy('ptr_acme', 'test')).toEqual([]);
@@ -269,7 +269,7 @@ describe('createIntake', () => {
     expect(t.store.quotes.get(q.quote_id)?.used).toBe(false);
     expect(t.clock.pending).toBe(timersBefore);
     expect(t.calls).toEqual(['makeRoom with 0 stored']); // afterAdd never ran
-    t.lifecycle.listeners.delete(boom);
+    off();
     expect(t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id, merchant_reference: 'inv-9' })).status).toBe('awaiting_user_payment');
   });
 });

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Partner } from '../auth';
 import { VirtualClock } from '../clock';
 import { createReferenceStore, DEFAULT_FIXTURES_DIR, loadFixturesOnce } from '../reference';
+import { createBus } from '../shared/bus';
 import { createIds } from '../shared/ids';
+import type { OrderEvents } from './order.effects';
 import { DEFAULT_TIMINGS } from './order.machine';
 import type { CreateOrderBody } from './order.schemas';
 import { createOrderService } from './order.service';
@@ -37,8 +39,9 @@ const onramp = (amount: number, i = 1): CreateOrderBody => ({
 function makeOrders() {
   const clock = new VirtualClock({ start: T0, mode: 'manual' });
   const ids = createIds(1);
-  const orders = createOrderService({ clock, reference: createReferenceStore(fixtures, { seed: 1, clock }), ids });
-  return { clock, orders };
+  const bus = createBus<OrderEvents>();
+  const orders = createOrderService({ clock, reference: createReferenceStore(fixtures, { seed: 1, clock }), ids, bus });
+  return { clock, orders, bus };
 }
 
 describe('order lifecycle', () => {
@@ -76,5 +79,30 @@ describe('order lifecycle', () => {
     expect(detail.payin.expires_at).toBe(new Date(T0 + DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow).toISOString());
     later.clock.advance(DEFAULT_TIMINGS.payinWindow);
     expect(later.orders.detail(held.reference).status).toBe('expired');
+  });
+
+  it('publishes each webhook event with its timeline entry, and takes what became of it through noteDelivery', () => {
+    const { orders, bus } = makeOrders();
+    const published: Array<[string, number]> = [];
+    const changed: Array<string | null> = [];
+    bus.on('order.emitted', (e) => published.push([e.event, e.entryId]));
+    bus.on('order.changed', (ref) => changed.push(ref));
+    const { reference } = orders.create(CALLER, onramp(50_000));
+    const order = orders.store.orders.get(reference)!;
+    expect(published).toEqual([['order.created', 2]]);
+    expect(order.timeline[2]).toMatchObject({ group: 'webhook', event: 'order.created', details: null });
+    expect(changed.every((ref) => ref === reference)).toBe(true);
+
+    const version = order.version;
+    changed.length = 0;
+    expect(orders.noteDelivery(reference, 2, { delivery_id: 'dlv_1' })).toBe(true);
+    expect(order.timeline[2]!.details).toEqual({ delivery_id: 'dlv_1' });
+    expect(order.version).toBe(version + 1); // a detail rendered before is rendered again
+    expect(changed).toEqual([reference]);
+    // Only a webhook entry of an order that exists takes a delivery.
+    expect(orders.noteDelivery(reference, 0, { delivery_id: 'dlv_2' })).toBe(false);
+    expect(orders.noteDelivery(reference, 99, { delivery_id: 'dlv_2' })).toBe(false);
+    expect(orders.noteDelivery('ORDNONE', 2, { delivery_id: 'dlv_2' })).toBe(false);
+    expect(order.timeline[0]!.details).toBeNull();
   });
 });

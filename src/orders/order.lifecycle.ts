@@ -1,29 +1,22 @@
 import type { TimerTag } from '../clock';
-import type { WebhookEvent } from '../shared/events';
+import { createBus, type Bus } from '../shared/bus';
 import type { OrdersCore } from './order.core';
-import { createOrderEffects } from './order.effects';
+import { createOrderEffects, type OrderEvents } from './order.effects';
 import { createOrderMachine, type LifecycleTimings, type OrderEvent, type OrderInput, type OrderMachine } from './order.machine';
-import type { OrderRecord, TimelineRecord } from './order.store';
-import { toSummary, type OrderSummary } from './order.view';
+import type { OrderRecord } from './order.store';
 import { isFinal, ORDER_TYPES, type OrderStatus, type OrderType } from './order.vocabulary';
 import { createMachineRunner, type MachineRunner } from './machine.runner';
 
-/** What the lifecycle tells its owner besides webhook events and changes. */
-export interface LifecycleHooks {
+export type { EmittedEvent, OrderEvents } from './order.effects';
+
+export interface LifecycleOptions {
+  /** Where orders publish their webhook events and changes (default: a bus of their own). */
+  bus?: Bus<OrderEvents>;
   /**
    * After each step (an event and the zero-delay events it raised) that leaves the order in a
    * final status, timers already set or cancelled: eviction's check (CONTRACT §9).
    */
   onFinal?: (order: OrderRecord) => void;
-}
-
-/** A webhook event the machine emitted, with the summary as it stood at that moment. */
-export interface EmittedEvent {
-  event: WebhookEvent;
-  order: OrderRecord;
-  /** The summary as it stands at this moment (computed on demand). */
-  summary: () => OrderSummary;
-  at: number;
 }
 
 type OrderRunner = MachineRunner<OrderMachine, OrderRecord>;
@@ -33,27 +26,10 @@ type OrderRunner = MachineRunner<OrderMachine, OrderRecord>;
  * transitions, its delays on the virtual clock) and the order effects (webhook events, payout
  * and refund artefacts, the timeline). What a status allows is always asked of the machine.
  */
-export function createLifecycle(core: OrdersCore, hooks: LifecycleHooks = {}) {
+export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}) {
   const { clock, timings, store } = core;
-  /** Listeners may return details to record on the order's timeline entry (e.g. a delivery id). */
-  const listeners = new Set<(e: EmittedEvent) => Record<string, unknown> | void>();
-  /** Told the reference of each order that changed (null: all of them went); the dashboard's live feed. */
-  const changeListeners = new Set<(reference: string | null) => void>();
-  const changed = (reference: string | null) => {
-    for (const listener of changeListeners) listener(reference);
-  };
-
-  const effects = createOrderEffects(core, {
-    changed: (order) => changed(order.reference),
-    notified(order, event, entry) {
-      if (listeners.size === 0) return;
-      const summary = summaryOf(order);
-      for (const listener of listeners) {
-        const details = listener({ event, order, summary, at: entry.at });
-        if (details) entry.details = entry.details ? { ...entry.details, ...details } : details;
-      }
-    },
-  });
+  const bus = options.bus ?? createBus<OrderEvents>();
+  const effects = createOrderEffects(core, bus);
 
   const runnerFor = (type: OrderType): OrderRunner =>
     createMachineRunner(machineFor(type, timings), {
@@ -82,7 +58,7 @@ export function createLifecycle(core: OrdersCore, hooks: LifecycleHooks = {}) {
       label: (order, what) => `${order.reference}: ${what}`,
       // Every time, since a timer of its own that just fired may have been the last one (CONTRACT §9).
       settled: (order) => {
-        if (isFinal(order.status)) hooks.onFinal?.(order);
+        if (isFinal(order.status)) options.onFinal?.(order);
       },
     });
   const runners = Object.fromEntries(ORDER_TYPES.map((type) => [type, runnerFor(type)])) as Record<OrderType, OrderRunner>;
@@ -121,15 +97,18 @@ export function createLifecycle(core: OrdersCore, hooks: LifecycleHooks = {}) {
     dispatch(order, { type: 'PAYIN', amount, confirmed });
   }
 
-  /**
-   * The order's summary on demand. Returned unnamed: tsx compiles with esbuild's keepNames, which
-   * would give a named closure a `defineProperty` call (~2 µs) every time one is made.
-   */
-  function summaryOf(order: OrderRecord): () => OrderSummary {
-    return () => toSummary(order, core.precisions(order));
+  /** What became of a webhook event, on its timeline entry (the webhooks' report); false when unknown. */
+  function noteDelivery(reference: string, entryId: number, outcome: Readonly<Record<string, unknown>>): boolean {
+    const order = store.orders.get(reference);
+    return order !== undefined && effects.noteDelivery(order, entryId, outcome);
   }
 
-  return { machines, can, start, dispatch, stop, note: effects.note, recordPayin, reviveTimer, listeners, changeListeners, changed };
+  /** Every order went (a reset, a restore, an eviction): one change for all. */
+  function changedAll(): void {
+    bus.emit('order.changed', null);
+  }
+
+  return { bus, machines, can, start, dispatch, stop, note: effects.note, noteDelivery, recordPayin, reviveTimer, changedAll };
 }
 
 export type Lifecycle = ReturnType<typeof createLifecycle>;

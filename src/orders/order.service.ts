@@ -1,11 +1,12 @@
 import type { TimerTag, VirtualClock } from '../clock';
 import type { ReferenceStore } from '../reference';
+import type { Bus } from '../shared/bus';
 import type { Ids } from '../shared/ids';
 import { createEviction, type NearlyFull } from './eviction';
 import { createCommands } from './order.commands';
 import { ALL_INCLUDES, createCore } from './order.core';
 import { createIntake } from './order.intake';
-import { createLifecycle, type EmittedEvent } from './order.lifecycle';
+import { createLifecycle, type OrderEvents } from './order.lifecycle';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
 import { createQueries } from './order.queries';
 import { createQuotes } from './order.quotes';
@@ -13,12 +14,14 @@ import { orderFromSnapshot, orderSnapshot, orderSnapshotJson, quoteFromSnapshot,
 import { OrderStore, type OrderRecord } from './order.store';
 
 export { ALL_INCLUDES, requireKyb, type Caller } from './order.core';
-export type { EmittedEvent } from './order.lifecycle';
+export type { EmittedEvent, OrderEvents } from './order.lifecycle';
 
 export interface OrderServiceDeps {
   clock: VirtualClock;
   reference: ReferenceStore;
   ids: Ids;
+  /** Where orders publish each webhook event the machine emits and each change (default: their own). */
+  bus?: Bus<OrderEvents>;
   timings?: Partial<LifecycleTimings>;
   /** Quote lifetime, virtual ms (default 60 s). */
   quoteTtlMs?: number;
@@ -40,7 +43,7 @@ export function createOrderService(deps: OrderServiceDeps) {
   const store = new OrderStore();
   const core = createCore({ clock: deps.clock, ref: deps.reference, ids: deps.ids, timings, store });
   // Eviction is checked whenever a step leaves an order final, not only on a create (CONTRACT §9).
-  const lifecycle = createLifecycle(core, { onFinal: (order) => eviction.afterFinal(order) });
+  const lifecycle = createLifecycle(core, { bus: deps.bus, onFinal: (order) => eviction.afterFinal(order) });
   const queries = createQueries(core);
   const eviction = createEviction({
     store,
@@ -48,7 +51,7 @@ export function createOrderService(deps: OrderServiceDeps) {
     onEvicted: (evicted) => {
       queries.forget(evicted);
       deps.onEvicted?.(evicted);
-      lifecycle.changed(null);
+      lifecycle.changedAll();
     },
     onNearlyFull: deps.onNearlyFull,
   });
@@ -68,15 +71,11 @@ export function createOrderService(deps: OrderServiceDeps) {
     summary: queries.summary,
     /** Whether the machine accepts `event` for the order now (the dashboard's valid actions). */
     can: lifecycle.can,
-    onEvent(listener: (e: EmittedEvent) => Record<string, unknown> | void) {
-      lifecycle.listeners.add(listener);
-      return () => lifecycle.listeners.delete(listener);
-    },
-    /** Called with the reference of each order that changes (null: every order went); returns the unsubscribe. */
-    onChange(listener: (reference: string | null) => void) {
-      lifecycle.changeListeners.add(listener);
-      return () => lifecycle.changeListeners.delete(listener);
-    },
+    /**
+     * What became of a webhook event the orders published (`order.emitted`): a delivery's id or
+     * why none was made, on the order's timeline entry `entryId`. The webhooks' report back.
+     */
+    noteDelivery: lifecycle.noteDelivery,
     machines: lifecycle.machines,
     timings,
     store,
@@ -102,7 +101,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       eviction.reset(state.evicted_orders);
       for (const entry of state.orders) store.add(orderFromSnapshot(entry));
       for (const entry of state.quotes) store.quotes.set(entry.quote_id, quoteFromSnapshot(entry));
-      lifecycle.changed(null);
+      lifecycle.changedAll();
     },
     /** Re-creates one of the orders' or quotes' timers from its snapshot tag (CONTRACT §13). */
     reviveTimer: (tag: TimerTag, due: number) => lifecycle.reviveTimer(tag, due) || quotes.reviveTimer(tag, due),
@@ -114,7 +113,7 @@ export function createOrderService(deps: OrderServiceDeps) {
       store.clear();
       queries.clearCache();
       eviction.reset();
-      lifecycle.changed(null);
+      lifecycle.changedAll();
     },
   };
 }

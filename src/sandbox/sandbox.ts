@@ -19,8 +19,8 @@ import { registerReferenceRoutes } from '../http/routes/reference.routes';
 import { registerOrderRoutes } from '../http/routes/orders.routes';
 import { registerOrderControlRoutes } from '../http/control/orders.routes';
 import { LiveFeed, registerDashboard } from '../http/routes/dashboard.routes';
-import { createOrderService, type OrderService } from '../orders';
-import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type Dispatcher, type DispatcherOptions } from '../webhooks';
+import { createOrderService, type OrderEvents, type OrderService } from '../orders';
+import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher, type DispatcherOptions } from '../webhooks';
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
@@ -30,11 +30,12 @@ import { parseOrThrow } from '../shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from '../http/control/inspector.routes';
 import { FaultStore } from '../http/faults/fault.store';
 import { RequestLog } from '../http/request-log';
-import { recordRequests } from '../http/middleware/inspect';
+import { recordRequests, type RequestEvents } from '../http/middleware/inspect';
 import { createReferenceStore, loadFixturesOnce, type ReferenceStore } from '../reference';
 import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from '../shared/events';
 import { requireAuth } from '../http/middleware/authenticate';
 import { z } from 'zod';
+import { createBus, type Bus } from '../shared/bus';
 import { createIds, type Ids } from '../shared/ids';
 import { createSimulation } from './simulation';
 import { PACKAGE_VERSION } from '../shared/package-root';
@@ -47,6 +48,13 @@ export const VERSION: string = PACKAGE_VERSION;
 export const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
 /** CONTRACT §4 `POST /sandbox/reset` (exported: the control client is typed by it). */
 export const resetSpec = { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' } as const satisfies AnyRouteSpec;
+
+/**
+ * What the sandbox's modules publish on its one bus: orders their webhook events and changes,
+ * the dispatcher its deliveries, the inspector each /v1 request; webhooks and the dashboard's
+ * live feed subscribe.
+ */
+export type SandboxEvents = OrderEvents & DeliveryEvents & RequestEvents;
 
 /** Everything one running sandbox holds; tests build one with `createSandbox`. */
 export interface Sandbox {
@@ -62,6 +70,8 @@ export interface Sandbox {
   demoPartner: Partner;
   orders: OrderService;
   dispatcher: Dispatcher;
+  /** Where the modules publish what happened (see SandboxEvents). */
+  bus: Bus<SandboxEvents>;
   /** The request inspector's log (CONTRACT §11). */
   requests: RequestLog;
   /** Injected faults (CONTRACT §12). */
@@ -134,10 +144,12 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     keys: { test: demoKeys('test'), live: demoKeys('live') },
   });
   const rateLimiter = createRateLimiter(config.rateLimit, wall);
+  const bus = createBus<SandboxEvents>();
   const orders = createOrderService({
     clock,
     reference,
     ids,
+    bus,
     quoteTtlMs: config.quoteTtlMs,
     timings: { ...config.lifecycleDelays, payinWindow: config.payinWindowMs },
     maxOrders: config.maxOrders,
@@ -156,15 +168,16 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     wall,
     ids,
     partners,
+    bus,
     options: { timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs },
     userAgent: `ramp-sandbox/${VERSION}`,
     onError: (err) => logger.error({ err }, 'webhook attempt failed unexpectedly'),
   });
-  routeOrderEvents({ orders, partners, dispatcher });
+  routeOrderEvents({ bus, orders, partners, dispatcher });
 
   const requests = new RequestLog(config.inspectLimit);
   const faults = new FaultStore(config.seed);
-  const live = new LiveFeed({ clock, orders, dispatcher, requests });
+  const live = new LiveFeed({ clock, bus });
 
   const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults };
   if (saved) {
@@ -190,6 +203,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     },
     orders,
     dispatcher,
+    bus,
     requests,
     faults,
     reset: simulation.reset,
@@ -220,7 +234,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
   sandbox.app = createApp({
     logger,
-    observe: recordRequests(requests, clock, wall),
+    observe: recordRequests(requests, clock, wall, bus),
     version: VERSION,
     webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
     // /sandbox is guarded once for every path under it (unknown ones included), just below.

@@ -2,6 +2,7 @@ import type { Partner, PartnerRegistry } from '../auth';
 import type { TimerTag, VirtualClock, WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
+import { createBus, type Bus } from '../shared/bus';
 import { unused, type Ids } from '../shared/ids';
 import { deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
 import { postAttempt } from './transport';
@@ -35,9 +36,16 @@ export interface DispatcherDeps {
   wall: WallClock;
   ids: Ids;
   partners: PartnerRegistry;
+  /** Where each delivery that changes is published (the dashboard's live feed listens). */
+  bus?: Bus<DeliveryEvents>;
   options?: Partial<DispatcherOptions>;
   userAgent?: string;
   onError?: (error: unknown) => void;
+}
+
+/** What the dispatcher publishes: a delivery that changed, or null when every delivery went. */
+export interface DeliveryEvents {
+  'delivery.changed': Delivery | null;
 }
 
 /**
@@ -53,11 +61,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const maxAutomatic = options.retryScheduleMs.length + 1;
   /** Bumped by `clear`: attempts that were in flight across it are forgotten when they end. */
   let generation = 0;
-  /** Told each delivery that changes (null: all of them went); the dashboard's live feed. */
-  const changeListeners = new Set<(delivery: Delivery | null) => void>();
-  const changed = (delivery: Delivery | null) => {
-    for (const listener of changeListeners) listener(delivery);
-  };
+  const bus = deps.bus ?? createBus<DeliveryEvents>();
+  const changed = (delivery: Delivery | null) => bus.emit('delivery.changed', delivery);
 
   /** Queues a delivery and starts its first attempt; does not wait for it. */
   function enqueue(input: DeliveryInput): Delivery {
@@ -233,11 +238,6 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (!delivery) return false;
       scheduleRetry(delivery, due);
       return true;
-    },
-    /** Called with each delivery that changes (null: every delivery went); returns the unsubscribe. */
-    onChange(listener: (delivery: Delivery | null) => void): () => void {
-      changeListeners.add(listener);
-      return () => changeListeners.delete(listener);
     },
     /** Forgets every delivery; attempts in flight finish unseen and no one waits for them. */
     clear(): void {

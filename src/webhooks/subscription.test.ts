@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createPartnerRegistry } from '../auth';
 import { VirtualClock } from '../clock';
-import { createOrderService, type EmittedEvent, type OrderRecord, type OrderService } from '../orders';
+import { createOrderService, type OrderEvents, type OrderRecord, type OrderSummary } from '../orders';
 import { createReferenceStore, DEFAULT_FIXTURES_DIR, loadFixturesOnce } from '../reference';
+import { createBus } from '../shared/bus';
 import type { WebhookEvent } from '../shared/events';
 import { createIds } from '../shared/ids';
 import type { DeliveryInput, Dispatcher } from './dispatcher';
 import { routeOrderEvents } from './subscription';
 
 // CONTRACT §5: an event becomes a delivery when the partner subscribes to it and has a URL;
-// either way the order's timeline says what became of it.
+// either way the order's timeline says what became of it, reported through orders.noteDelivery.
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const HOOK = 'http://receiver.invalid/hooks';
@@ -26,29 +27,36 @@ function fakeDispatcher() {
   return { dispatcher, enqueued };
 }
 
-/** An order service reduced to its event stream: the test emits the events by hand. */
+/**
+ * Orders reduced to their bus and the one command the webhooks call back: the test publishes
+ * the events by hand; `emit` answers what was reported for that event's timeline entry.
+ */
 function fakeOrders() {
-  const listeners = new Set<(e: EmittedEvent) => Record<string, unknown> | void>();
+  const bus = createBus<OrderEvents>();
+  const noted: Array<{ reference: string; entryId: number; outcome: Readonly<Record<string, unknown>> }> = [];
   const orders = {
-    onEvent(listener: (e: EmittedEvent) => Record<string, unknown> | void) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+    noteDelivery(reference: string, entryId: number, outcome: Readonly<Record<string, unknown>>) {
+      noted.push({ reference, entryId, outcome });
+      return true;
     },
-  } as unknown as OrderService;
-  const emit = (event: WebhookEvent, order: Partial<OrderRecord>) => {
-    const e = { event, order: order as OrderRecord, summary: () => ({ reference: order.reference, status: 'awaiting_user_payment' }), at: T0 } as unknown as EmittedEvent;
-    return [...listeners].map((listener) => listener(e));
   };
-  return { orders, emit, listeners };
+  let entries = 0;
+  const emit = (event: WebhookEvent, order: Partial<OrderRecord>) => {
+    const entryId = entries++;
+    const summary = () => ({ reference: order.reference, status: 'awaiting_user_payment' }) as unknown as OrderSummary;
+    bus.emit('order.emitted', { event, order: order as OrderRecord, summary, at: T0, entryId });
+    return noted.filter((n) => n.entryId === entryId).map((n) => n.outcome);
+  };
+  return { bus, orders, emit, noted };
 }
 
 function setup() {
   const clock = new VirtualClock({ start: T0, mode: 'manual' });
   const partners = createPartnerRegistry({ ids: createIds(1), clock });
   const { dispatcher, enqueued } = fakeDispatcher();
-  const { orders, emit, listeners } = fakeOrders();
-  const stop = routeOrderEvents({ orders, partners, dispatcher });
-  return { clock, partners, enqueued, emit, listeners, stop };
+  const { bus, orders, emit, noted } = fakeOrders();
+  const stop = routeOrderEvents({ bus, orders, partners, dispatcher });
+  return { clock, partners, enqueued, emit, bus, noted, stop };
 }
 
 describe('routeOrderEvents', () => {
@@ -57,6 +65,7 @@ describe('routeOrderEvents', () => {
     const partner = t.partners.create({ client_id: 'ptr_sub', webhook_url: HOOK, events: ['order.created'] });
     const details = t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'live' });
     expect(details).toEqual([{ delivery_id: 'dlv_1' }]);
+    expect(t.noted).toEqual([{ reference: 'ORD1', entryId: 0, outcome: { delivery_id: 'dlv_1' } }]);
     expect(t.enqueued).toEqual([
       { partner, environment: 'live', order: 'ORD1', event: 'order.created', data: { reference: 'ORD1', status: 'awaiting_user_payment' } },
     ]);
@@ -95,7 +104,7 @@ describe('routeOrderEvents', () => {
     const t = setup();
     t.partners.create({ client_id: 'ptr_sub', webhook_url: HOOK });
     t.stop();
-    expect(t.listeners.size).toBe(0);
+    expect(t.bus.has('order.emitted')).toBe(false);
     expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([]);
     expect(t.enqueued).toEqual([]);
   });
@@ -105,9 +114,10 @@ describe('routeOrderEvents', () => {
     const ids = createIds(1);
     const partners = createPartnerRegistry({ ids, clock });
     const reference = createReferenceStore(loadFixturesOnce(DEFAULT_FIXTURES_DIR), { seed: 1, clock });
-    const orders = createOrderService({ clock, reference, ids });
+    const bus = createBus<OrderEvents>();
+    const orders = createOrderService({ clock, reference, ids, bus });
     const { dispatcher, enqueued } = fakeDispatcher();
-    routeOrderEvents({ orders, partners, dispatcher });
+    routeOrderEvents({ bus, orders, partners, dispatcher });
     const partner = partners.create({ client_id: 'ptr_sub', webhook_url: HOOK, events: ['order.cancelled'] });
     const order = orders.create(
       { partner, env: 'test' },

@@ -1,5 +1,6 @@
 import type { PartnerRegistry } from '../auth';
-import type { OrderService } from '../orders';
+import type { OrderEvents, OrderService } from '../orders';
+import type { Bus } from '../shared/bus';
 import type { Dispatcher } from './dispatcher';
 
 /** Timeline details of an event that was not delivered; shared, so 100k orders pay nothing for them. */
@@ -10,17 +11,26 @@ const SKIPPED = {
 };
 
 /**
- * The subscription rule (CONTRACT §5): each event the machine emits becomes a delivery when
- * the partner subscribes to it and has a URL; either way the event stays on the order's
- * timeline, with what happened to it.
+ * The subscription rule (CONTRACT §5): each event the orders publish becomes a delivery when
+ * the partner subscribes to it and has a URL; either way the webhooks report what happened to
+ * it on the order's timeline (`orders.noteDelivery`). Returns the unsubscribe.
  */
-export function routeOrderEvents(deps: { orders: OrderService; partners: PartnerRegistry; dispatcher: Dispatcher }): () => void {
-  const { partners, dispatcher } = deps;
-  return deps.orders.onEvent(({ event, order, summary }) => {
+export function routeOrderEvents(deps: {
+  bus: Pick<Bus<OrderEvents>, 'on'>;
+  orders: Pick<OrderService, 'noteDelivery'>;
+  partners: PartnerRegistry;
+  dispatcher: Pick<Dispatcher, 'enqueue'>;
+}): () => void {
+  const { orders, partners, dispatcher } = deps;
+  return deps.bus.on('order.emitted', ({ event, order, summary, entryId }) => {
     const partner = partners.get(order.clientId);
-    if (!partner) return SKIPPED.partner;
-    if (!partner.events.includes(event)) return SKIPPED.unsubscribed;
-    if (!partner.webhook_url) return SKIPPED.noUrl;
-    return { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary() }).id };
+    const outcome = !partner
+      ? SKIPPED.partner
+      : !partner.events.includes(event)
+        ? SKIPPED.unsubscribed
+        : !partner.webhook_url
+          ? SKIPPED.noUrl
+          : { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary() }).id };
+    orders.noteDelivery(order.reference, entryId, outcome);
   });
 }

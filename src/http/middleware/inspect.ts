@@ -1,17 +1,23 @@
 import type { Context } from 'koa';
 import type { AuthContext } from '../../auth';
 import type { Clock, WallClock } from '../../clock';
+import type { Bus } from '../../shared/bus';
 import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, type RawRecord, type RequestLog } from '../request-log';
 import { redactUrl } from '../redact';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
 
+/** What the recorder publishes: a /v1 request was recorded (the dashboard's live feed counts them). */
+export interface RequestEvents {
+  'request.recorded': undefined;
+}
+
 /**
  * The request inspector's recorder (CONTRACT §11): every /v1 request, once answered, with
  * its auth, the signature hint when one failed, the injected fault, and both bodies cut at
- * 4 KiB. Headers are kept with key material masked.
+ * 4 KiB. Headers are kept with key material masked. Each record is published on `bus`.
  */
-export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock): (ctx: Context, outcome: Outcome) => void {
+export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit'>): (ctx: Context, outcome: Outcome) => void {
   return (ctx, outcome) => {
     const path = ctx.path;
     if (path !== '/v1' && !path.startsWith('/v1/')) return;
@@ -50,6 +56,7 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock): 
     const answer: unknown = ctx.body;
     if (!dropped && typeof answer === 'string' && answer) raw.responseBody = ownExcerpt(answer, BODY_EXCERPT);
     log.recordRaw(raw);
+    bus?.emit('request.recorded', undefined);
   };
 }
 
