@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { ok, type PageMeta } from '../shared/envelope';
 import { parseOrThrow } from '../shared/validation';
+import { envelopeHead, sharedEnvelope } from './render-cache';
 
 /** Who may call a route: nobody in particular, a public or secret key, a secret key, the admin. */
 export type RouteAuth = 'none' | 'read' | 'secret' | 'admin';
@@ -70,7 +71,10 @@ export interface RouteInput<P, Q, B> {
   ctx: Context;
 }
 
-/** `data` already serialised (a cache hit): written into the envelope as it is. */
+/**
+ * `data` already serialised (a cache hit): written into the envelope as it is, and answered with
+ * the same envelope string while it is the same (`sharedEnvelope`, render-cache.ts).
+ */
 export interface RawData {
   readonly rawJson: string;
 }
@@ -117,12 +121,8 @@ export class Api {
     handler: (input: RouteInput<P, Q, B>) => RouteResult<D> | Promise<RouteResult<D>>,
   ): void {
     this.routes.push(spec as AnyRouteSpec);
-    const envelopeHead = `{"status":true,"message":${JSON.stringify(spec.message)},"data":`;
-    // The last envelope made from cached `data`: the same list or the same order polled again is
-    // answered with the very same string, so the request inspector's 10,000 kept responses
-    // (CONTRACT §11) share it rather than each keeping a copy for the GC to carry.
-    let lastRaw: string | undefined;
-    let lastBody = '';
+    const head = envelopeHead(spec.message);
+    const envelope = sharedEnvelope(spec.message);
     // Not async: most handlers answer at once, and an async layer costs a promise and a
     // microtask on every request. A handler's promise is followed when it returns one.
     const run: Middleware = (ctx) => {
@@ -146,15 +146,10 @@ export class Api {
         // the handler has answered
       } else if (result !== null && typeof result === 'object' && 'rawChunks' in result) {
         ctx.set('Content-Type', 'application/json; charset=utf-8');
-        ctx.body = Readable.from([envelopeHead, ...(result as RawChunks).rawChunks, '}']);
+        ctx.body = Readable.from([head, ...(result as RawChunks).rawChunks, '}']);
       } else if (result !== null && typeof result === 'object' && 'rawJson' in result) {
         ctx.set('Content-Type', 'application/json; charset=utf-8');
-        const json = (result as RawData).rawJson;
-        if (json !== lastRaw) {
-          lastRaw = json;
-          lastBody = `${envelopeHead}${json}}`;
-        }
-        ctx.body = lastBody;
+        ctx.body = envelope((result as RawData).rawJson);
       } else {
         // Rendered here, with the type set first: Koa would look the type up with mime-types for
         // an object body and then take the string the edge made of it as a second body. A body

@@ -15,6 +15,7 @@ import {
   type ReferenceStore,
 } from '../../reference';
 import { rawData, type Api, type RouteSpec } from '../api';
+import { renderedOnce } from '../render-cache';
 import { authOf } from '../middleware/authenticate';
 
 const read = { auth: 'read', tag: 'Reference data' } as const;
@@ -23,12 +24,8 @@ const read = { auth: 'read', tag: 'Reference data' } as const;
 export function registerReferenceRoutes(api: Api, deps: { reference: ReferenceStore }): void {
   const ref = deps.reference;
   // Reference lists never change while the sandbox runs: serialise each list once.
-  const serialised = new Map<string, string>();
-  const cached = (key: string, build: () => unknown) => {
-    let json = serialised.get(key);
-    if (json === undefined) serialised.set(key, (json = JSON.stringify(build())));
-    return rawData(json);
-  };
+  const rendered = renderedOnce();
+  const cached = (key: string, build: () => unknown) => rawData(rendered(key, build));
   const list = <D extends z.ZodType>(spec: Omit<RouteSpec<undefined, undefined, undefined, z.ZodArray<D>>, 'auth' | 'tag'>) => ({ ...read, ...spec });
 
   api.route(
