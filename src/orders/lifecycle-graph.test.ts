@@ -3,7 +3,7 @@ import { availableActions, lifecycleGraph } from './lifecycle-graph';
 import { createOrderMachine, type OrderContext } from './order.machine';
 
 const context = (over: Partial<OrderContext> = {}): OrderContext => ({
-  due: 100, precision: 2, hold: false, paid: 0, unconfirmed: 0, ratio: 0, refundDue: 0, refunded: 0, outcome: 'success', percentage: 100, autoPayin: null, startedAt: 0, payinDeadline: null, ...over,
+  due: 100, precision: 2, hold: false, paid: 0, unconfirmed: 0, ratio: 0, refundDue: 0, refunded: 0, outcome: 'success', percentage: 100, autoPayin: null, payinClosesAfter: null, ...over,
 });
 
 describe('lifecycleGraph', () => {

@@ -22,10 +22,13 @@ import type { TimerTag, VirtualClock } from '../clock';
  * run as the `effects` its owner gives. One difference on purpose: a raise delayed by 0 ms is
  * applied right after its step, where an actor would wait for its clock's next tick.
  *
- * One liberty, for speed (docs/decisions/005-one-actor-scope-per-machine.md): xstate's
- * `transition()` builds a throwaway actor (running the machine's initial microsteps) on every
- * call just to have an actor scope that collects the actions; the runner builds that same inert
- * scope once per machine. `machine.runner.test.ts` holds it equal to xstate's own `createActor`.
+ * Two liberties, for speed, both held equal to xstate's own `createActor` by
+ * `machine.runner.test.ts`: xstate's `transition()` builds a throwaway actor (running the
+ * machine's initial microsteps) on every call just to have an actor scope that collects the
+ * actions, and the runner builds that same inert scope once per machine
+ * (docs/decisions/005-one-actor-scope-per-machine.md); and an initial step is a function of the
+ * input alone, so the runner remembers the last few by their whole input and answers a repeated
+ * one without running it again (docs/decisions/006-first-steps-by-whole-input.md).
  */
 export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, options: MachineRunnerOptions<M, E>): MachineRunner<M, E> {
   type Ev = EventFromLogic<M>;
@@ -36,6 +39,8 @@ export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, op
     collected.push(action);
   });
   const descriptions = delayedEventDescriptions(machine);
+  /** First steps by their input's key (`inputKey`): the state and the actions to execute. */
+  const firstSteps = new Map<string, { value: StateValue; context: ContextFrom<M>; actions: ExecutableActionObject[] }>();
 
   const take = () => {
     const out = collected;
@@ -52,12 +57,35 @@ export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, op
   }
 
   function start(entity: E, input: InputFrom<M>): void {
-    collected = [];
-    const first: Snapshot = machine.getInitialSnapshot(scope, input);
     const queue: Ev[] = [];
-    apply(entity, first, take(), queue);
+    const key = inputKey(input);
+    const known = key === undefined ? undefined : firstSteps.get(key);
+    if (known) {
+      // Its own copy of the context: instances never share one.
+      apply(entity, { value: known.value, context: copy(known.context) }, known.actions, queue);
+    } else {
+      collected = [];
+      const first: Snapshot = machine.getInitialSnapshot(scope, input);
+      const actions = take();
+      if (key !== undefined && actions.every(isReplayable)) {
+        if (firstSteps.size >= FIRST_STEPS_KEPT) firstSteps.clear();
+        // Only what replaying needs: not the step's own snapshot and event (`info`).
+        const kept = actions.map(({ type, params }) => ({ type, params, info: undefined as never, exec: undefined }));
+        firstSteps.set(key, { value: first.value, context: copy(first.context as ContextFrom<M>), actions: kept });
+      }
+      apply(entity, first, actions, queue);
+    }
     drain(entity, queue);
     options.settled?.(entity);
+  }
+
+  /**
+   * An action whose execution needs nothing of the step that computed it but its params: the
+   * runner's own (raise, cancel) and the owner's effects. An action left to its own
+   * implementation reads its `info` (that step's context and event): not replayed.
+   */
+  function isReplayable(action: ExecutableActionObject): boolean {
+    return action.type === 'xstate.raise' || action.type === 'xstate.cancel' || (effects as Record<string, unknown>)[action.type] !== undefined;
   }
 
   function send(entity: E, event: Ev): boolean {
@@ -85,8 +113,8 @@ export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, op
   }
 
   /** Stores what the machine computed, then executes its actions in order. */
-  function apply(entity: E, next: Snapshot, actions: readonly ExecutableActionObject[], queue: Ev[]): void {
-    options.store(entity, next as SnapshotFrom<M>);
+  function apply(entity: E, next: MachineState<ContextFrom<M>>, actions: readonly ExecutableActionObject[], queue: Ev[]): void {
+    options.store(entity, next);
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i]!;
       switch (action.type) {
@@ -202,8 +230,8 @@ export interface MachineRunnerOptions<M extends AnyStateMachine, E> {
   clock: RunnerClock;
   /** The instance's stored state. */
   stateOf(entity: E): MachineState<ContextFrom<M>>;
-  /** Keeps a snapshot the machine computed; called before that step's actions run. */
-  store(entity: E, next: SnapshotFrom<M>): void;
+  /** Keeps the state the machine computed; called before that step's actions run. */
+  store(entity: E, next: MachineState<ContextFrom<M>>): void;
   /** The instance's pending delayed events, [raise id, clock timer id]: the runner keeps this array. */
   timersOf(entity: E): Array<[string, number]>;
   effects: Effects<M, E>;
@@ -247,6 +275,49 @@ function delayedEventDescriptions(machine: AnyStateMachine): Map<string, string>
   };
   visit(machine.root);
   return out;
+}
+
+const copy = <C>(context: C): C => ({ ...(context as object) }) as C;
+
+/** How many first steps a runner remembers (by distinct input) before it starts over. */
+const FIRST_STEPS_KEPT = 256;
+
+/**
+ * The whole input as a key, or undefined when it is not plain data (a function, a class
+ * instance, a symbol…): two inputs of one key are the same data, so xstate computes the same
+ * first step for both. Numbers that JSON would blur (NaN, ±Infinity, -0) and `undefined` are
+ * written apart.
+ */
+export function inputKey(input: unknown): string | undefined {
+  let plain = true;
+  const key = JSON.stringify(input, function (this: Record<string, unknown>, name, value: unknown) {
+    // The value before any `toJSON` (a Date's would pass as a string).
+    const raw = this[name];
+    if (!Object.is(raw, value)) {
+      plain = false;
+      return null;
+    }
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return value;
+      case 'number':
+        return Number.isFinite(value) && !Object.is(value, -0) ? value : `\u0000${String(Object.is(value, -0) ? '-0' : value)}`;
+      case 'undefined':
+        return '\u0000undefined';
+      case 'object': {
+        if (value === null || Array.isArray(value)) return value;
+        const proto = Object.getPrototypeOf(value);
+        if (proto === Object.prototype || proto === null) return value;
+        plain = false;
+        return null;
+      }
+      default:
+        plain = false;
+        return null;
+    }
+  });
+  return plain ? key : undefined;
 }
 
 function cancelledLater(actions: readonly ExecutableActionObject[], from: number, id: string): boolean {

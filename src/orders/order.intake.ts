@@ -122,7 +122,6 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
     store.add(order);
     try {
       const input = {
-        startedAt: now,
         due: priced.from.amount,
         precision: core.precisionOf(env, priced.from.currency),
         hold: magic?.kind === 'hold_initiated',

@@ -56,17 +56,15 @@ describe('order lifecycle', () => {
     const provisioned = orders.detail(held.reference);
     expect(provisioned.status).toBe('awaiting_user_payment');
     expect(provisioned.payin.expires_at).toBe(new Date(T0 + DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow).toISOString());
-    expect(orders.store.orders.get(held.reference)!.context.payinDeadline).toBe(T0 + DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow);
+    // In the machine's context as a duration from the creation: the machine knows no instants.
+    expect(orders.store.orders.get(held.reference)!.context.payinClosesAfter).toBe(DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow);
   });
 
-  it('runs on an order saved before its context kept startedAt and payinDeadline (an earlier version’s state)', () => {
+  it('runs on an order saved before its context kept payinClosesAfter (an earlier version’s state)', () => {
     const { clock, orders } = makeOrders();
     const held = orders.create(CALLER, onramp(4_444, 1));
     const saved = JSON.parse(JSON.stringify({ ...orders.exportState(), timers: clock.pendingTimers() }));
-    for (const order of saved.orders) {
-      delete order.context.startedAt;
-      delete order.context.payinDeadline;
-    }
+    for (const order of saved.orders) delete order.context.payinClosesAfter;
 
     const later = makeOrders();
     later.clock.restore(clock.exportState());
@@ -75,7 +73,7 @@ describe('order lifecycle', () => {
     later.clock.advance(DEFAULT_TIMINGS.provisioning);
     const detail = later.orders.detail(held.reference);
     expect(detail.status).toBe('awaiting_user_payment');
-    // Counted from the order's created_at, as the earlier version's timer did.
+    // Counted from the order's created_at, as the earlier version's timer was.
     expect(detail.payin.expires_at).toBe(new Date(T0 + DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow).toISOString());
     later.clock.advance(DEFAULT_TIMINGS.payinWindow);
     expect(later.orders.detail(held.reference).status).toBe('expired');

@@ -39,7 +39,8 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
         order.version++;
         const before = order.status;
         // The pay-in window's end is the machine's, set in its context as the window opens.
-        if (next.context.payinDeadline !== order.context?.payinDeadline) order.payinExpiresAt = next.context.payinDeadline;
+        const closesAfter = next.context.payinClosesAfter;
+        if (closesAfter !== order.context?.payinClosesAfter) order.payinExpiresAt = closesAfter === null ? null : order.created_at + closesAfter;
         order.context = next.context;
         order.status = next.value as OrderStatus;
         if (before !== order.status) {

@@ -3,7 +3,7 @@ import { initialTransition, transition } from 'xstate';
 import { createOrderMachine, DEFAULT_TIMINGS, type OrderEvent } from './order.machine';
 
 const machine = createOrderMachine('offramp');
-const start = (due = 100, hold = false) => initialTransition(machine, { startedAt: 0, due, precision: 6, hold });
+const start = (due = 100, hold = false) => initialTransition(machine, { due, precision: 6, hold });
 
 /** Applies events purely; returns the last snapshot and every action type seen. */
 function run(events: OrderEvent[], due = 100) {

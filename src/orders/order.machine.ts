@@ -47,8 +47,6 @@ export type OrderEvent =
   | { type: 'AUTO_PAYIN' };
 
 export interface OrderInput {
-  /** When the order is created (virtual ms): the pay-in deadline counts from here. */
-  startedAt: number;
   due: number;
   precision: number;
   hold: boolean;
@@ -164,12 +162,13 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       }),
       completeRefund: assign(({ context }) => ({ refunded: context.refundDue })),
       /**
-       * The pay-in window opens: it closes `payinWindow` from now, and now is the creation, or
-       * the end of the provisioning delay for a held order (the only way out of `initiated`
-       * into this state).
+       * The pay-in window opens: it closes `payinWindow` from now, and now is the order's
+       * creation, or the end of its provisioning delay when it was held (the only way here from
+       * `initiated`). The machine knows durations, not instants: the deadline is kept as the
+       * time from the creation (the record's `created_at` places it).
        */
       openPayinWindow: assign(({ context }) => ({
-        payinDeadline: context.startedAt + (context.hold ? timings.provisioning : 0) + timings.payinWindow,
+        payinClosesAfter: (context.hold ? timings.provisioning : 0) + timings.payinWindow,
       })),
     },
     guards: {
@@ -214,8 +213,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       outcome: input?.outcome ?? 'success',
       percentage: input?.percentage ?? 100,
       autoPayin: input?.autoPayin ?? null,
-      startedAt: input?.startedAt ?? 0,
-      payinDeadline: null,
+      payinClosesAfter: null,
     }),
     states: {
       initiated: {

@@ -3,7 +3,7 @@ import { ENVIRONMENTS } from '../reference/fixtures.schema';
 import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
 import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
-import { Instant } from '../shared/schemas';
+import { Instant, MAX_INSTANT } from '../shared/schemas';
 
 /**
  * Orders and quotes as the store holds them: one schema each, the source of their types and
@@ -37,10 +37,8 @@ export const OrderContextSchema = z.object({
   percentage: finite,
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
   autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
-  /** When the order was created; documents saved before it was kept here take `created_at`. */
-  startedAt: Instant.optional(),
-  /** When the pay-in window closes by itself, set as it opens (null before). */
-  payinDeadline: Instant.nullable().default(null),
+  /** When the pay-in window closes by itself, in ms from the order's creation; set as it opens (null before). */
+  payinClosesAfter: z.number().nonnegative().max(MAX_INSTANT).nullable().default(null),
 });
 
 export const TimelineRecordSchema = z
@@ -114,15 +112,14 @@ export const QuoteSnapshotSchema = PricedSchema.extend({
 
 
 export type OrderContextRecord = z.output<typeof OrderContextSchema>;
-/** The machine's context as the store holds it: every order has its `startedAt` (orderFromSnapshot). */
-export type OrderContext = Omit<OrderContextRecord, 'startedAt'> & { startedAt: number };
+/** The machine's context as the store holds it. */
+export type OrderContext = OrderContextRecord;
 export type TimelineRecord = z.output<typeof TimelineRecordSchema>;
 export type Recipient = z.output<typeof RecipientSchema>;
 export type PayinTarget = z.output<typeof PayinSchema>;
 
 /** One order as stored: plain data plus its machine status and context (no live actor). */
-export type OrderRecord = Omit<z.output<typeof OrderSnapshotSchema>, 'context'> & {
-  context: OrderContext;
+export type OrderRecord = z.output<typeof OrderSnapshotSchema> & {
   /** Pending virtual-clock timers: [xstate delayed-event id, clock timer id] pairs (usually 0 or 1). */
   timers: Array<[string, number]>;
 };

@@ -32,8 +32,7 @@ export function orderSnapshotJson(order: OrderRecord): string {
  * are revived separately.
  */
 export function orderFromSnapshot(entry: z.output<typeof OrderSnapshotSchema>): OrderRecord {
-  const context = Object.assign(entry.context, { startedAt: entry.context.startedAt ?? entry.created_at });
-  return Object.assign(entry, { context, timers: [] as OrderRecord['timers'] });
+  return Object.assign(entry, { timers: [] as OrderRecord['timers'] });
 }
 
 /** A quote record from a validated snapshot entry, which it takes over (see orderFromSnapshot). */
