@@ -5,4 +5,3 @@ export * from './authenticate';
 export * from './sign-request';
 export * from './partner.schemas';
 export { isIpOrCidr } from './ip';
-export * from './partner.view';
