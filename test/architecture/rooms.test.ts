@@ -41,6 +41,12 @@ function importGraph(files: Map<string, string>): Map<string, string[]> {
 
 const roomOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0]! : '(root)');
 
+/**
+ * The dashboard's browser UI is a program of its own, served as files and imported by no server
+ * code: it takes its types (only types, in ui/types.ts) from the control client above it.
+ */
+const browserTypes = (from: string, to: string) => from.startsWith('dashboard/ui/') && roomOf(to) === 'client';
+
 /** Imports from a room to one above it (or to a folder not in ROOMS). */
 function upwardImports(graph: Map<string, string[]>): string[] {
   const found: string[] = [];
@@ -48,6 +54,7 @@ function upwardImports(graph: Map<string, string[]>): string[] {
     const a = roomOf(from);
     if (a === '(root)') continue; // index.ts, the package surface, may name anything
     for (const to of targets) {
+      if (browserTypes(from, to)) continue;
       const ia = ROOMS.indexOf(a);
       const ib = ROOMS.indexOf(roomOf(to));
       if (ia < 0 || ib < 0 || ib > ia) found.push(`${from} -> ${to}`);
@@ -96,7 +103,7 @@ function roomGraph(graph: Map<string, string[]>): Map<string, string[]> {
     const a = roomOf(from);
     if (a === '(root)') continue;
     const set = rooms.get(a) ?? new Set<string>();
-    for (const to of targets) if (roomOf(to) !== a && roomOf(to) !== '(root)') set.add(roomOf(to));
+    for (const to of targets) if (roomOf(to) !== a && roomOf(to) !== '(root)' && !browserTypes(from, to)) set.add(roomOf(to));
     rooms.set(a, set);
   }
   return new Map([...rooms].map(([k, v]) => [k, [...v]]));
@@ -134,9 +141,12 @@ describe('the rooms of src/ (docs/architecture.md)', () => {
         ['shared/c.ts', "export { z } from './d';"],
         ['shared/d.ts', "const m = await import('./c');"],
         ['clock/e.ts', "import { q } from '../shared/c'; // import { r } from '../cli/x'"],
+        ['dashboard/ui/t.ts', "import type { C } from '../../client/k';"],
+        ['dashboard/live.ts', "import type { C } from '../client/k';"],
+        ['client/k.ts', 'export type C = 1;'],
       ]),
     );
-    expect(upwardImports(graph)).toEqual(['orders/a.ts -> http/b.ts']);
+    expect(upwardImports(graph)).toEqual(['orders/a.ts -> http/b.ts', 'dashboard/live.ts -> client/k.ts']);
     expect(cycles(graph)).toEqual(['http/b.ts orders/a.ts', 'shared/c.ts shared/d.ts']);
     expect(cycles(roomGraph(graph))).toEqual(['http orders']);
   });

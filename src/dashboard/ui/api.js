@@ -57,7 +57,7 @@ const field = (json, key) => (typeof json === 'object' && json !== null ? /** @t
 
 /**
  * Calls the control API; resolves with the whole envelope (`data`, `meta`), throws ApiError.
- * `T` is the route's `data` (types.d.ts), as the caller declares it: it is not checked here.
+ * `T` is the route's `data` (types.ts), as the caller declares it: it is not checked here.
  * @template [T=unknown]
  * @param {string} method
  * @param {string} path
@@ -228,7 +228,7 @@ async function readStream(body) {
       }
       if (!data) continue;
       try {
-        // The feed's messages (types.d.ts LiveMessage), taken as the server sends them.
+        // The feed's messages (types.ts LiveMessage), taken as the server sends them.
         emit(/** @type {LiveMessage} */ ({ event, data: JSON.parse(data) }));
       } catch {
         // not JSON: ignore

@@ -109,10 +109,17 @@ function SendEvent({ partners, events }) {
       return;
     }
     /** @type {SendEventBody} */
-    const body = { client_id: form.client_id || partners[0]?.client_id, event: form.event };
+    // With no partner to pick, the server's 422 names the missing client_id.
+    const body = { client_id: form.client_id || partners[0]?.client_id || '', event: form.event };
     if (form.order.trim()) body.order = form.order.trim();
     if (form.url.trim()) body.url = form.url.trim();
-    if (data) body.data = data;
+    if (data !== undefined) {
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        action.run('send', () => Promise.reject(Object.assign(new Error('data: must be a JSON object of fields to override'), { code: 'invalid' })));
+        return;
+      }
+      body.data = /** @type {Record<string, unknown>} */ (data);
+    }
     action.run('sent', () => post('/sandbox/webhooks/send', body));
   };
   if (!open) return html`<div class="toolbar"><button class="primary" onClick=${() => setOpen(true)}>Send an event…</button></div>`;

@@ -159,7 +159,8 @@ function CreateOrder({ partners }) {
   const submit = async (e) => {
     e.preventDefault();
     /** @type {CreateOrderBody} */
-    const body = { client_id: clientId || partners[0]?.client_id, environment: env, from: leg(legs.from), to: leg(legs.to) };
+    // With no partner to pick, the server's 422 names the missing client_id.
+    const body = { client_id: clientId || partners[0]?.client_id || '', environment: env, from: leg(legs.from), to: leg(legs.to) };
     const order = await action.run('created', /** @returns {Promise<OrderDetail>} */ () => post('/sandbox/orders', body));
     if (order) setCreated(order.reference);
   };

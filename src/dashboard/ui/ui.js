@@ -54,7 +54,7 @@ export const shownError = (error) => (error instanceof Error ? error : new Error
 /**
  * Fetches `path` and refetches it when a live event of one of `kinds` arrives (and `matches`
  * says it concerns this view). Refetches are never concurrent: one in flight, at most one queued.
- * `T` is the route's `data` (types.d.ts), as the caller declares it.
+ * `T` is the route's `data` (types.ts), as the caller declares it.
  * @template T
  * @param {string} path
  * @param {LiveKind[]} [kinds]

@@ -1,49 +1,34 @@
-// The shapes the dashboard reads from and sends to the sandbox: the control API's answers and
-// bodies, the live feed's messages (GET /sandbox/events) and the parts of GET /openapi.json the
-// page reads. Type-only (never served: the asset store serves *.js and *.css), checked with the
-// UI by `tsc -p tsconfig.dashboard.json`.
-//
-// Written by hand from the server's zod schemas; each interface names its OpenAPI component
-// (`.meta({ id })`, see GET /openapi.json). Issue #17 wants them taken from one typed control
-// client instead: this file is the one place to swap. Nothing here is checked at run time: what
-// the API answers is taken to be these shapes (api.js, where the JSON is parsed).
+// The shapes the dashboard reads from and sends to the sandbox, for the UI's JSDoc types (checked
+// by `tsc -p tsconfig.dashboard.json`; type-only, never served: the asset store serves *.js and
+// *.css). The control API's answers and bodies come from the one typed control client
+// (src/client/control-client.ts, typed by the route specs), the vocabularies from the modules
+// that define them; what remains by hand is what no route spec types: the live feed's messages,
+// the parts of GET /openapi.json the page reads, and the sub-shapes of an order the page names.
+// Nothing here is checked at run time.
 
-// ---- vocabularies ------------------------------------------------------------------------------
+import type { ControlBody, ControlData } from '../../client/control-client';
 
-export type Environment = 'test' | 'live';
-export type OrderType = 'onramp' | 'offramp' | 'swap';
-export type OrderStatus =
-  | 'initiated'
-  | 'pending'
-  | 'processing'
-  | 'settled'
-  | 'awaiting_user_payment'
-  | 'awaiting_lp_payment'
-  | 'routing'
-  | 'executing'
-  | 'partially_completed'
-  | 'completed'
-  | 'cancelled'
-  | 'expired'
-  | 'failed'
-  | 'refunded'
-  | 'reverted';
-export type WebhookEvent =
-  | 'order.created'
-  | 'order.assigned'
-  | 'order.asset_locked'
-  | 'order.fiat_recieved'
-  | 'order.asset_released'
-  | 'order.asset_refunded'
-  | 'order.fiat_sent'
-  | 'order.settled'
-  | 'order.cancelled'
-  | 'order.expired';
-/** KybStatus */
-export type KybStatus = 'approved' | 'pending' | 'rejected';
-/** DeliveryStatus */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'retrying' | 'failed';
-export type ClockMode = 'realtime' | 'manual';
+/**
+ * A body as a page form builds it: the control client's body for the route, with every string or
+ * number literal widened (a select offers the vocabulary's values as plain strings; the server
+ * checks them and answers 422 naming the field).
+ */
+export type FormBody<T> = T extends string ? string : T extends number ? number : T extends readonly (infer U)[] ? FormBody<U>[] : T extends object ? { [K in keyof T]: FormBody<T[K]> } : T;
+
+// ---- vocabularies: the server's own, defined once ---------------------------------------------------
+
+export type { Environment } from '../../reference/fixtures.schema';
+export type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
+export type { WebhookEvent } from '../../shared/events';
+export type { KybStatus } from '../../auth/partner.schemas';
+export type { DeliveryStatus } from '../../webhooks/delivery.schemas';
+export type { ClockMode } from '../../clock/virtual-clock';
+import type { Environment } from '../../reference/fixtures.schema';
+import type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
+import type { WebhookEvent } from '../../shared/events';
+import type { KybStatus } from '../../auth/partner.schemas';
+import type { DeliveryStatus } from '../../webhooks/delivery.schemas';
+import type { ClockMode } from '../../clock/virtual-clock';
 /** An ISO 8601 instant, as the sandbox renders it. */
 export type DateTime = string;
 
@@ -68,41 +53,19 @@ export interface Envelope<D> {
 // ---- clock ---------------------------------------------------------------------------------------
 
 /** Clock: GET and POST /sandbox/clock, and the `clock` live message. */
-export interface Clock {
-  now: DateTime;
-  now_ms: number;
-  mode: ClockMode;
-  speed: number;
-  pending_timers: number;
-  next_timer_at: DateTime | null;
-  started_at: DateTime;
-}
+export type Clock = ControlData<'getClock'>;
 
 /** AdvanceResult: POST /sandbox/clock/advance. */
-export interface AdvanceResult {
-  clock: Clock;
-  fired_count: number;
-  fired: Array<{ at: DateTime; label: string }>;
-}
+export type AdvanceResult = ControlData<'advanceClock'>;
 
 /** ResetResult: POST /sandbox/reset. */
-export interface ResetResult {
-  clock: Clock;
-  demo_client_id: string;
-}
+export type ResetResult = ControlData<'reset'>;
 
 /** POST /sandbox/clock body. */
-export interface ClockBody {
-  mode?: ClockMode;
-  speed?: number;
-}
+export type ClockBody = ControlBody<'configureClock'>;
 
 /** POST /sandbox/clock/advance body: one of `ms`, `to` or `duration`. */
-export interface AdvanceBody {
-  ms?: number;
-  to?: DateTime;
-  duration?: string;
-}
+export type AdvanceBody = ControlBody<'advanceClock'>;
 
 // ---- partners ------------------------------------------------------------------------------------
 
@@ -117,24 +80,10 @@ export type KeySet = {
 };
 
 /** Partner: GET /sandbox/partners (a list), POST /sandbox/partners, PATCH /sandbox/partners/{client_id}. */
-export interface Partner {
-  client_id: string;
-  name: string;
-  kyb_status: KybStatus;
-  webhook_url: string | null;
-  events: WebhookEvent[];
-  ip_whitelist: string[];
-  keys: { test: KeySet; live: KeySet };
-  created_at: DateTime;
-  updated_at: DateTime;
-}
+export type Partner = ControlData<'getPartner'>;
 
 /** KeyRotation: POST /sandbox/partners/{client_id}/keys. */
-export interface KeyRotation {
-  client_id: string;
-  environment: Environment;
-  keys: KeySet;
-}
+export type KeyRotation = ControlData<'rotatePartnerKeys'>;
 
 /**
  * POST /sandbox/partners and PATCH /sandbox/partners/{client_id} bodies, as the page sends them:
@@ -150,9 +99,7 @@ export interface PartnerBody {
 }
 
 /** POST /sandbox/partners/{client_id}/keys body. */
-export interface RotateKeysBody {
-  environment: Environment;
-}
+export type RotateKeysBody = ControlBody<'rotatePartnerKeys'>;
 
 // ---- orders --------------------------------------------------------------------------------------
 
@@ -203,10 +150,7 @@ export interface OrderSummary {
 }
 
 /** SandboxOrderSummary: GET /sandbox/orders (a paged list), an order with its owner. */
-export interface SandboxOrderSummary extends OrderSummary {
-  client_id: string;
-  environment: Environment;
-}
+export type SandboxOrderSummary = ControlData<'sandboxListOrders'>;
 
 /** FiatRecipient */
 export interface FiatRecipient {
@@ -287,13 +231,7 @@ export interface TimelineEntry {
 }
 
 /** OrderDetail: GET /sandbox/orders/{reference} (with every include) and each order control step. */
-export interface OrderDetail extends OrderSummary {
-  recipient: FiatRecipient | CryptoRecipient;
-  payin: FiatPayin | CryptoPayin;
-  payout?: Array<FiatPayout | CryptoPayout>;
-  refund?: FiatRefund | CryptoRefund;
-  timeline?: TimelineEntry[];
-}
+export type OrderDetail = ControlData<'sandboxGetOrder'>;
 
 /** LifecycleEdge: one arrow of an order type's lifecycle. */
 export interface LifecycleEdge {
@@ -326,16 +264,7 @@ export interface OrderActions {
 }
 
 /** OrderLifecycle: GET /sandbox/orders/{reference}/lifecycle. */
-export interface OrderLifecycle {
-  reference: string;
-  client_id: string;
-  environment: Environment;
-  status: OrderStatus;
-  /** The statuses the order went through, in order. */
-  path: OrderStatus[];
-  actions: OrderActions;
-  graph: LifecycleGraph;
-}
+export type OrderLifecycle = ControlData<'sandboxOrderLifecycle'>;
 
 /** A leg of POST /sandbox/orders as the page sends it. */
 export interface OrderLegBody {
@@ -348,29 +277,16 @@ export interface OrderLegBody {
  * POST /sandbox/orders body, as the page sends it. `client_id` is undefined (so absent) only when
  * the sandbox has no partner: the server then answers 422 naming it.
  */
-export interface CreateOrderBody {
-  client_id: string | undefined;
-  environment: string;
-  from: OrderLegBody;
-  to: OrderLegBody;
-}
+export type CreateOrderBody = FormBody<ControlBody<'sandboxCreateOrder'>>;
 
 /** POST /sandbox/orders/{reference}/payin body. */
-export interface PayinBody {
-  amount?: number;
-  confirmed?: boolean;
-}
+export type PayinBody = FormBody<ControlBody<'simulatePayin'>>;
 
 /** POST /sandbox/orders/{reference}/payout body (`percentage` with `partial` only). */
-export interface PayoutBody {
-  outcome: string;
-  percentage?: number;
-}
+export type PayoutBody = FormBody<ControlBody<'decidePayout'>>;
 
 /** POST /sandbox/orders/{reference}/cancel body. */
-export interface CancelBody {
-  reason?: string;
-}
+export type CancelBody = ControlBody<'sandboxCancelOrder'>;
 
 // ---- webhooks ------------------------------------------------------------------------------------
 
@@ -388,90 +304,21 @@ export interface DeliveryAttempt {
 }
 
 /** Delivery: GET /sandbox/webhooks/deliveries (a paged list), a retry, a send. */
-export interface Delivery {
-  id: string;
-  client_id: string;
-  environment: Environment;
-  order: string | null;
-  event: WebhookEvent;
-  status: DeliveryStatus;
-  in_flight: boolean;
-  source: 'lifecycle' | 'manual';
-  /** A fixed target given to send; null: the partner's webhook_url. */
-  url: string | null;
-  /** The body sent, parsed. */
-  payload: unknown;
-  raw_body: string;
-  attempts: DeliveryAttempt[];
-  next_attempt_at: DateTime | null;
-  created_at: DateTime;
-}
+export type Delivery = ControlData<'listDeliveries'>;
 
 /** POST /sandbox/webhooks/send body, as the page sends it (`client_id` as in CreateOrderBody). */
-export interface SendEventBody {
-  client_id: string | undefined;
-  event: string;
-  order?: string;
-  url?: string;
-  data?: unknown;
-}
+export type SendEventBody = FormBody<ControlBody<'sendWebhook'>>;
 
 // ---- inspector and faults ------------------------------------------------------------------------
 
 /** RecordedRequest: GET /sandbox/requests (a list). */
-export interface RecordedRequest {
-  id: string;
-  /** Wall time. */
-  at: DateTime;
-  virtual_at: DateTime;
-  method: string;
-  /** With the query string. */
-  path: string;
-  status: number;
-  code?: string;
-  message?: string;
-  duration_ms: number;
-  client_id?: string;
-  environment?: Environment;
-  auth: 'public' | 'secret' | 'none' | 'failed';
-  /** The svc-sandbox-hint of a failed signature check. */
-  hint?: string;
-  /** The id of the injected fault. */
-  fault?: string;
-  /** Request headers; authorization and svc-signature masked. */
-  headers: Record<string, string>;
-  request_body?: string;
-  response_body?: string;
-}
+export type RecordedRequest = ControlData<'getRequest'>;
 
 /** Fault: GET /sandbox/faults (a list), POST /sandbox/faults, DELETE /sandbox/faults/{id}. */
-export interface Fault {
-  id: string;
-  client_id?: string;
-  environment?: Environment;
-  method?: string;
-  path?: string;
-  latency_ms?: number | { min: number; max: number };
-  error?: { status: 429 | 500 | 502 | 503 | 504; rate?: number };
-  drop?: number;
-  times?: number;
-  phase: 'before' | 'after';
-  /** Applications left (null: unlimited). */
-  remaining: number | null;
-  applied: number;
-}
+export type Fault = ControlData<'removeFault'>;
 
 /** POST /sandbox/faults body, as the page sends it (numbers as typed; the server checks them). */
-export interface FaultBody {
-  phase: string;
-  path?: string;
-  method?: string;
-  client_id?: string;
-  error?: { status: number };
-  latency_ms?: number;
-  drop?: number;
-  times?: number;
-}
+export type FaultBody = FormBody<ControlBody<'addFault'>>;
 
 // ---- live feed: GET /sandbox/events --------------------------------------------------------------
 
