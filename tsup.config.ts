@@ -21,6 +21,7 @@ export default defineConfig({
   dts: { entry: { index: 'src/index.ts' } },
   // The dashboard's browser modules are served as files, not bundled into the server code.
   onSuccess: async () => {
-    cpSync('src/dashboard/ui', 'dist/dashboard/ui', { recursive: true });
+    // Not types.ts: it holds the UI's JSDoc types (type-checking only, never served).
+    cpSync('src/dashboard/ui', 'dist/dashboard/ui', { recursive: true, filter: (path) => !path.endsWith('.ts') });
   },
 });
