@@ -5,3 +5,4 @@ export * from './authenticate';
 export * from './sign-request';
 export * from './partner.schemas';
 export { isIpOrCidr } from './ip';
+export * from './partner.view';

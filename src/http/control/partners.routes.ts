@@ -6,8 +6,7 @@ import {
   PartnerSchema,
   RotateKeysBodySchema,
   UpdatePartnerBodySchema,
-  type KeySet,
-  type Partner,
+  partnerView,
   type PartnerRegistry,
 } from '../../auth';
 import type { Api, AnyRouteSpec } from '../api';
@@ -21,28 +20,6 @@ export const getPartnerSpec = { ...admin, method: 'GET', path: '/sandbox/partner
 export const updatePartnerSpec = { ...admin, method: 'PATCH', path: '/sandbox/partners/{client_id}', operationId: 'updatePartner', summary: 'Update KYB status, webhook URL, events or IP whitelist', params: ClientIdParamsSchema, body: UpdatePartnerBodySchema, data: PartnerSchema, message: 'Partner updated', errors: [404] } as const satisfies AnyRouteSpec;
 export const rotatePartnerKeysSpec = { ...admin, method: 'POST', path: '/sandbox/partners/{client_id}/keys', operationId: 'rotatePartnerKeys', summary: 'New key set for an environment; the previous one is revoked at once', params: ClientIdParamsSchema, body: RotateKeysBodySchema, data: KeyRotationSchema, message: 'Key set created; the previous set is revoked', errors: [404] } as const satisfies AnyRouteSpec;
 
-/** A partner as the control API shows it: full keys only where they are created. */
-export function partnerView(p: Partner, mask = false): Partner {
-  const keys = (set: KeySet) =>
-    mask ? { public_key: set.public_key, secret_key: maskKey(set.secret_key), encryption_key: maskKey(set.encryption_key) } : { ...set };
-  return {
-    client_id: p.client_id,
-    name: p.name,
-    kyb_status: p.kyb_status,
-    webhook_url: p.webhook_url,
-    events: p.events,
-    ip_whitelist: p.ip_whitelist,
-    keys: { test: keys(p.keys.test), live: keys(p.keys.live) },
-    created_at: p.created_at,
-    updated_at: p.updated_at,
-  };
-}
-
-/** `sk_test_****wxyz`: the prefix and the last four characters. */
-export function maskKey(key: string): string {
-  const prefix = /^[a-z]+_(?:test|live)_/.exec(key)?.[0] ?? '';
-  return `${prefix}****${key.slice(-4)}`;
-}
 
 /** CONTRACT §4 partner routes, and the list of CONTRACT §15. */
 export function registerPartnerRoutes(api: Api, deps: { partners: PartnerRegistry }): void {
