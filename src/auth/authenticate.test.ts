@@ -5,6 +5,7 @@ import { ApiError } from '../shared/errors';
 import { createIds } from '../shared/ids';
 import { AUTH_MESSAGES, authenticate, type Access, type AuthRequest } from './authenticate';
 import { createPartnerRegistry, type KeySet } from './partner.registry';
+import { refusal } from '../../test/support/refusal';
 
 // Spec §5 and CONTRACT §3: who is calling, or the documented 401/403; each known signing mistake
 // of spec §5.2 is named in the message. Requests are signed here with node:crypto, never with
@@ -63,16 +64,6 @@ function request(sent: { method?: string; path?: string; body?: string; timestam
     rawBody: body,
     ip: sent.ip ?? '127.0.0.1',
   };
-}
-
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected a refusal');
 }
 
 /** The `svc-sandbox-hint` the request should get, computed independently (CONTRACT §3). */

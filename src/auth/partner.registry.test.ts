@@ -4,6 +4,7 @@ import { ApiError } from '../shared/errors';
 import { WEBHOOK_EVENTS } from '../shared/events';
 import { createIds } from '../shared/ids';
 import { createPartnerRegistry, type KeySet } from './partner.registry';
+import { refusal } from '../../test/support/refusal';
 
 // CONTRACT §4 and §8: partners, their keys (prefixes checked), rotation, reset and snapshots.
 
@@ -21,16 +22,6 @@ const keySet = (env: 'test' | 'live', tag = 'a'): KeySet => ({
   secret_key: `sk_${env}_${tag.repeat(20)}`,
   encryption_key: `enc_${env}_${tag.repeat(20)}`,
 });
-
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('createPartnerRegistry', () => {
   it('creates a partner with a generated client id, defaults, and a prefixed key set per environment', () => {

@@ -3,6 +3,7 @@ import { ApiError } from '../shared/errors';
 import { createEviction, type NearlyFull } from './eviction';
 import type { OrderStatus } from './order.machine';
 import { OrderStore, type OrderRecord } from './order.store';
+import { refusal } from '../../test/support/refusal';
 
 // CONTRACT §9 on a small store: what is evicted, when a create is refused, the warning.
 
@@ -44,16 +45,6 @@ function setup(maxOrders: number, orders: Fake[] = []) {
     eviction.afterFinal(o);
   };
   return { store, eviction, batches, warnings, refs, create, finish };
-}
-
-function refusal(fn: () => void): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('createEviction', () => {

@@ -12,6 +12,7 @@ import { createLifecycle } from './order.lifecycle';
 import { DEFAULT_TIMINGS } from './order.machine';
 import { createQueries } from './order.queries';
 import { OrderStore } from './order.store';
+import { refusal } from '../../test/support/refusal';
 
 // What moves an order besides time (spec §4, CONTRACT §4): cancel and fulfil for the partner,
 // pay-in, payout outcome and expiry for the control API. The machine says what a status allows.
@@ -58,16 +59,6 @@ function makeOrders() {
   };
   const order = (reference: string) => store.orders.get(reference)!;
   return { clock, store, commands, sent, onramp, offramp, order };
-}
-
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('createCommands', () => {

@@ -12,6 +12,7 @@ import { DEFAULT_TIMINGS } from './order.machine';
 import { createQuotes } from './order.quotes';
 import type { CreateOrderBody } from './order.schemas';
 import { OrderStore } from './order.store';
+import { refusal } from '../../test/support/refusal';
 
 // POST /v1/orders (spec §4.1, CONTRACT §3 and §9): every check before anything is stored, and a
 // create that fails after storing takes the order back out.
@@ -74,16 +75,6 @@ const onramp = (over: Partial<CreateOrderBody> = {}): CreateOrderBody => ({
   customer: { reference: 'cus_1', name: 'Ada Obi', email: 'ada@example.com' },
   ...over,
 });
-
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('createIntake', () => {
   it('stores an onramp priced from its legs, awaiting payment, with order.created and a 30 min pay-in window', () => {

@@ -4,6 +4,7 @@ import { ApiError } from '../../shared/errors';
 import { createSandbox, VERSION, type Sandbox } from '../sandbox';
 import { exportState, exportStateChunks, restoreState, type StateParts } from './snapshot';
 import type { StateDocument } from './state.schema';
+import { refusal } from '../../../test/support/refusal';
 
 // CONTRACT §13: the whole state as one document; a restore checks what a schema cannot (the
 // references inside the document) and fully succeeds or changes nothing.
@@ -58,16 +59,6 @@ async function populated(): Promise<Sandbox> {
   s.faults.add({ path: '/v1/orders', error: { status: 503 }, times: 2 });
   await s.advance(90_000);
   return s;
-}
-
-function refusal(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('state snapshot', () => {
