@@ -172,9 +172,12 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
 
   it('retries a failed delivery from the page', async () => {
     await page.click('nav >> text=Webhook deliveries');
-    const retrying = page.locator('[data-testid="deliveries"] tr.st-row-retrying').first();
-    await retrying.waitFor();
-    const id = await retrying.getAttribute('data-delivery');
+    const first = page.locator('[data-testid="deliveries"] tr.st-row-retrying').first();
+    await first.waitFor();
+    const id = await first.getAttribute('data-delivery');
+    // Pinned by its id: `.first()` is looked up again at every use, and the live feed may reorder
+    // the rows in between (it did: the retry went to another delivery).
+    const retrying = page.locator(`[data-testid="deliveries"] tr[data-delivery="${id}"]`);
     receiver.behave(() => 'ok');
     await retrying.locator('button.icon').click();
     await retrying.locator('[data-action="retry"]').click();
