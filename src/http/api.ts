@@ -6,8 +6,12 @@ import { ok, type PageMeta } from '../shared/envelope';
 import { parseOrThrow } from '../shared/validation';
 import { envelopeHead, sharedEnvelope } from './render-cache';
 
-/** Who may call a route: nobody in particular, a public or secret key, a secret key, the admin. */
-export type RouteAuth = 'none' | 'read' | 'secret' | 'admin';
+/**
+ * Who may call a route, and what its guard enforces: anyone (`none`), a public or secret key
+ * (`read`), a secret key (`secret`), the admin (`admin`: the control API, CONTRACT §4), or the
+ * sandbox's own pages (`page`: the dashboard page and assets, no token, Host and Origin checked).
+ */
+export type RouteAuth = 'none' | 'read' | 'secret' | 'admin' | 'page';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type Tag = 'Health' | 'Reference data' | 'Orders' | 'sandbox';
 
@@ -94,7 +98,7 @@ export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | RawChunks 
 /** Statuses every route of an auth kind can answer (CONTRACT §3, §9), whatever the route. */
 export function errorStatuses(spec: AnyRouteSpec): number[] {
   const statuses = new Set<number>([413, ...(spec.errors ?? [])]);
-  if (spec.auth !== 'none') for (const s of [400, 401, 415, 422]) statuses.add(s);
+  if (spec.auth !== 'none' && spec.auth !== 'page') for (const s of [400, 401, 415, 422]) statuses.add(s);
   // 429 and 5xx may also be injected faults (CONTRACT §12), which apply to authenticated /v1 routes.
   if (spec.auth === 'read' || spec.auth === 'secret') for (const s of [403, 429, 500, 502, 503, 504]) statuses.add(s);
   if (spec.query || spec.params) statuses.add(422);

@@ -21,6 +21,7 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>>> = {
   ],
   secret: [{ bearerKey: [], clientId: [], timestamp: [], signature: [] }],
   admin: [{ adminToken: [] }, {}],
+  page: [],
 };
 
 const STATUS_TEXT: Record<number, string> = {

@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
 import { ClockViewSchema, clockView, systemWallClock, VirtualClock, type FiredTimer, type WallClock } from '../clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
-import { requireAdmin } from '../http/middleware/admin';
+import { controlGuards } from '../http/middleware/admin';
 import type { AnyRouteSpec } from '../http/api';
 import { registerClockRoutes } from '../http/control/clock.routes';
 import { registerPartnerRoutes } from '../http/control/partners.routes';
@@ -232,13 +232,14 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     faults,
   };
   const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
+  const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
   sandbox.app = createApp({
     logger,
     observe: recordRequests(requests, clock, wall, bus),
     version: VERSION,
     webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
-    // /sandbox is guarded once for every path under it (unknown ones included), just below.
-    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : undefined),
+    // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
+    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : auth === 'admin' ? control.admin : auth === 'page' ? control.page : undefined),
     register: (api) => {
       registerHealthRoutes(api, {
         clock,
@@ -249,7 +250,6 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       });
       registerReferenceRoutes(api, { reference });
       registerOrderRoutes(api, { orders });
-      api.router.use('/sandbox', requireAdmin(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts }));
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference });

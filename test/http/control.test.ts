@@ -188,6 +188,15 @@ describe('reset and admin token', () => {
         headers: { authorization: 'Bearer let-me-in', 'svc-client-id': c.demo.clientId },
       });
       expect(v1.status).toBe(401);
+      // Each route's own auth is its guard: every control route asks for the token, the page and
+      // its assets do not, and a path under /sandbox that is no route is a 404 whatever the
+      // credentials (CONTRACT §8), not a 401 from a guard laid over the whole prefix.
+      for (const [method, path] of [['GET', '/sandbox/partners'], ['POST', '/sandbox/reset'], ['GET', '/sandbox/state'], ['GET', '/sandbox/events']] as const) {
+        expect((await c.request(method, path)).status, `${method} ${path}`).toBe(401);
+      }
+      expect((await c.request('GET', '/sandbox/dashboard')).status).toBe(200);
+      expect((await c.request('GET', '/sandbox/no-such-route')).status).toBe(404);
+      expect((await c.request('GET', '/sandbox/no-such-route', { headers: { authorization: 'Bearer let-me-in' } })).status).toBe(404);
     } finally {
       await c.close();
     }

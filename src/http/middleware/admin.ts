@@ -3,7 +3,6 @@ import type { Context, Middleware } from 'koa';
 import { safeEqual } from '../../auth';
 import { forbidden, unauthorized } from '../../shared/errors';
 import { requireJsonBody } from './body';
-import { isPublicDashboardPath } from '../routes/dashboard.routes';
 
 /** Where the sandbox listens and what else it answers to (CONTRACT §4). */
 export interface SandboxHosts {
@@ -20,27 +19,38 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const WILDCARDS = new Set(['0.0.0.0', '[::]', '[::0]', '[0:0:0:0:0:0:0:0]']);
 
 /**
- * Guards /sandbox (CONTRACT §4): first what a web page elsewhere could send, refused with 403
- * `E_FORBIDDEN` (see `refuseForeignPages`); then, with an admin token configured,
- * `Authorization: Bearer <token>` is required; without one the control API is open to callers
- * on the sandbox's own host names (the server binds loopback).
+ * The guards of the control API's routes and the dashboard's (CONTRACT §4, §15), one per route
+ * auth kind: each route's own `auth` is what enforces it (an unknown path under /sandbox is a
+ * 404 like any other). Both first refuse what a web page elsewhere could send, with 403
+ * `E_FORBIDDEN` (see `refuseForeignPages`).
+ * - `admin` (the control API): then, with an admin token configured, `Authorization: Bearer
+ *   <token>` is required; without one the control API is open to callers on the sandbox's own
+ *   host names (the server binds loopback). A body must be JSON.
+ * - `page` (the dashboard page and its assets): no token, since they hold no data and the page
+ *   must load to ask for it; the token never travels in a URL. A link followed from another
+ *   site opens the page.
  */
-export function requireAdmin(adminToken: string | undefined, hosts: SandboxHosts = {}): Middleware {
+export function controlGuards(adminToken: string | undefined, hosts: SandboxHosts = {}): { admin: Middleware; page: Middleware } {
   const own = ownHostNames(hosts);
-  return async (ctx, next) => {
-    // With an admin token, the bearer check stands in for the Host check (a page on a
-    // rebound name has no token); the Origin check applies either way.
-    refuseForeignPages(ctx, adminToken ? undefined : own);
-    // The dashboard page and its assets hold no data: they load without the token, so the
-    // page can ask for it (CONTRACT §15); the token never travels in a URL.
-    if (adminToken && !isPublicDashboardPath(ctx.path)) {
-      const given = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
-      if (!safeEqual(given, adminToken)) {
-        throw unauthorized('The control API needs Authorization: Bearer <admin token> (--admin-token)');
+  // With an admin token, the bearer check stands in for the Host check (a page on a rebound
+  // name has no token); the Origin check applies either way.
+  const hostCheck = adminToken ? undefined : own;
+  return {
+    admin: (ctx, next) => {
+      refuseForeignPages(ctx, hostCheck, false);
+      if (adminToken) {
+        const given = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
+        if (!safeEqual(given, adminToken)) {
+          throw unauthorized('The control API needs Authorization: Bearer <admin token> (--admin-token)');
+        }
       }
-    }
-    requireJsonBody(ctx);
-    await next();
+      requireJsonBody(ctx);
+      return next();
+    },
+    page: (ctx, next) => {
+      refuseForeignPages(ctx, hostCheck, true);
+      return next();
+    },
   };
 }
 
@@ -68,7 +78,7 @@ export function ownHostNames(hosts: SandboxHosts): ReadonlySet<string> {
  * - `Sec-Fetch-Site: cross-site`, but for a link followed to the dashboard page itself.
  * Callers that are not browsers (curl, the CLI, tests) send no Origin and no Sec-Fetch-Site.
  */
-function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined): void {
+function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined, page: boolean): void {
   const host = ctx.req.headers.host;
   if (own !== undefined && host !== undefined) {
     const name = hostNameOf(host);
@@ -92,7 +102,7 @@ function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined):
   }
   // Following a link to the dashboard from another site (docs, chat) opens the page, which
   // holds no data; everything it then asks for is same-origin.
-  const navigation = ctx.method === 'GET' && ctx.req.headers['sec-fetch-mode'] === 'navigate' && isPublicDashboardPath(ctx.path);
+  const navigation = page && ctx.method === 'GET' && ctx.req.headers['sec-fetch-mode'] === 'navigate';
   if (!navigation && ctx.req.headers['sec-fetch-site']?.trim().toLowerCase() === 'cross-site') {
     throw forbidden(
       'Cross-site request refused (Sec-Fetch-Site: cross-site): the control API and the dashboard answer only their own page; open the dashboard at its own address (type it or bookmark it), or call /sandbox from outside a browser (curl, the CLI)',

@@ -8,14 +8,6 @@ export { LiveFeed, type LiveFeedDeps, type LiveKind } from '../../dashboard/live
 
 export const DASHBOARD_PATH = '/sandbox/dashboard';
 
-/**
- * Paths under /sandbox that answer without the admin token: the page and its assets hold no
- * data, and the page must load to ask for the token (CONTRACT §15). Every data call needs it.
- */
-export function isPublicDashboardPath(path: string): boolean {
-  return path === DASHBOARD_PATH || path.startsWith(`${ASSET_PREFIX}/`);
-}
-
 const AssetParamsSchema = z.object({ name: z.string().regex(/^[\w-]+\.(?:js|css)$/, 'must be an asset name such as app.js') });
 
 /**
@@ -24,10 +16,10 @@ const AssetParamsSchema = z.object({ name: z.string().regex(/^[\w-]+\.(?:js|css)
  */
 export function registerDashboard(api: Api, deps: { live: LiveFeed }): void {
   const assets = createAssetStore();
-  const page = { auth: 'none', tag: 'sandbox', data: z.void() } as const;
+  const page = { auth: 'page', tag: 'sandbox', data: z.void() } as const;
 
   api.route(
-    { ...page, method: 'GET', path: '/', operationId: 'home', summary: 'Redirects to the dashboard', media: [], successStatus: 302, message: 'Redirect to /sandbox/dashboard' },
+    { ...page, auth: 'none', method: 'GET', path: '/', operationId: 'home', summary: 'Redirects to the dashboard', media: [], successStatus: 302, message: 'Redirect to /sandbox/dashboard' },
     ({ ctx }) => {
       ctx.redirect(DASHBOARD_PATH);
     },
