@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ISO } from '../clock';
+import { KEY_PREFIX } from '../auth';
 import { ENVIRONMENTS } from '../reference';
 import { DateTime } from '../shared/schemas';
 
@@ -237,8 +238,11 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
 
 const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
 
+/** `Bearer <partner key prefix>?<rest>`, the prefixes being spec §5's (auth's KEY_PREFIX). */
+const BEARER = new RegExp(`^(Bearer\\s+)((?:${Object.values(KEY_PREFIX).join('|')})_(?:${ENVIRONMENTS.join('|')})_)?(\\S*)$`, 'i');
+
 function maskBearer(value: string): string {
-  const m = /^(Bearer\s+)((?:pk|sk|enc)_(?:test|live)_)?(\S*)$/i.exec(value);
+  const m = BEARER.exec(value);
   if (!m) return '****';
   const [, bearer, prefix, rest = ''] = m;
   // Only a partner key shows its last four characters; any other token shows none.
