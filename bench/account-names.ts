@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { VirtualClock } from '../src/clock';
 import { DEFAULT_FIXTURES_DIR, createReferenceStore, loadFixtures } from '../src/reference';
+import { median } from './stats';
 
 const { values: flags } = parseArgs({
   options: {
@@ -32,11 +33,6 @@ const kinds = {
   miss: () => store.lookupAccount('058', String(next++)),
 };
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const time = (lookup: () => unknown, n: number) => {
   const started = process.hrtime.bigint();
   for (let i = 0; i < n; i++) lookup();

@@ -28,6 +28,7 @@ import type { Context, Middleware } from 'koa';
 import { signRequest } from '../src/auth';
 import { createSandbox } from '../src/sandbox/sandbox';
 import { indexedDispatch } from '../src/http/route-index';
+import { median, pct } from './stats';
 
 type Variant = 'router' | 'index';
 
@@ -128,12 +129,6 @@ function spawnServer(variant: Variant): Promise<Child> {
   });
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 async function main(): Promise<void> {
   console.log(`Node ${process.version}; ${ROUNDS} alternating rounds\n`);

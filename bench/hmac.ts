@@ -16,6 +16,7 @@ import { createHmac, hash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { canonicalString } from '../src/auth';
 import { createSandbox } from '../src/sandbox/sandbox';
+import { median } from './stats';
 
 const { values: flags } = parseArgs({
   options: {
@@ -85,11 +86,6 @@ for (const [name, { text: message }] of Object.entries(messages)) {
   if (!viaPads(key, message).equals(viaCreateHmac(key, message))) throw new Error(`the pads disagree with createHmac on ${name}`);
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 /** ns per signature over `n` signatures of `message` (each a distinct timestamp, as requests are). */
 function time(hmac: Hmac, message: string, n: number): number {

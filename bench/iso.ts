@@ -12,6 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ISO } from '../src/clock';
+import { median } from './stats';
 
 const { values: flags } = parseArgs({
   options: {
@@ -34,11 +35,6 @@ const patterns: Record<string, number[]> = {
 const viaDate = (ms: number) => new Date(ms).toISOString();
 for (const instants of Object.values(patterns)) for (const ms of instants) if (ISO(ms) !== viaDate(ms)) throw new Error(`ISO(${ms}) differs`);
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const time = (format: (ms: number) => string, instants: number[], n: number) => {
   let sink = 0;
   const started = process.hrtime.bigint();

@@ -28,6 +28,7 @@ import { recordRequests } from '../src/http/middleware/inspect';
 import { RequestLog } from '../src/http/request-log';
 import { ok } from '../src/shared/envelope';
 import { envelopeHead, renderedOnce, sharedEnvelope } from '../src/http/render-cache';
+import { median, pct } from './stats';
 
 type Variant = 'stringify' | 'once' | 'shared';
 const VARIANTS: Variant[] = ['stringify', 'once', 'shared'];
@@ -120,12 +121,6 @@ function spawnServer(variant: Variant): Promise<Child> {
   });
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 async function main(): Promise<void> {
   const servers = Object.fromEntries(await Promise.all(VARIANTS.map(async (v) => [v, await spawnServer(v)] as const))) as Record<Variant, Child>;
