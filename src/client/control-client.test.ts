@@ -111,9 +111,9 @@ describe('the control client (issue 17 part 4)', () => {
     const { seen, fetch } = recording({ status: 200, text: JSON.stringify(har) });
     expect(await createControlClient({ baseUrl: 'http://sandbox.test', fetch }).exportRequestsHar({ query: { status: '4xx' } })).toEqual(har);
     expect(seen[0]!.url).toBe('http://sandbox.test/sandbox/requests.har?status=4xx');
-    const refusal = { status: 422, text: JSON.stringify({ status: false, code: 'E_VALIDATION_ERROR', message: 'limit: must be an integer from 1 to 1000' }) };
+    const refusal = { status: 404, text: JSON.stringify({ status: false, code: 'E_NOTFOUND', message: 'Partner ptr_x not found' }) };
     const refused = createControlClient({ baseUrl: 'http://sandbox.test', fetch: recording(refusal).fetch });
-    await expect(refused.exportRequestsHar({ query: { limit: 0 } })).rejects.toMatchObject({ name: 'SandboxError', status: 422, route: 'GET /sandbox/requests.har' });
+    await expect(refused.exportPostmanCollection({ query: { client_id: 'ptr_x' } })).rejects.toMatchObject({ name: 'SandboxError', status: 404, route: 'GET /sandbox/postman.json' });
   });
 
   it('throws a plain Error naming the route when the answer is not an envelope', async () => {

@@ -139,6 +139,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getRequest: ['GET', '/sandbox/requests/{id}'],
   clearRequests: ['DELETE', '/sandbox/requests'],
   exportRequestsHar: ['GET', '/sandbox/requests.har', 'document'],
+  exportPostmanCollection: ['GET', '/sandbox/postman.json', 'document'],
   addFault: ['POST', '/sandbox/faults'],
   listFaults: ['GET', '/sandbox/faults'],
   removeFault: ['DELETE', '/sandbox/faults/{id}'],

@@ -257,7 +257,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerWebhookRoutes(api, { dispatcher, partners, orders });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
-      registerExportRoutes(api, { requests, version: VERSION });
+      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),
