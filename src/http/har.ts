@@ -165,13 +165,20 @@ function inspectorFields(r: RecordedRequest): HarEntry['_inspector'] {
   return out;
 }
 
-/** The path (with its query) on the sandbox's origin; a path no URL parser takes is kept as sent. */
+/**
+ * The path (with its query) on the sandbox's origin, as a URI (RFC 3986, which HAR asks for): a
+ * URL parser's form, with what it lets through but a URI may not hold percent-encoded (the `[`
+ * and `]` of a `[redacted]` value, a `%` not starting an escape, `{`, `|`, …).
+ */
 function absolute(path: string, origin: string): string {
+  let rest = path;
   try {
-    return new URL(path, origin).href;
+    const url = new URL(path, origin);
+    rest = url.pathname + url.search;
   } catch {
-    return origin + path;
+    // kept as recorded, then escaped below
   }
+  return origin + rest.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?@!$&'()*+,;=%]/g, (c) => encodeURIComponent(c));
 }
 
 function queryOf(url: string): HarEntry['request']['queryString'] {

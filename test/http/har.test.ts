@@ -69,6 +69,20 @@ describe('GET /sandbox/requests.har (CONTRACT §19)', () => {
     expect(entry._inspector).toMatchObject({ auth: 'failed', code: 'E_UNAUTHORIZED', hint: refused.headers.get('svc-sandbox-hint') });
   });
 
+  it('keeps a secret-looking query value redacted, in a URL that is still a URI', async () => {
+    await s.signed('GET', '/v1/institutions?fiat=NGN&token=admin-secret-123&note={a|b}');
+    const { body: doc, text } = await har();
+    expect(harErrors(doc)).toEqual([]);
+    const [entry] = doc.log.entries;
+    expect(entry.request.url).toBe(`${s.url}/v1/institutions?fiat=NGN&token=%5Bredacted%5D&note=%7Ba%7Cb%7D`);
+    expect(entry.request.queryString).toEqual([
+      { name: 'fiat', value: 'NGN' },
+      { name: 'token', value: '[redacted]' },
+      { name: 'note', value: '{a|b}' },
+    ]);
+    expect(text).not.toContain('admin-secret-123');
+  });
+
   it('says when a body is the first 4,096 characters of a longer one', async () => {
     const body = JSON.stringify({ from: { currency: 'NGN', amount: 5000 }, to: legs.onramp.to, pad: 'x'.repeat(6000) });
     await s.signed('POST', '/v1/orders/quote', body);
