@@ -184,6 +184,35 @@ describe('the collection run by newman against a fresh sandbox (CONTRACT §19)',
     expect(summary.run.failures).toEqual([]);
   }, 60_000);
 
+  it('signs the path and query Postman sends when they need percent-encoding', async () => {
+    const c = await collection();
+    const odd = {
+      name: 'Odd characters',
+      request: {
+        method: 'GET',
+        header: [],
+        url: {
+          raw: '{{baseUrl}}/v1/networks/:identifier',
+          host: ['{{baseUrl}}'],
+          path: ['v1', 'networks', ':identifier'],
+          query: [
+            { key: 'q', value: `a b'"é<{x}>` },
+            { key: 'done', value: '50%25' },
+            { key: 'flag', value: null },
+            { key: 'env', value: '{{environment}}' },
+            { key: 'off', value: 'x', disabled: true },
+          ],
+          variable: [{ key: 'identifier', value: 'base sepolia é`{}' }],
+        },
+      },
+    };
+    const summary = await run({ collection: { ...c, item: [{ name: 'Odd', item: [odd] }] } });
+    // Refused for its meaning (no such network), not for its signature.
+    expect(answers(summary)).toEqual([{ name: 'Odd characters', code: 404 }]);
+    const [seen] = (await s.control('GET', '/sandbox/requests?limit=1')).body.data;
+    expect(seen).toMatchObject({ auth: 'secret', status: 404, path: "/v1/networks/base%20sepolia%20%C3%A9%60%7B%7D?q=a%20b%27%22%C3%A9%3C{x}%3E&done=50%25&flag&env=test" });
+  }, 60_000);
+
   it('fails when the signature is wrong (the check is not vacuous)', async () => {
     const summary = await run({ collection: await collection(), folder: 'Happy path', envVar: [{ key: 'encryptionKey', value: `enc_test_${'x'.repeat(32)}` }] });
     expect(answers(summary)[0]).toEqual({ name: 'Create a quote', code: 401 });
