@@ -5,7 +5,7 @@ import { REMOTE_USAGE, runRemote, UsageError } from './remote';
 
 const USAGE = `Usage: ramp-sandbox postman [--out FILE] [--client-id ID] [--environment test|live] [--sandbox URL]
 
-Writes a Postman v2.1 collection of every /v1 route of a running sandbox (CONTRACT §19,
+Writes a Postman v2.1 collection of every /v1 route of a running sandbox (its
 GET /sandbox/postman.json): the partner's client id and keys as collection variables, a
 collection-level pre-request script that signs each request (spec §5.2), and a "Happy path"
 folder (quote, order, get, cancel) that checks every answer. Import the file into Postman, or
