@@ -28,6 +28,7 @@ import { exportState, exportStateChunks, restoreState, summarise, type StatePart
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from '../shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from '../http/control/inspector.routes';
+import { registerExportRoutes } from '../http/control/exports.routes';
 import { FaultStore } from '../http/faults/fault.store';
 import { RequestLog } from '../http/request-log';
 import { recordRequests, type RequestEvents } from '../http/middleware/inspect';
@@ -256,6 +257,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerWebhookRoutes(api, { dispatcher, partners, orders });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
+      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),
