@@ -7,6 +7,9 @@ import { PackedBody } from './packed-body';
 
 export type { DeliveryStatus };
 
+/** How much of a receiver's answer the log keeps (characters). */
+export const RESPONSE_EXCERPT = 500;
+
 /** Delivery state: one event to one receiver, with every attempt (CONTRACT §5); a snapshot's check. */
 export const AttemptRecordSchema = z.object({
   number: z.number().int().positive(),

@@ -1,11 +1,8 @@
 import type { Partner } from '../auth';
-import { sign } from '../auth';
 import type { WallClock } from '../clock';
 import { httpRequest } from './http-request';
-import { bodyOf, type Attempt, type Delivery } from './delivery';
-
-/** How much of a receiver's answer the log keeps. */
-const EXCERPT = 500;
+import { RESPONSE_EXCERPT, type Attempt, type Delivery } from './delivery';
+import { signAttempt } from './sign-attempt';
 
 export interface TransportOptions {
   wall: WallClock;
@@ -15,9 +12,8 @@ export interface TransportOptions {
 }
 
 /**
- * One attempt over HTTP: the body signed per spec §6.4 with the partner's encryption key of the
- * delivery's environment, the `svc-*` headers, the answer (or failure) written into `record`.
- * True when the receiver answered 2xx.
+ * One attempt over HTTP: the signed body and headers (`signAttempt`), the answer (or failure)
+ * written into `record`. True when the receiver answered 2xx.
  */
 export async function postAttempt(delivery: Delivery, partner: Partner, url: string, number: number, record: Attempt, opts: TransportOptions): Promise<boolean> {
   let target: URL;
@@ -27,30 +23,10 @@ export async function postAttempt(delivery: Delivery, partner: Partner, url: str
     record.error = `invalid webhook URL ${url}`;
     return false;
   }
-  // Transport time (CONTRACT §2): the receiver checks staleness against its real clock.
-  const timestamp = String(opts.wall.now());
-  const body = bodyOf(delivery);
-  const signature = sign(
-    { clientId: partner.client_id, timestamp, method: 'POST', path: target.pathname + target.search, rawBody: body },
-    partner.keys[delivery.environment].encryption_key,
-  );
+  const { headers, body } = signAttempt(delivery, partner, target.pathname + target.search, number, opts);
   const started = performance.now();
   try {
-    const res = await httpRequest(target, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': opts.userAgent,
-        'svc-signature': signature,
-        'svc-timestamp': timestamp,
-        'svc-event': delivery.event,
-        'svc-delivery-id': delivery.id,
-        'svc-attempt': String(number),
-      },
-      body,
-      timeoutMs: opts.timeoutMs,
-      maxBodyChars: EXCERPT,
-    });
+    const res = await httpRequest(target, { method: 'POST', headers, body, timeoutMs: opts.timeoutMs, maxBodyChars: RESPONSE_EXCERPT });
     record.http_status = res.status;
     record.response_excerpt = res.text;
     if (res.status < 200 || res.status >= 300) record.error = `HTTP ${res.status}`;
