@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type * as clockRoutes from '../http/control/clock.routes';
 import type * as inspectorRoutes from '../http/control/inspector.routes';
+import type * as listenRoutes from '../http/control/listen.routes';
 import type * as orderRoutes from '../http/control/orders.routes';
 import type * as partnerRoutes from '../http/control/partners.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
@@ -28,6 +29,7 @@ export type ControlSpecs = SpecsIn<
     typeof orderRoutes &
     typeof webhookRoutes &
     typeof inspectorRoutes &
+    typeof listenRoutes &
     typeof stateRoutes & { resetSpec: typeof resetSpec }
 >;
 
@@ -125,6 +127,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getDelivery: ['GET', '/sandbox/webhooks/deliveries/{id}'],
   retryDelivery: ['POST', '/sandbox/webhooks/deliveries/{id}/retry'],
   sendWebhook: ['POST', '/sandbox/webhooks/send'],
+  answerListenAttempt: ['POST', '/sandbox/listen/attempts/{id}'],
   listRequests: ['GET', '/sandbox/requests'],
   getRequest: ['GET', '/sandbox/requests/{id}'],
   clearRequests: ['DELETE', '/sandbox/requests'],
