@@ -19,6 +19,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'print a signed curl for a request (demo partner keys by default)',
     load: () => import('./sign.command'),
   },
+  listen: {
+    summary: "relay a partner's webhook deliveries from a (remote) sandbox to a local receiver",
+    load: () => import('./listen.command'),
+  },
 };
 
 const HELP = `ramp-sandbox ${PACKAGE_VERSION}: an in-memory Partner Order API sandbox
