@@ -268,6 +268,8 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     expect(Object.keys(stream.responses)).toEqual(expect.arrayContaining(['401', '403', '404', '422']));
     const answer = doc.paths['/sandbox/listen/attempts/{id}'].post;
     expect(answer.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/ListenAnswer');
+    // A status or an error, as the server checks.
+    expect(doc.components.schemas.ListenAnswer.anyOf).toEqual([{ required: ['status'] }, { required: ['error'] }]);
     expect(Object.keys(answer.responses)).toEqual(expect.arrayContaining(['200', '401', '404', '409', '413', '422']));
   });
 });

@@ -55,7 +55,7 @@ export const ListenAnswerBodySchema = z
     error: z.string().min(1).max(1000).optional().meta({ description: 'why there is no answer (connection refused, timed out, …)' }),
   })
   .refine((b) => b.status !== undefined || b.error !== undefined, { message: 'give the receiver’s status, or the error when it gave none', path: ['status'] })
-  .meta({ id: 'ListenAnswer', example: { status: 200, body: 'ok', duration_ms: 12 } });
+  .meta({ id: 'ListenAnswer', example: { status: 200, body: 'ok', duration_ms: 12 }, anyOf: [{ required: ['status'] }, { required: ['error'] }] });
 
 export const ListenAnswerResultSchema = z
   .object({
@@ -64,7 +64,7 @@ export const ListenAnswerResultSchema = z
     attempt: z.number().int().positive(),
     succeeded: z.boolean().meta({ description: 'a 2xx status with no error: the delivery is done; otherwise it is retried on schedule' }),
   })
-  .meta({ id: 'ListenAnswerResult' });
+  .meta({ id: 'ListenAnswerResult', example: { id: 'dlv_8f3k2j.1', delivery_id: 'dlv_8f3k2j', attempt: 1, succeeded: true } });
 
 const AttemptParamsSchema = z.object({ id: z.string().min(1).max(300) });
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
