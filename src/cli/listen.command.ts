@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readEventStream } from '../client/event-stream';
+import { readEventStream } from './event-stream';
 import { SandboxError } from '../client/sandbox-error';
 import type { ControlClient } from '../client/control-client';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';

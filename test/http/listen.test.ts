@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readEventStream } from '../../src/client/event-stream';
+import { readEventStream } from '../../src/cli/event-stream';
 import { verifyWebhook } from '../../src';
 import { advance, createOrder } from '../support/orders';
 import { startReceiver, verifies, type Receiver } from '../support/receiver';
