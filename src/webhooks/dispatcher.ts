@@ -5,9 +5,9 @@ import type { WebhookEvent } from '../shared/events';
 import { createBus, type Bus } from '../shared/bus';
 import { conflict, notFound } from '../shared/errors';
 import { unused, type Ids } from '../shared/ids';
-import { deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
+import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
 import { createListeners, type Listener, type ListenerAnswer, type ListenerOptions, type ListenerSink } from './listeners';
-import { signAttempt } from './sign-attempt';
+import { deliveryHeaders, signedPath } from './delivery-headers';
 import { postAttempt } from './transport';
 
 export type { Attempt, Delivery, DeliveryStatus } from './delivery';
@@ -139,10 +139,23 @@ export function createDispatcher(deps: DispatcherDeps) {
     let ok = false;
     const generationAtStart = generation;
     if (listener && partner) {
-      const path = signedPath(listener.forward_to ?? partner.webhook_url);
-      const signed = signAttempt(delivery, partner, path, number, { wall, userAgent });
+      // Signed as the HTTP transport signs, over the path the listener's receiver sees.
+      const target = listenerTarget(listener.forward_to ?? partner.webhook_url);
+      const body = bodyOf(delivery);
       const { id: delivery_id, client_id, environment, order, event } = delivery;
-      ok = await listeners.hand(listener, { id: `${delivery_id}.${number}`, delivery_id, client_id, environment, event, order, attempt: number, path, ...signed }, record);
+      const headers = deliveryHeaders({
+        clientId: client_id,
+        encryptionKey: partner.keys[environment].encryption_key,
+        url: target,
+        body,
+        // Transport time (CONTRACT §2), as over HTTP.
+        timestamp: String(wall.now()),
+        event,
+        deliveryId: delivery_id,
+        attempt: number,
+      });
+      const handed = { id: `${delivery_id}.${number}`, delivery_id, client_id, environment, event, order, attempt: number, path: signedPath(target), headers: { ...headers, 'user-agent': userAgent }, body };
+      ok = await listeners.hand(listener, handed, record);
     } else if (!url || !partner) {
       record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
     } else {
@@ -302,14 +315,14 @@ export function createDispatcher(deps: DispatcherDeps) {
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
-/** The path and query a listener's attempt is signed over (spec §6.4): its URL's, else `/`. */
-function signedPath(url: string | null): string {
-  if (url === null) return '/';
+/** Whose path and query a listener's attempt is signed over (spec §6.4): the URL given, else `/`. */
+function listenerTarget(url: string | null): URL {
+  const root = new URL('http://listener.invalid/');
+  if (url === null) return root;
   try {
-    const target = new URL(url);
-    return target.pathname + target.search;
+    return new URL(url);
   } catch {
-    return '/';
+    return root;
   }
 }
 

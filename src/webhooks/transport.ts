@@ -1,8 +1,11 @@
 import type { Partner } from '../auth';
 import type { WallClock } from '../clock';
 import { httpRequest } from './http-request';
-import { RESPONSE_EXCERPT, type Attempt, type Delivery } from './delivery';
-import { signAttempt } from './sign-attempt';
+import { bodyOf, type Attempt, type Delivery } from './delivery';
+import { deliveryHeaders } from './delivery-headers';
+
+/** How much of a receiver's answer the log keeps. */
+const EXCERPT = 500;
 
 export interface TransportOptions {
   wall: WallClock;
@@ -12,8 +15,9 @@ export interface TransportOptions {
 }
 
 /**
- * One attempt over HTTP: the signed body and headers (`signAttempt`), the answer (or failure)
- * written into `record`. True when the receiver answered 2xx.
+ * One attempt over HTTP: the body signed per spec §6.4 with the partner's encryption key of the
+ * delivery's environment, the `svc-*` headers, the answer (or failure) written into `record`.
+ * True when the receiver answered 2xx.
  */
 export async function postAttempt(delivery: Delivery, partner: Partner, url: string, number: number, record: Attempt, opts: TransportOptions): Promise<boolean> {
   let target: URL;
@@ -23,10 +27,28 @@ export async function postAttempt(delivery: Delivery, partner: Partner, url: str
     record.error = `invalid webhook URL ${url}`;
     return false;
   }
-  const { headers, body } = signAttempt(delivery, partner, target.pathname + target.search, number, opts);
+  // Transport time (CONTRACT §2): the receiver checks staleness against its real clock.
+  const timestamp = String(opts.wall.now());
+  const body = bodyOf(delivery);
+  const headers = deliveryHeaders({
+    clientId: partner.client_id,
+    encryptionKey: partner.keys[delivery.environment].encryption_key,
+    url: target,
+    body,
+    timestamp,
+    event: delivery.event,
+    deliveryId: delivery.id,
+    attempt: number,
+  });
   const started = performance.now();
   try {
-    const res = await httpRequest(target, { method: 'POST', headers, body, timeoutMs: opts.timeoutMs, maxBodyChars: RESPONSE_EXCERPT });
+    const res = await httpRequest(target, {
+      method: 'POST',
+      headers: { ...headers, 'user-agent': opts.userAgent },
+      body,
+      timeoutMs: opts.timeoutMs,
+      maxBodyChars: EXCERPT,
+    });
     record.http_status = res.status;
     record.response_excerpt = res.text;
     if (res.status < 200 || res.status >= 300) record.error = `HTTP ${res.status}`;
