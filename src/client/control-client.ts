@@ -127,7 +127,6 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getDelivery: ['GET', '/sandbox/webhooks/deliveries/{id}'],
   retryDelivery: ['POST', '/sandbox/webhooks/deliveries/{id}/retry'],
   sendWebhook: ['POST', '/sandbox/webhooks/send'],
-  answerListenAttempt: ['POST', '/sandbox/listen/attempts/{id}'],
   listRequests: ['GET', '/sandbox/requests'],
   getRequest: ['GET', '/sandbox/requests/{id}'],
   clearRequests: ['DELETE', '/sandbox/requests'],
@@ -138,6 +137,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getState: ['GET', '/sandbox/state'],
   putState: ['PUT', '/sandbox/state'],
   saveState: ['POST', '/sandbox/state/save'],
+  answerListenAttempt: ['POST', '/sandbox/listen/attempts/{id}'],
   reset: ['POST', '/sandbox/reset'],
 };
 
