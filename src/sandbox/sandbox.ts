@@ -22,6 +22,7 @@ import { LiveFeed, registerDashboard } from '../http/routes/dashboard.routes';
 import { createOrderService, type OrderEvents, type OrderService } from '../orders';
 import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher, type DispatcherOptions } from '../webhooks';
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
+import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
 import { exportState, exportStateChunks, restoreState, summarise, type StateParts } from './state/snapshot';
@@ -222,6 +223,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     close() {
       clock.stop();
       live.close();
+      dispatcher.closeListeners();
     },
   };
 
@@ -255,6 +257,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
       registerWebhookRoutes(api, { dispatcher, partners, orders });
+      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
@@ -336,6 +339,9 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
     async shutdown() {
       const { dispatcher, logger, wall } = sandbox;
       logger.info({ requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount }, 'shutting down: finishing requests and webhook attempts in flight');
+      // A listener's open stream is a request that never finishes on its own: it is ended first
+      // (its pending attempts fail and stay scheduled for retry), so it does not hold the stop.
+      dispatcher.closeListeners();
       const report = await gracefulStop({
         server,
         requests,
