@@ -36,7 +36,8 @@ export const OrderContextSchema = z.object({
   outcome: z.enum(PAYOUT_OUTCOMES),
   percentage: finite,
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
-  autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
+  // (not finite.positive(): a minimum beside exclusiveMinimum is a mixed range in the document)
+  autoPayin: z.object({ fraction: z.number().gt(0).max(MAX_STORED_AMOUNT), confirmed: z.boolean() }).nullable().default(null),
   /** When the pay-in window closes by itself, in ms from the order's creation; set as it opens (null before). */
   payinClosesAfter: z.number().nonnegative().max(MAX_INSTANT).nullable().default(null),
 });
