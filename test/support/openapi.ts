@@ -9,9 +9,11 @@ import addFormatsModule from 'ajv-formats';
 // ajv-formats is CommonJS; under ESM its default export is the function or holds it.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
+type Response = { content?: Record<string, unknown>; $ref?: string };
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
   webhooks?: Record<string, unknown>;
+  components?: { responses?: Record<string, Response> };
 };
 
 export interface ResponseChecker {
@@ -76,8 +78,14 @@ export function createResponseChecker(doc: Doc): ResponseChecker {
         validate(where, errorPointer, parse());
         return;
       }
-      const response = op.responses[String(status)];
+      let response = op.responses[String(status)];
       if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${item!.template}`);
+      // An error answer refers to a named response (components.responses).
+      let pointer = `/paths/${escape(item!.template)}/${m}/responses/${status}`;
+      if (response.$ref) {
+        pointer = response.$ref.slice(1);
+        response = doc.components?.responses?.[response.$ref.split('/').pop()!] ?? {};
+      }
       const types = Object.keys(response.content ?? {});
       const media = types[0];
       if (!media) return;
@@ -87,7 +95,7 @@ export function createResponseChecker(doc: Doc): ResponseChecker {
         return;
       }
       if (!contentType?.startsWith('application/json')) throw new Error(`${where}: expected application/json, got ${contentType}`);
-      validate(where, `/paths/${escape(item!.template)}/${m}/responses/${status}/content/${escape(media)}/schema`, parse());
+      validate(where, `${pointer}/content/${escape(media)}/schema`, parse());
     },
     checkWebhook(body) {
       const event = (body as { event?: unknown })?.event;
