@@ -4,7 +4,7 @@ import type { PartnerRegistry } from '../../auth';
 import type { Api, AnyRouteSpec } from '../api';
 import { ENVIRONMENTS } from '../../reference';
 import { HTTP_URL_PATTERN } from '../../shared/documented';
-import type { OrderService } from '../../orders';
+import { eventSummary, type OrderService } from '../../orders';
 import { badRequest, notFound } from '../../shared/errors';
 import { paginate } from '../../shared/envelope';
 import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, deliveryView, type Dispatcher } from '../../webhooks';
@@ -99,7 +99,7 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
         if (order.clientId !== partner.client_id) throw badRequest(`order: ${body.order} belongs to another partner`);
         if (body.environment && body.environment !== order.env) throw badRequest(`environment: order ${body.order} is a ${order.env} order`);
         environment = order.env;
-        data = { ...orders.summary(order) };
+        data = { ...eventSummary(body.event, orders.summary(order)) };
       } else if (!body.data) {
         throw badRequest('order: give an order reference, or data to send');
       }
