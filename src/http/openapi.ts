@@ -101,6 +101,43 @@ const webhookHeaders = (event: string) =>
  * success envelope is a named component; errors refer to named responses with their headers.
  */
 export function buildOpenApi(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpec[], version: string) {
+  // Generating takes a few hundred ms of one core; every app of a process (a test file starts
+  // many) has the same routes and schemas, so it is made once and handed out as a copy.
+  const key = fingerprint(routes, webhooks, version);
+  const made = BUILT.get(key);
+  if (made) return structuredClone(made);
+  const doc = generate(routes, webhooks, version);
+  BUILT.set(key, doc);
+  return structuredClone(doc);
+}
+
+/** Documents made in this process, by the fingerprint of what they were made from. */
+const BUILT = new Map<string, Record<string, unknown>>();
+const SCHEMA_IDS = new WeakMap<object, number>();
+
+/**
+ * What a document depends on: every text and flag of the routes and webhooks, and their schemas
+ * (an array by its element's, so `z.array(X)` made anew for each app is the same; a plain string
+ * or void by its kind; any other schema by identity, as the modules make them once).
+ */
+function fingerprint(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpec[], version: string): string {
+  const schemaKey = (schema: z.ZodType | undefined): string => {
+    if (schema === undefined) return '-';
+    if (schema instanceof z.ZodArray) return `[${schemaKey(schema.element as z.ZodType)}]`;
+    if ((schema instanceof z.ZodString || schema instanceof z.ZodVoid) && schema.meta() === undefined && !(schema instanceof z.ZodString && schema.def.checks?.length)) return schema.def.type;
+    let id = SCHEMA_IDS.get(schema);
+    if (id === undefined) SCHEMA_IDS.set(schema, (id = SCHEMA_IDS_NEXT.n++));
+    return `#${id}`;
+  };
+  return JSON.stringify([
+    version,
+    routes.map((r) => [r.method, r.path, r.operationId, r.summary, r.description, r.tag, r.auth, r.errors, r.paged, r.html, r.media, r.successStatus, r.message, schemaKey(r.params), schemaKey(r.query), schemaKey(r.body), schemaKey(r.data)]),
+    webhooks.map((w) => [w.event, w.summary, schemaKey(w.payload)]),
+  ]);
+}
+const SCHEMA_IDS_NEXT = { n: 1 };
+
+function generate(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpec[], version: string): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registerSecuritySchemes(registry);
   for (const [name, r] of Object.entries(ERROR_RESPONSES)) {

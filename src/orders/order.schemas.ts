@@ -197,6 +197,11 @@ export const CryptoFulfilSchema = z
   .object({ tx_hash: trimmed(200).meta({ description: 'a transaction hash of the pay-in network\'s format', example: `0x${'ab'.repeat(32)}` }) })
   .meta({ id: 'CryptoFulfilBody', description: 'Proof of a crypto pay-in (offramp, swap)', example: { tx_hash: `0x${'ab'.repeat(32)}` } });
 
+/** Fulfil as the document states it: the proof of the order's pay-in kind (checked by the handler against the order). */
+export const FulfilBodySchema = z
+  .union([FiatFulfilSchema, CryptoFulfilSchema])
+  .meta({ id: 'FulfillOrderBody', description: 'Spec §4.1: fiat pay-in (onramp) `reference` and `institution`; crypto pay-in (offramp, swap) `tx_hash`' });
+
 export const INCLUDES = ['payout', 'timeline'] as const;
 export type Include = (typeof INCLUDES)[number];
 

@@ -11,10 +11,18 @@ export type DeliveryStatus = z.output<typeof DeliveryStatusSchema>;
 export const WebhookEventSchema = z.enum(WEBHOOK_EVENTS).meta({ id: 'WebhookEvent' });
 
 /** Spec §6.2 webhook body of one event: `{event, data: <order summary>}` (order.created: status awaiting_user_payment). */
-export const webhookPayloadSchema = (event: WebhookEvent) =>
-  z
-    .object({ event: z.literal(event), data: event === 'order.created' ? OrderCreatedSummarySchema : OrderSummarySchema })
-    .meta({ id: `Webhook_${event.replace('.', '_')}`, description: `Spec §6.2: the body of an ${event} delivery` });
+export function webhookPayloadSchema(event: WebhookEvent) {
+  let schema = PAYLOADS.get(event);
+  if (!schema) {
+    schema = z
+      .object({ event: z.literal(event), data: event === 'order.created' ? OrderCreatedSummarySchema : OrderSummarySchema })
+      .meta({ id: `Webhook_${event.replace('.', '_')}`, description: `Spec §6.2: the body of an ${event} delivery` });
+    PAYLOADS.set(event, schema);
+  }
+  return schema;
+}
+/** One schema per event, made once (the OpenAPI document of every app refers to the same). */
+const PAYLOADS = new Map<WebhookEvent, z.ZodType>();
 
 export const AttemptSchema = z
   .object({
