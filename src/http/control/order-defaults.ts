@@ -82,7 +82,9 @@ function defaultRecipient(reference: ReferenceStore, env: Environment, from: Leg
   if (to.network === undefined) {
     // An offramp pays a bank account: the name must be the bank's (what an account lookup says).
     const bank = reference.institutionsOf(to.currency).find((i) => i.type === 'bank') ?? reference.institutionsOf(to.currency)[0];
-    if (!bank) return {};
+    // No institution (a currency that is no fiat): a recipient of the right shape all the same, so
+    // the create names what is wrong (the currency), not a recipient the caller never sent.
+    if (!bank) return { institution_code: '-', account_number: ACCOUNT_NUMBER, account_name: CUSTOMER.name.toUpperCase() };
     let accountName = CUSTOMER.name.toUpperCase();
     try {
       accountName = reference.lookupAccount(bank.code, ACCOUNT_NUMBER).account_name;
