@@ -180,7 +180,11 @@ export const CreateOrderBodyDoc = z
         example: { from: { currency: 'USDC', network: 'base-sepolia', amount: 100 }, to: { currency: 'ETH', network: 'base-sepolia' }, recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' }, customer: EXAMPLE_CUSTOMER },
       }),
   ])
-  .meta({ id: 'CreateOrderBody', description: 'Spec §4.1: either `quote_id`, or `from` and `to` legs (CONTRACT §3: unknown fields are ignored)' });
+  .meta({
+    id: 'CreateOrderBody',
+    description: 'Spec §4.1: either `quote_id`, or `from` and `to` legs (CONTRACT §3: unknown fields are ignored)',
+    example: { merchant_reference: 'inv-2026-0001', from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' }, customer: EXAMPLE_CUSTOMER },
+  });
 documentedAs(CreateOrderBodySchema, CreateOrderBodyDoc);
 
 export const CancelBodySchema = z
