@@ -45,16 +45,18 @@ export const RequestsQuerySchema = z.object({
   environment: z.enum(ENVIRONMENTS).optional(),
   status: z
     .string()
-    .regex(/^(?:[1-5]\d\d|[1-5]xx)$/, 'must be an HTTP status (401) or a class (4xx)')
-    .optional(),
+    .regex(/^(?:[1-5][0-9][0-9]|[1-5]xx)$/, 'must be an HTTP status (401) or a class (4xx)')
+    .optional()
+    .meta({ example: '4xx' }),
   path: z.string().optional().meta({ description: 'part of the path' }),
   limit: z
     .string()
-    .regex(/^\d+$/, 'must be an integer from 1 to 1000')
+    .regex(/^[0-9]+$/, 'must be an integer from 1 to 1000')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'must be an integer from 1 to 1000')
     .optional()
-    .transform((n) => n ?? 50),
+    .transform((n) => n ?? 50)
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, default: 50, example: 50 }),
 });
 export type RequestsQuery = z.output<typeof RequestsQuerySchema>;
 

@@ -4,7 +4,7 @@ import type { OrdersCore } from './order.core';
 import type { ArrivePayinParams, OrderEvent, PayoutParams, RefundParams } from './order.machine';
 import type { OrderRecord, TimelineRecord } from './order.store';
 import { isFinal } from './order.vocabulary';
-import { settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
+import { eventSummary, settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 
 /** What orders publish on the bus (CONTRACT §5, §15). */
 export interface OrderEvents {
@@ -47,7 +47,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
     const entryId = order.timeline.push({ group: 'webhook', event, details: null, at }) - 1;
     order.version++;
     bus.emit('order.changed', order.reference);
-    if (bus.has('order.emitted')) bus.emit('order.emitted', { event, order, summary: summaryOf(order), at, entryId });
+    if (bus.has('order.emitted')) bus.emit('order.emitted', { event, order, summary: summaryOf(order, event), at, entryId });
   }
 
   /**
@@ -68,8 +68,8 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
    * The order's summary on demand. Returned unnamed: tsx compiles with esbuild's keepNames, which
    * would give a named closure a `defineProperty` call (~2 µs) every time one is made.
    */
-  function summaryOf(order: OrderRecord): () => OrderSummary {
-    return () => toSummary(order, core.precisions(order));
+  function summaryOf(order: OrderRecord, event: WebhookEvent): () => OrderSummary {
+    return () => eventSummary(event, toSummary(order, core.precisions(order)));
   }
 
   /** A pay-in on the record (its reference drawn unless given); a pay-in on a final order is late. */

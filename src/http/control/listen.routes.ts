@@ -29,7 +29,7 @@ const EventsFilterSchema = z
   })
   .regex(new RegExp(`^(?:${eventList})(?:,(?:${eventList}))*$`), 'must be webhook events separated by commas')
   .transform((text) => [...new Set(text.split(','))] as WebhookEvent[])
-  .meta({ description: 'only these events go to the listener (comma-separated); the partner’s others go to its webhook_url. Default: every event it subscribes to' });
+  .meta({ example: 'order.created,order.settled', description: 'only these events go to the listener (comma-separated); the partner’s others go to its webhook_url. Default: every event it subscribes to' });
 
 /** CONTRACT §17 `GET /sandbox/listen` query. */
 export const ListenQuerySchema = z.object({

@@ -3,7 +3,8 @@ import { ControlPageQuery } from '../../shared/schemas';
 import type { PartnerRegistry } from '../../auth';
 import type { Api, AnyRouteSpec } from '../api';
 import { ENVIRONMENTS } from '../../reference';
-import type { OrderService } from '../../orders';
+import { HTTP_URL_PATTERN } from '../../shared/documented';
+import { eventSummary, type OrderService } from '../../orders';
 import { badRequest, notFound } from '../../shared/errors';
 import { paginate } from '../../shared/envelope';
 import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, deliveryView, type Dispatcher } from '../../webhooks';
@@ -19,16 +20,26 @@ export const DeliveriesQuerySchema = z.object({
 });
 
 /** CONTRACT §4 `POST /sandbox/webhooks/send` body. */
-export const SendBodySchema = z.object({
-  client_id: z.string().min(1),
-  event: WebhookEventSchema,
-  order: z.string().min(1).optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
-  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-  environment: z.enum(ENVIRONMENTS).optional(),
-});
+export const SendBodySchema = z
+  .object({
+    client_id: z.string().min(1).meta({ example: 'ptr_acme' }),
+    event: WebhookEventSchema,
+    order: z.string().min(1).optional().meta({ description: 'an order reference of the partner: its summary is the data', example: 'ORD4F7K2M9Q8X1B3' }),
+    data: z.record(z.string(), z.unknown()).optional().meta({ description: 'fields sent as given, over the order summary', example: { reference: 'ORD4F7K2M9Q8X1B3' } }),
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .optional()
+      .meta({ pattern: HTTP_URL_PATTERN, description: 'a fixed target; default: the partner\'s webhook_url', example: 'https://hooks.partner.example/ramp' }),
+    environment: z.enum(ENVIRONMENTS).optional().meta({ description: 'default: the order\'s, else test' }),
+  })
+  .meta({
+    id: 'SendWebhookBody',
+    description: '`order`, or `data`, or both (400 with neither); `url` when the partner has no webhook_url',
+    anyOf: [{ required: ['order'] }, { required: ['data'] }],
+    example: { client_id: 'ptr_acme', event: 'order.created', order: 'ORD4F7K2M9Q8X1B3' },
+  });
 
-const IdParamsSchema = z.object({ id: z.string() });
+const IdParamsSchema = z.object({ id: z.string().min(1).meta({ description: 'a delivery id', example: 'dlv_3kTq9ZbW1xY7cV2nM8pL' }) });
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 
 // The specs are exported so the control client (src/client/control-client.ts) is typed by them.
@@ -88,7 +99,7 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
         if (order.clientId !== partner.client_id) throw badRequest(`order: ${body.order} belongs to another partner`);
         if (body.environment && body.environment !== order.env) throw badRequest(`environment: order ${body.order} is a ${order.env} order`);
         environment = order.env;
-        data = { ...orders.summary(order) };
+        data = { ...eventSummary(body.event, orders.summary(order)) };
       } else if (!body.data) {
         throw badRequest('order: give an order reference, or data to send');
       }

@@ -8,7 +8,9 @@ export { LiveFeed, type LiveFeedDeps, type LiveKind } from '../../dashboard/live
 
 export const DASHBOARD_PATH = '/sandbox/dashboard';
 
-const AssetParamsSchema = z.object({ name: z.string().regex(/^[\w-]+\.(?:js|css)$/, 'must be an asset name such as app.js') });
+const AssetParamsSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]+\.(?:js|css)$/, 'must be an asset name such as app.js').meta({ example: 'app.js' }),
+});
 
 /**
  * CONTRACT §15: the dashboard page (`GET /sandbox/dashboard`, and `GET /` redirects there),
