@@ -19,6 +19,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'print a signed curl for a request (demo partner keys by default)',
     load: () => import('./sign.command'),
   },
+  vectors: {
+    summary: 'print the webhook signature test vectors (offline; docs/webhook-signature-vectors.json)',
+    load: () => import('./vectors.command'),
+  },
 };
 
 const HELP = `ramp-sandbox ${PACKAGE_VERSION}: an in-memory Partner Order API sandbox

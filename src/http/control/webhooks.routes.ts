@@ -6,7 +6,7 @@ import { ENVIRONMENTS } from '../../reference';
 import type { OrderService } from '../../orders';
 import { badRequest, notFound } from '../../shared/errors';
 import { paginate } from '../../shared/envelope';
-import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, deliveryView, type Dispatcher } from '../../webhooks';
+import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, WebhookVectorsSchema, deliveryView, webhookSignatureVectors, type Dispatcher, type WebhookVectors } from '../../webhooks';
 
 
 /** CONTRACT §4 delivery log filters (query strings). */
@@ -35,11 +35,22 @@ const admin = { auth: 'admin', tag: 'sandbox' } as const;
 export const listDeliveriesSpec = { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries', operationId: 'listDeliveries', summary: 'The webhook delivery log, newest first', query: DeliveriesQuerySchema, data: DeliverySchema, paged: true, message: 'Deliveries retrieved' } as const satisfies AnyRouteSpec;
 export const getDeliverySpec = { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries/{id}', operationId: 'getDelivery', summary: 'One delivery with every attempt', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery retrieved', errors: [404] } as const satisfies AnyRouteSpec;
 export const retryDeliverySpec = { ...admin, method: 'POST', path: '/sandbox/webhooks/deliveries/{id}/retry', operationId: 'retryDelivery', summary: 'Send a delivery again now (answers once the attempt is done)', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery sent again', errors: [404] } as const satisfies AnyRouteSpec;
+export const webhookVectorsSpec = {
+  ...admin,
+  method: 'GET',
+  path: '/sandbox/webhooks/vectors',
+  operationId: 'getWebhookVectors',
+  summary: 'Webhook signature test vectors (CONTRACT §18): signed deliveries and known mistakes, each valid or not',
+  description: 'The same document as docs/webhook-signature-vectors.json and `ramp-sandbox vectors`: fixed keys and instants, so a verifier can be unit-tested offline.',
+  data: WebhookVectorsSchema,
+  message: 'Webhook signature vectors',
+} as const satisfies AnyRouteSpec;
 export const sendWebhookSpec = { ...admin, method: 'POST', path: '/sandbox/webhooks/send', operationId: 'sendWebhook', summary: 'Send one signed delivery of any event on demand', body: SendBodySchema, data: DeliverySchema, message: 'Delivery sent', errors: [400, 404] } as const satisfies AnyRouteSpec;
 
-/** CONTRACT §4 webhook routes: the delivery log, manual retry, and signed sends on demand. */
+/** CONTRACT §4 webhook routes: the delivery log, manual retry, signed sends on demand; §18 the signature vectors. */
 export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; partners: PartnerRegistry; orders: OrderService }): void {
   const { dispatcher, partners, orders } = deps;
+  let vectors: WebhookVectors | undefined;
 
   api.route(
     listDeliveriesSpec,
@@ -76,6 +87,9 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
       return deliveryView(d);
     },
   );
+
+  // The same every time: made on first use, then kept.
+  api.route(webhookVectorsSpec, () => (vectors ??= webhookSignatureVectors()));
 
   api.route(
     sendWebhookSpec,
