@@ -19,6 +19,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'print a signed curl for a request (demo partner keys by default)',
     load: () => import('./sign.command'),
   },
+  trigger: {
+    summary: 'send one signed webhook delivery of an event now, and print the answer',
+    load: () => import('./trigger.command'),
+  },
   vectors: {
     summary: 'print the webhook signature test vectors (offline; docs/webhook-signature-vectors.json)',
     load: () => import('./vectors.command'),

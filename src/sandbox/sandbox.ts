@@ -253,7 +253,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference });
-      registerWebhookRoutes(api, { dispatcher, partners, orders });
+      registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerDashboard(api, { live });

@@ -20,7 +20,7 @@ export const DeliveriesQuerySchema = z.object({
 
 /** CONTRACT §4 `POST /sandbox/webhooks/send` body. */
 export const SendBodySchema = z.object({
-  client_id: z.string().min(1),
+  client_id: z.string().min(1).optional().meta({ description: "the partner; default: the order's partner, or the demo partner when no order is given" }),
   event: WebhookEventSchema,
   order: z.string().min(1).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
@@ -48,7 +48,7 @@ export const webhookVectorsSpec = {
 export const sendWebhookSpec = { ...admin, method: 'POST', path: '/sandbox/webhooks/send', operationId: 'sendWebhook', summary: 'Send one signed delivery of any event on demand', body: SendBodySchema, data: DeliverySchema, message: 'Delivery sent', errors: [400, 404] } as const satisfies AnyRouteSpec;
 
 /** CONTRACT §4 webhook routes: the delivery log, manual retry, signed sends on demand; §18 the signature vectors. */
-export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; partners: PartnerRegistry; orders: OrderService }): void {
+export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; partners: PartnerRegistry; orders: OrderService; demoClientId: string }): void {
   const { dispatcher, partners, orders } = deps;
   let vectors: WebhookVectors | undefined;
 
@@ -94,11 +94,11 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
   api.route(
     sendWebhookSpec,
     async ({ body }) => {
-      const partner = partners.require(body.client_id);
+      const order = body.order ? orders.find(body.order) : undefined;
+      const partner = partners.require(body.client_id ?? order?.clientId ?? deps.demoClientId);
       let environment = body.environment ?? 'test';
       let data: Record<string, unknown> = {};
-      if (body.order) {
-        const order = orders.find(body.order);
+      if (order) {
         if (order.clientId !== partner.client_id) throw badRequest(`order: ${body.order} belongs to another partner`);
         if (body.environment && body.environment !== order.env) throw badRequest(`environment: order ${body.order} is a ${order.env} order`);
         environment = order.env;
