@@ -23,6 +23,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'send one signed webhook delivery of an event now, and print the answer',
     load: () => import('./trigger.command'),
   },
+  tail: {
+    summary: 'follow /v1 requests and webhook attempts as they happen (Ctrl-C stops)',
+    load: () => import('./tail.command'),
+  },
   vectors: {
     summary: 'print the webhook signature test vectors (offline; docs/webhook-signature-vectors.json)',
     load: () => import('./vectors.command'),

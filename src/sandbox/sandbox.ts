@@ -22,6 +22,8 @@ import { LiveFeed, registerDashboard } from '../http/routes/dashboard.routes';
 import { createOrderService, type OrderEvents, type OrderService } from '../orders';
 import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher, type DispatcherOptions } from '../webhooks';
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
+import { registerTailRoute } from '../http/control/tail.routes';
+import { TailFeed } from '../http/tail-feed';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
 import { exportState, exportStateChunks, restoreState, summarise, type StateParts } from './state/snapshot';
@@ -96,7 +98,12 @@ export interface Sandbox {
    * Rejects with a StateSaveError naming the cause.
    */
   saveState(): Promise<number>;
-  /** Stops the clock's host timer. */
+  /**
+   * Ends the open event streams (the dashboard's live feed, `ramp-sandbox tail`): a graceful
+   * stop does this first, as an open stream is a request that would hold it for its whole grace.
+   */
+  closeStreams(): void;
+  /** Stops the clock's host timer and ends the event streams. */
   close(): void;
 }
 
@@ -178,6 +185,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const requests = new RequestLog(config.inspectLimit);
   const faults = new FaultStore(config.seed);
   const live = new LiveFeed({ clock, bus });
+  const tail = new TailFeed({ bus });
 
   const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults };
   if (saved) {
@@ -218,9 +226,13 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     async saveState() {
       return config.statePath ? writeStateFile(config.statePath, exportStateChunks(stateParts)) : 0;
     },
+    closeStreams() {
+      live.close();
+      tail.close();
+    },
     close() {
       clock.stop();
-      live.close();
+      sandbox.closeStreams();
     },
   };
 
@@ -257,6 +269,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerDashboard(api, { live });
+      registerTailRoute(api, { tail });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),
         restoreState: (doc) => restoreState(stateParts, doc),
@@ -333,6 +346,8 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
       }),
     async shutdown() {
       const { dispatcher, logger, wall } = sandbox;
+      // Event streams are requests that never finish on their own: ended first, they are not waited for.
+      sandbox.closeStreams();
       logger.info({ requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount }, 'shutting down: finishing requests and webhook attempts in flight');
       const report = await gracefulStop({
         server,
