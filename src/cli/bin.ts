@@ -27,6 +27,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'follow /v1 requests and webhook attempts as they happen (Ctrl-C stops)',
     load: () => import('./tail.command'),
   },
+  mcp: {
+    summary: "a Model Context Protocol server on stdio: the control API as an agent's tools",
+    load: () => import('./mcp.command'),
+  },
   vectors: {
     summary: 'print the webhook signature test vectors (offline; docs/webhook-signature-vectors.json)',
     load: () => import('./vectors.command'),
