@@ -121,6 +121,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   sandboxCancelOrder: ['POST', '/sandbox/orders/{reference}/cancel'],
   decidePayout: ['POST', '/sandbox/orders/{reference}/payout'],
   expireOrder: ['POST', '/sandbox/orders/{reference}/expire'],
+  simulateOrder: ['POST', '/sandbox/orders/{reference}/simulate'],
   listDeliveries: ['GET', '/sandbox/webhooks/deliveries', 'paged'],
   getDelivery: ['GET', '/sandbox/webhooks/deliveries/{id}'],
   retryDelivery: ['POST', '/sandbox/webhooks/deliveries/{id}/retry'],

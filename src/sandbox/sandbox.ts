@@ -264,7 +264,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerOrderRoutes(api, { orders });
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
-      registerOrderControlRoutes(api, { orders, partners, reference });
+      registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
       registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
