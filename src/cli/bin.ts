@@ -23,6 +23,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'send one signed webhook delivery of an event now, and print the answer',
     load: () => import('./trigger.command'),
   },
+  simulate: {
+    summary: 'take an order to a status in one call, sending every webhook on the way',
+    load: () => import('./simulate.command'),
+  },
   tail: {
     summary: 'follow /v1 requests and webhook attempts as they happen (Ctrl-C stops)',
     load: () => import('./tail.command'),

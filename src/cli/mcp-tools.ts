@@ -119,6 +119,20 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
   );
 
   server.registerTool(
+    'simulate',
+    {
+      description:
+        'Take the order to a status in one call along its machine’s shortest path, simulating the pay-ins and payout outcomes it needs and sending every webhook on the way; the clock does not move (POST /sandbox/orders/{reference}/simulate). Answers the order with path, the statuses passed through; an unreachable status is refused with the reachable ones.',
+      inputSchema: {
+        reference,
+        status: z.enum(ORDER_STATUSES).describe('the status to take the order to'),
+        reason: z.string().optional().describe('recorded on the timeline entry of the failing step (at most 200 characters)'),
+      },
+    },
+    ({ reference, ...body }) => call(() => control.simulateOrder({ params: { reference }, body })),
+  );
+
+  server.registerTool(
     'expire_order',
     { description: 'End the order’s pay-in window now (POST /sandbox/orders/{reference}/expire).', inputSchema: { reference } },
     ({ reference }) => call(() => control.expireOrder({ params: { reference } })),

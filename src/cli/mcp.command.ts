@@ -8,7 +8,7 @@ import { REMOTE_USAGE, runRemote, UsageError } from './remote';
 const USAGE = `Usage: ramp-sandbox mcp [options]
 
 A Model Context Protocol server on stdio whose tools are a running sandbox's control API
-(create partner, create order, pay in, payout outcome, expire, advance the clock, list orders,
+(create partner, create order, pay in, payout outcome, simulate, expire, advance the clock, list orders,
 deliveries and requests, retry a delivery, add and clear faults, get and put the state), so a
 coding agent can drive the sandbox. Each tool answers the control API's JSON; a refusal is a
 tool error holding the control API's error envelope. Start it from your agent's MCP settings:

@@ -71,7 +71,7 @@ describe('ramp-sandbox mcp', () => {
 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['add_fault', 'advance_clock', 'clear_faults', 'create_order', 'create_partner', 'decide_payout', 'expire_order', 'get_clock', 'get_order', 'get_state', 'list_deliveries', 'list_orders', 'list_requests', 'pay_in', 'put_state', 'retry_delivery'].sort(),
+      ['add_fault', 'advance_clock', 'clear_faults', 'create_order', 'create_partner', 'decide_payout', 'expire_order', 'get_clock', 'get_order', 'get_state', 'list_deliveries', 'list_orders', 'list_requests', 'pay_in', 'put_state', 'retry_delivery', 'simulate'].sort(),
     );
     const createOrder = tools.find((t) => t.name === 'create_order')!;
     expect(createOrder.inputSchema.required).toEqual(['client_id', 'from', 'to']);
@@ -100,8 +100,18 @@ describe('ramp-sandbox mcp', () => {
     expect(deliveries.data.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
     expect(deliveries).toEqual(await s.controlApi.listDeliveries({ query: { order: order.reference, per_page: 100 } }));
 
+    // simulate: a second order taken to refunded in one call.
+    const second = json(
+      await client.callTool({ name: 'create_order', arguments: { client_id: partner.client_id, from: { currency: 'NGN', amount: 20_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } }),
+    );
+    const simulated = json(await client.callTool({ name: 'simulate', arguments: { reference: second.reference, status: 'refunded', reason: 'payout bank down' } }));
+    expect(simulated).toMatchObject({ reference: second.reference, status: 'refunded', path: expect.arrayContaining(['failed', 'refunded']) });
+    const unreachable = await client.callTool({ name: 'simulate', arguments: { reference: second.reference, status: 'completed' } });
+    expect(unreachable.isError).toBe(true);
+    expect(json(unreachable)).toMatchObject({ status: false, code: 'E_BADREQUEST', message: expect.stringContaining('not reachable from refunded') });
+
     const orders = json(await client.callTool({ name: 'list_orders', arguments: { client_id: partner.client_id } }));
-    expect(orders.data.map((o: { reference: string }) => o.reference)).toEqual([order.reference]);
+    expect(orders.data.map((o: { reference: string }) => o.reference)).toEqual([second.reference, order.reference]);
     expect(json(await client.callTool({ name: 'get_clock', arguments: {} })).mode).toBe('manual');
 
     await client.close();
