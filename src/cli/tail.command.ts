@@ -107,6 +107,8 @@ export function describeTailEvent(e: TailRequest | TailDelivery | TailDropped, c
   }
   const answer = e.http_status !== null ? paintStatus(c, e.http_status, String(e.http_status)) : c.red(oneLine(e.error ?? 'failed', 200));
   const parts = [time, c.cyan('hook'), c.bold(e.event), e.order ?? '-', `#${e.attempt}${e.manual ? ' (manual)' : ''}`, answer, `${e.duration_ms} ms`, c.dim(`${e.id} → ${oneLine(e.url ?? '(no URL)', 200)}`)];
+  if (!e.ok && e.delivery_status === 'retrying' && e.next_attempt_at) parts.push(c.yellow(`retry at ${e.next_attempt_at}`));
+  if (!e.ok && e.delivery_status === 'failed') parts.push(c.red('delivery failed'));
   return parts.join(' ');
 }
 

@@ -67,6 +67,8 @@ describe('TailFeed (GET /sandbox/tail)', () => {
     bus.emit('delivery.changed', d); // the attempt starts: nothing to tell yet
     d.inFlight = false;
     d.attempts[0] = attempt(1, 500, 'HTTP 500');
+    d.status = 'retrying';
+    d.next_attempt_at = T0 + 5_000;
     bus.emit('delivery.changed', d);
     bus.emit('delivery.changed', d); // the same attempt again: told once
     bus.emit('delivery.changed', null);
@@ -78,7 +80,7 @@ describe('TailFeed (GET /sandbox/tail)', () => {
       },
       {
         event: 'delivery',
-        data: { type: 'delivery', id: 'dlv_1', event: 'order.created', order: 'ORD1', client_id: 'ptr_a', environment: 'test', attempt: 1, manual: false, url: 'http://receiver.test/hooks', http_status: 500, error: 'HTTP 500', duration_ms: 7, ok: false, at: '2026-01-15T12:00:00.000Z', virtual_at: '2026-01-15T12:00:00.000Z' },
+        data: { type: 'delivery', id: 'dlv_1', event: 'order.created', order: 'ORD1', client_id: 'ptr_a', environment: 'test', attempt: 1, manual: false, url: 'http://receiver.test/hooks', http_status: 500, error: 'HTTP 500', duration_ms: 7, ok: false, delivery_status: 'retrying', next_attempt_at: '2026-01-15T12:00:05.000Z', at: '2026-01-15T12:00:00.000Z', virtual_at: '2026-01-15T12:00:00.000Z' },
       },
     ]);
     feed.close();

@@ -54,6 +54,10 @@ export interface TailDelivery {
   duration_ms: number;
   /** Whether the receiver answered 2xx. */
   ok: boolean;
+  /** Where the delivery stands after the attempt: succeeded, retrying or failed. */
+  delivery_status: Delivery['status'];
+  /** When a retrying delivery's next attempt is due (virtual time). */
+  next_attempt_at: string | null;
   /** Wall time the attempt started. */
   at: string;
   virtual_at: string;
@@ -231,6 +235,8 @@ export function tailDelivery(delivery: Delivery): TailDelivery {
     error: attempt.error,
     duration_ms: attempt.duration_ms,
     ok: status !== null && status >= 200 && status < 300,
+    delivery_status: delivery.status,
+    next_attempt_at: delivery.next_attempt_at === null ? null : ISO(delivery.next_attempt_at),
     at: ISO(attempt.wall_at),
     virtual_at: ISO(attempt.virtual_at),
   };

@@ -51,9 +51,18 @@ describe('ramp-sandbox tail', () => {
     expect(lines[2]).toBe(lines[2]!.slice(0, 12) + ` hook order.expired ORDTAILCLI #1 200 ${delivery.attempts[0]!.duration_ms} ms ${delivery.id} → ${receiver.url}`);
     expect(lines.join('\n')).not.toMatch(/\x1b\[/); // piped: no colour
 
+    // A refused attempt says when the next one is due.
+    receiver.behave(() => '500');
+    try {
+      await s.controlApi.sendWebhook({ body: { event: 'order.expired', data: { reference: 'ORDTAILCLI' }, url: receiver.url } });
+      expect((await cli.lines(4))[3]).toMatch(/ hook order\.expired ORDTAILCLI #1 500 \d+ ms dlv_\w+ → \S+ retry at \S+Z$/);
+    } finally {
+      receiver.behave(() => 'ok');
+    }
+
     const end = await stopCli(cli, 'SIGINT');
     expect(end).toMatchObject({ code: 0, signal: null });
-    expect(end.stdout.split('\n')).toHaveLength(4); // three lines and the last newline
+    expect(end.stdout.split('\n')).toHaveLength(5); // four lines and the last newline
   });
 
   it('--json --requests --client-id: one JSON object a line, only that partner, only requests', async () => {
