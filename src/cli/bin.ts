@@ -60,6 +60,8 @@ Examples:
   ramp-sandbox serve --port 4010 --clock manual
   ramp-sandbox scenarios cancel onramp-happy-path --target http://127.0.0.1:3000/webhooks
   ramp-sandbox sign GET /v1/networks
+  ramp-sandbox tail --sandbox http://127.0.0.1:4010
+  ramp-sandbox simulate ORD1234 refunded
 `;
 
 /** Picks the subcommand of `argv` (arguments after the program name) and runs it. */
