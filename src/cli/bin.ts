@@ -39,6 +39,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'print the webhook signature test vectors (offline; docs/webhook-signature-vectors.json)',
     load: () => import('./vectors.command'),
   },
+  postman: {
+    summary: 'write the Postman collection of a running sandbox (/v1, signed requests)',
+    load: () => import('./postman.command'),
+  },
 };
 
 const HELP = `ramp-sandbox ${PACKAGE_VERSION}: an in-memory Partner Order API sandbox

@@ -30,6 +30,7 @@ import { exportState, exportStateChunks, restoreState, summarise, type StatePart
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from '../shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from '../http/control/inspector.routes';
+import { registerExportRoutes } from '../http/control/exports.routes';
 import { FaultStore } from '../http/faults/fault.store';
 import { RequestLog } from '../http/request-log';
 import { recordRequests, type RequestEvents } from '../http/middleware/inspect';
@@ -268,6 +269,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
+      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live });
       registerTailRoute(api, { tail });
       registerStateRoutes(api, {

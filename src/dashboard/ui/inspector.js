@@ -1,7 +1,7 @@
 // The request inspector (CONTRACT §11), with the signature hint beside a failed request, and
 // fault injection on /v1 (CONTRACT §12).
 import { useState } from 'preact/hooks';
-import { del, post, qs } from './api.js';
+import { ApiError, del, post, qs, token } from './api.js';
 import { Empty, ErrorBox, html, Input, Json, Section, Select, Time, useAction, useResource } from './ui.js';
 /** @import { Resource } from './ui.js' */
 /** @import { Fault, FaultBody, RecordedRequest } from './types' */
@@ -37,13 +37,25 @@ function Requests() {
   const list = useResource(`/sandbox/requests${qs({ ...filter, limit: 100 })}`, ['request']);
   const [open, setOpen] = useState(/** @type {string | undefined} */ (undefined));
   const clear = useAction();
-  return html`<${Section} title="Requests to /v1" actions=${html`<button class="small" onClick=${() => clear.run('cleared', () => del('/sandbox/requests')).then(() => list.reload())}>Clear</button>`}>
+  const download = useAction();
+  // The requests listed, as HAR (CONTRACT §19): a plain link; with an admin token it cannot carry
+  // the header, so the page fetches the file with it and saves it from memory.
+  const har = `/sandbox/requests.har${qs({ ...filter, limit: 100 })}`;
+  /** @param {MouseEvent} e */
+  const downloadHar = (e) => {
+    if (!token.get()) return;
+    e.preventDefault();
+    void download.run('downloaded', () => saveWithToken(har, HAR_FILE));
+  };
+  const actions = html`<a class="small" href=${list.error ? undefined : har} download=${HAR_FILE} data-testid="download-har" onClick=${downloadHar}>Download HAR</a>
+    <button class="small" onClick=${() => clear.run('cleared', () => del('/sandbox/requests')).then(() => list.reload())}>Clear</button>`;
+  return html`<${Section} title="Requests to /v1" actions=${actions}>
     <div class="filters">
       <${Input} label="Status (401, 4xx)" name="status" value=${filter.status} onInput=${set('status')} size="5" />
       <${Input} label="Path contains" name="path" value=${filter.path} onInput=${set('path')} size="16" />
       <${Input} label="Client id" name="client_id" value=${filter.client_id} onInput=${set('client_id')} size="20" />
     </div>
-    <${ErrorBox} error=${list.error ?? clear.error} />
+    <${ErrorBox} error=${list.error ?? clear.error ?? download.error} />
     ${list.data && list.data.length === 0 ? html`<${Empty}>No requests${Object.values(filter).some(Boolean) ? ' match' : ' yet'}.</${Empty}>` : null}
     ${list.data?.length
       ? html`<table class="list" data-testid="requests">
@@ -61,6 +73,36 @@ function Requests() {
         </table><p class="muted small">Click a request for its headers and bodies (keys masked).</p>`
       : null}
   </${Section}>`;
+}
+
+const HAR_FILE = 'ramp-sandbox-requests.har';
+
+/**
+ * GETs `path` with the admin token and saves the answer as `name`, as the link would have.
+ * @param {string} path
+ * @param {string} name
+ */
+async function saveWithToken(path, name) {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${token.get()}` } });
+  if (!res.ok) {
+    /** @type {{ code?: unknown, message?: unknown }} */
+    let body = {};
+    try {
+      body = await res.json();
+    } catch {
+      // not the error envelope
+    }
+    throw new ApiError(res.status, typeof body.code === 'string' ? body.code : `HTTP ${res.status}`, typeof body.message === 'string' ? body.message : res.statusText);
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Released once the browser has surely read it (revoked at once, some browsers lose the file).
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 function Faults() {
