@@ -3,7 +3,7 @@ import { ISO } from '../clock';
 import type { Bus } from '../shared/bus';
 import type { Delivery, DeliveryEvents } from '../webhooks';
 import type { RequestEvents } from './middleware/inspect';
-import type { RawRecord } from './request-log';
+import { materialise, type RawRecord, type RecordedRequest } from './request-log';
 
 /** What `ramp-sandbox tail` follows (CONTRACT §17): each /v1 request and each delivery attempt. */
 export type TailEvents = DeliveryEvents & RequestEvents;
@@ -16,26 +16,8 @@ export interface TailFilter {
   clientId?: string;
 }
 
-/** One /v1 request as the tail shows it: the inspector's entry without headers and bodies. */
-export interface TailRequest {
-  type: 'request';
-  id: string;
-  /** Wall time. */
-  at: string;
-  virtual_at: string;
-  method: string;
-  path: string;
-  status: number;
-  code?: string;
-  message?: string;
-  duration_ms: number;
-  client_id?: string;
-  environment?: string;
-  auth: RawRecord['auth'];
-  /** The svc-sandbox-hint of a refused signature. */
-  hint?: string;
-  fault?: string;
-}
+/** One /v1 request as the tail shows it: the inspector's entry (CONTRACT §11) without headers and bodies. */
+export type TailRequest = { type: 'request' } & Omit<RecordedRequest, 'headers' | 'request_body' | 'response_body'>;
 
 /** One finished delivery attempt as the tail shows it. */
 export interface TailDelivery {
@@ -195,26 +177,10 @@ function frame(event: string, data: string): string {
   return `event: ${event}\ndata: ${data}\n\n`;
 }
 
-/** The tail's view of a recorded request (built from the log's raw record, nothing kept). */
+/** The tail's view of a recorded request: the inspector's entry without headers and bodies. */
 export function tailRequest(id: string, raw: Readonly<RawRecord>): TailRequest {
-  const out: TailRequest = {
-    type: 'request',
-    id,
-    at: ISO(raw.wallMs),
-    virtual_at: ISO(raw.virtualMs),
-    method: raw.method,
-    path: raw.path,
-    status: raw.status,
-    duration_ms: Math.round(raw.ms * 100) / 100,
-    auth: raw.auth,
-  };
-  if (raw.code !== undefined) out.code = raw.code;
-  if (raw.message !== undefined) out.message = raw.message;
-  if (raw.clientId) out.client_id = raw.clientId;
-  if (raw.environment) out.environment = raw.environment;
-  if (raw.hint) out.hint = raw.hint;
-  if (raw.fault) out.fault = raw.fault;
-  return out;
+  const { headers: _headers, request_body: _request, response_body: _response, ...entry } = materialise(raw);
+  return { type: 'request', id, ...entry };
 }
 
 /** The tail's view of a delivery's last attempt, once it is done. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validationError } from '../../shared/errors';
 import type { Api } from '../api';
+import { answerEventStream } from '../event-stream';
 import type { TailFeed } from '../tail-feed';
 
 const Flag = z
@@ -39,13 +40,7 @@ export function registerTailRoute(api: Api, deps: { tail: TailFeed }): void {
       const requests = query.requests ?? true;
       const deliveries = query.deliveries ?? true;
       if (!requests && !deliveries) throw validationError('requests', 'follow requests, deliveries or both (both are false)');
-      ctx.req.socket.setNoDelay(true);
-      ctx.req.socket.setTimeout(0);
-      ctx.set('Cache-Control', 'no-cache, no-transform');
-      ctx.set('X-Accel-Buffering', 'no');
-      ctx.type = 'text/event-stream; charset=utf-8';
-      ctx.status = 200;
-      ctx.body = deps.tail.open({ requests, deliveries, ...(query.client_id !== undefined ? { clientId: query.client_id } : {}) });
+      answerEventStream(ctx, deps.tail.open({ requests, deliveries, ...(query.client_id !== undefined ? { clientId: query.client_id } : {}) }));
     },
   );
 }
