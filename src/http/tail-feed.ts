@@ -17,7 +17,7 @@ export interface TailFilter {
 }
 
 /** One /v1 request as the tail shows it: the inspector's entry (CONTRACT §11) without headers and bodies. */
-export type TailRequest = { type: 'request' } & Omit<RecordedRequest, 'headers' | 'request_body' | 'response_body'>;
+export type TailRequest = { type: 'request' } & Omit<RecordedRequest, 'headers' | 'response_headers' | 'request_body' | 'response_body'>;
 
 /** One finished delivery attempt as the tail shows it. */
 export interface TailDelivery {
@@ -179,7 +179,7 @@ function frame(event: string, data: string): string {
 
 /** The tail's view of a recorded request: the inspector's entry without headers and bodies. */
 export function tailRequest(id: string, raw: Readonly<RawRecord>): TailRequest {
-  const { headers: _headers, request_body: _request, response_body: _response, ...entry } = materialise(raw);
+  const { headers: _headers, response_headers: _answered, request_body: _request, response_body: _response, ...entry } = materialise(raw);
   return { type: 'request', id, ...entry };
 }
 
