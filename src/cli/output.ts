@@ -9,8 +9,9 @@
  */
 export function onStdoutClosed(onClosed: () => void): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') onClosed();
-    else throw error;
+    if (error.code === 'EPIPE') return onClosed();
+    process.stderr.write(`ramp-sandbox: cannot write to standard output (${error.code ?? error.message})\n`);
+    process.exit(1);
   });
 }
 
@@ -31,7 +32,6 @@ export function palette(on: boolean): { green: Paint; yellow: Paint; red: Paint;
 
 /** `text` cut to `max` characters, a single line (control characters shown as spaces). */
 export function oneLine(text: string, max = 300): string {
-  // eslint-disable-next-line no-control-regex
   const flat = text.replace(/[\x00-\x1f\x7f]+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -77,6 +77,17 @@ describe('ramp-sandbox tail', () => {
     expect(await stopCli(cli, 'SIGINT')).toMatchObject({ code: 0 });
   });
 
+  it('exits 0 when the reader of its output goes away (| head)', async () => {
+    const cli = await tail('--requests');
+    await s.signed('GET', '/v1/networks');
+    await cli.lines(1);
+    cli.child.stdout!.destroy(); // what head does after its lines
+    await s.signed('GET', '/v1/networks'); // the next line meets a closed pipe
+    const end = await cli.done;
+    expect(end).toMatchObject({ code: 0, signal: null });
+    expect(end.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('colours a terminal (FORCE_COLOR) unless NO_COLOR is set', async () => {
     const cli = startCli(['tail', '--sandbox', s.url, '--admin-token', TOKEN, '--requests'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
     running.push(cli);
