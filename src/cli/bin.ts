@@ -43,6 +43,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'write the Postman collection of a running sandbox (/v1, signed requests)',
     load: () => import('./postman.command'),
   },
+  listen: {
+    summary: "relay a partner's webhook deliveries from a (remote) sandbox to a local receiver",
+    load: () => import('./listen.command'),
+  },
 };
 
 const HELP = `ramp-sandbox ${PACKAGE_VERSION}: an in-memory Partner Order API sandbox

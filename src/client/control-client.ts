@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type * as clockRoutes from '../http/control/clock.routes';
 import type * as exportRoutes from '../http/control/exports.routes';
 import type * as inspectorRoutes from '../http/control/inspector.routes';
+import type * as listenRoutes from '../http/control/listen.routes';
 import type * as orderRoutes from '../http/control/orders.routes';
 import type * as partnerRoutes from '../http/control/partners.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
@@ -31,6 +32,7 @@ export type ControlSpecs = SpecsIn<
     typeof webhookRoutes &
     typeof inspectorRoutes &
     typeof exportRoutes &
+    typeof listenRoutes &
     typeof stateRoutes & { resetSpec: typeof resetSpec }
 >;
 
@@ -149,6 +151,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getState: ['GET', '/sandbox/state'],
   putState: ['PUT', '/sandbox/state'],
   saveState: ['POST', '/sandbox/state/save'],
+  answerListenAttempt: ['POST', '/sandbox/listen/attempts/{id}'],
   reset: ['POST', '/sandbox/reset'],
 };
 

@@ -24,6 +24,7 @@ import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type Delivery
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
 import { registerTailRoute } from '../http/control/tail.routes';
 import { TailFeed } from '../http/tail-feed';
+import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
 import { exportState, exportStateChunks, restoreState, summarise, type StateParts } from './state/snapshot';
@@ -230,6 +231,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     closeStreams() {
       live.close();
       tail.close();
+      dispatcher.closeListeners();
     },
     close() {
       clock.stop();
@@ -267,6 +269,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
       registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
+      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
@@ -348,7 +351,9 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
       }),
     async shutdown() {
       const { dispatcher, logger, wall } = sandbox;
-      // Event streams are requests that never finish on their own: ended first, they are not waited for.
+      // Event streams (the dashboard's, tails, listeners) are requests that never finish on their
+      // own: they are ended first, so they do not hold the stop (a listener's pending attempts
+      // fail and stay scheduled for retry).
       sandbox.closeStreams();
       logger.info({ requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount }, 'shutting down: finishing requests and webhook attempts in flight');
       const report = await gracefulStop({

@@ -106,7 +106,10 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
       } else if (!body.data) {
         throw badRequest('order: give an order reference, or data to send');
       }
-      if (!body.url && !partner.webhook_url) throw badRequest('url: the partner has no webhook_url; give url');
+      // A listener connected for the partner (CONTRACT §17 listen) receives it without a webhook_url.
+      if (!body.url && !partner.webhook_url && !dispatcher.listening(partner.client_id, body.event)) {
+        throw badRequest('url: the partner has no webhook_url and no listener; give url');
+      }
       const delivery = await dispatcher.send({
         partner,
         environment,
