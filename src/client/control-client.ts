@@ -138,6 +138,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getDelivery: ['GET', '/sandbox/webhooks/deliveries/{id}'],
   retryDelivery: ['POST', '/sandbox/webhooks/deliveries/{id}/retry'],
   sendWebhook: ['POST', '/sandbox/webhooks/send'],
+  getWebhookVectors: ['GET', '/sandbox/webhooks/vectors'],
   listRequests: ['GET', '/sandbox/requests'],
   getRequest: ['GET', '/sandbox/requests/{id}'],
   clearRequests: ['DELETE', '/sandbox/requests'],

@@ -148,10 +148,10 @@ export class RequestLog {
   }
 
   /**
-   * Stores a raw record (its id is assigned here); it becomes a RecordedRequest when read, or
-   * at once when someone listens.
+   * Stores a raw record and returns the id assigned to it; it becomes a RecordedRequest when
+   * read, or at once when someone listens.
    */
-  recordRaw(raw: RawRecord): void {
+  recordRaw(raw: RawRecord): string {
     const id = `req_${(++this.serial).toString(36)}`;
     const slot = this.next;
     this.ring[slot] = new Pending(id, raw);
@@ -161,6 +161,7 @@ export class RequestLog {
       const full = this.at(slot);
       for (const listener of this.listeners) listener(full);
     }
+    return id;
   }
 
   /** The entry in a ring slot, materialised (and kept so) when it was still raw. */

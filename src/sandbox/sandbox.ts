@@ -22,6 +22,8 @@ import { LiveFeed, registerDashboard } from '../http/routes/dashboard.routes';
 import { createOrderService, type OrderEvents, type OrderService } from '../orders';
 import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher, type DispatcherOptions } from '../webhooks';
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
+import { registerTailRoute } from '../http/control/tail.routes';
+import { TailFeed } from '../http/tail-feed';
 import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
@@ -98,7 +100,12 @@ export interface Sandbox {
    * Rejects with a StateSaveError naming the cause.
    */
   saveState(): Promise<number>;
-  /** Stops the clock's host timer. */
+  /**
+   * Ends the open event streams (the dashboard's live feed, `ramp-sandbox tail`): a graceful
+   * stop does this first, as an open stream is a request that would hold it for its whole grace.
+   */
+  closeStreams(): void;
+  /** Stops the clock's host timer and ends the event streams. */
   close(): void;
 }
 
@@ -180,6 +187,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const requests = new RequestLog(config.inspectLimit);
   const faults = new FaultStore(config.seed);
   const live = new LiveFeed({ clock, bus });
+  const tail = new TailFeed({ bus });
 
   const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults };
   if (saved) {
@@ -220,10 +228,14 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     async saveState() {
       return config.statePath ? writeStateFile(config.statePath, exportStateChunks(stateParts)) : 0;
     },
+    closeStreams() {
+      live.close();
+      tail.close();
+      dispatcher.closeListeners();
+    },
     close() {
       clock.stop();
-      live.close();
-      dispatcher.closeListeners();
+      sandbox.closeStreams();
     },
   };
 
@@ -256,12 +268,13 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
-      registerWebhookRoutes(api, { dispatcher, partners, orders });
+      registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
       registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live });
+      registerTailRoute(api, { tail });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),
         restoreState: (doc) => restoreState(stateParts, doc),
@@ -338,10 +351,11 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
       }),
     async shutdown() {
       const { dispatcher, logger, wall } = sandbox;
+      // Event streams (the dashboard's, tails, listeners) are requests that never finish on their
+      // own: they are ended first, so they do not hold the stop (a listener's pending attempts
+      // fail and stay scheduled for retry).
+      sandbox.closeStreams();
       logger.info({ requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount }, 'shutting down: finishing requests and webhook attempts in flight');
-      // A listener's open stream is a request that never finishes on its own: it is ended first
-      // (its pending attempts fail and stay scheduled for retry), so it does not hold the stop.
-      dispatcher.closeListeners();
       const report = await gracefulStop({
         server,
         requests,

@@ -7,7 +7,7 @@ import { HTTP_URL_PATTERN } from '../../shared/documented';
 import { eventSummary, type OrderService } from '../../orders';
 import { badRequest, notFound } from '../../shared/errors';
 import { paginate } from '../../shared/envelope';
-import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, deliveryView, type Dispatcher } from '../../webhooks';
+import { DeliverySchema, DeliveryStatusSchema, WebhookEventSchema, WebhookVectorsSchema, deliveryView, webhookSignatureVectors, type Dispatcher, type WebhookVectors } from '../../webhooks';
 
 
 /** CONTRACT §4 delivery log filters (query strings). */
@@ -22,7 +22,7 @@ export const DeliveriesQuerySchema = z.object({
 /** CONTRACT §4 `POST /sandbox/webhooks/send` body. */
 export const SendBodySchema = z
   .object({
-    client_id: z.string().min(1).meta({ example: 'ptr_acme' }),
+    client_id: z.string().min(1).optional().meta({ description: "the partner; default: the order's partner, or the demo partner when no order is given", example: 'ptr_acme' }),
     event: WebhookEventSchema,
     order: z.string().min(1).optional().meta({ description: 'an order reference of the partner: its summary is the data', example: 'ORD4F7K2M9Q8X1B3' }),
     data: z.record(z.string(), z.unknown()).optional().meta({ description: 'fields sent as given, over the order summary', example: { reference: 'ORD4F7K2M9Q8X1B3' } }),
@@ -46,11 +46,22 @@ const admin = { auth: 'admin', tag: 'sandbox' } as const;
 export const listDeliveriesSpec = { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries', operationId: 'listDeliveries', summary: 'The webhook delivery log, newest first', query: DeliveriesQuerySchema, data: DeliverySchema, paged: true, message: 'Deliveries retrieved' } as const satisfies AnyRouteSpec;
 export const getDeliverySpec = { ...admin, method: 'GET', path: '/sandbox/webhooks/deliveries/{id}', operationId: 'getDelivery', summary: 'One delivery with every attempt', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery retrieved', errors: [404] } as const satisfies AnyRouteSpec;
 export const retryDeliverySpec = { ...admin, method: 'POST', path: '/sandbox/webhooks/deliveries/{id}/retry', operationId: 'retryDelivery', summary: 'Send a delivery again now (answers once the attempt is done)', params: IdParamsSchema, data: DeliverySchema, message: 'Delivery sent again', errors: [404] } as const satisfies AnyRouteSpec;
+export const webhookVectorsSpec = {
+  ...admin,
+  method: 'GET',
+  path: '/sandbox/webhooks/vectors',
+  operationId: 'getWebhookVectors',
+  summary: 'Webhook signature test vectors (CONTRACT §18): signed deliveries and known mistakes, each valid or not',
+  description: 'The same document as docs/webhook-signature-vectors.json and `ramp-sandbox vectors`: fixed keys and instants, so a verifier can be unit-tested offline.',
+  data: WebhookVectorsSchema,
+  message: 'Webhook signature vectors',
+} as const satisfies AnyRouteSpec;
 export const sendWebhookSpec = { ...admin, method: 'POST', path: '/sandbox/webhooks/send', operationId: 'sendWebhook', summary: 'Send one signed delivery of any event on demand', body: SendBodySchema, data: DeliverySchema, message: 'Delivery sent', errors: [400, 404] } as const satisfies AnyRouteSpec;
 
-/** CONTRACT §4 webhook routes: the delivery log, manual retry, and signed sends on demand. */
-export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; partners: PartnerRegistry; orders: OrderService }): void {
+/** CONTRACT §4 webhook routes: the delivery log, manual retry, signed sends on demand; §18 the signature vectors. */
+export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; partners: PartnerRegistry; orders: OrderService; demoClientId: string }): void {
   const { dispatcher, partners, orders } = deps;
+  let vectors: WebhookVectors | undefined;
 
   api.route(
     listDeliveriesSpec,
@@ -88,14 +99,17 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
     },
   );
 
+  // The same every time: made on first use, then kept.
+  api.route(webhookVectorsSpec, () => (vectors ??= webhookSignatureVectors()));
+
   api.route(
     sendWebhookSpec,
     async ({ body }) => {
-      const partner = partners.require(body.client_id);
+      const order = body.order ? orders.find(body.order) : undefined;
+      const partner = partners.require(body.client_id ?? order?.clientId ?? deps.demoClientId);
       let environment = body.environment ?? 'test';
       let data: Record<string, unknown> = {};
-      if (body.order) {
-        const order = orders.find(body.order);
+      if (order) {
         if (order.clientId !== partner.client_id) throw badRequest(`order: ${body.order} belongs to another partner`);
         if (body.environment && body.environment !== order.env) throw badRequest(`environment: order ${body.order} is a ${order.env} order`);
         environment = order.env;

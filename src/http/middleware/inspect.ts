@@ -7,9 +7,13 @@ import { redactUrl } from '../redact';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
 
-/** What the recorder publishes: a /v1 request was recorded (the dashboard's live feed counts them). */
+/**
+ * What the recorder publishes: a /v1 request was recorded, with its id and the record as the
+ * log keeps it (the dashboard's live feed counts them; `ramp-sandbox tail` shows each). A
+ * listener reads it at once and keeps none of it: it is the log's own.
+ */
 export interface RequestEvents {
-  'request.recorded': undefined;
+  'request.recorded': { readonly id: string; readonly raw: Readonly<RawRecord> };
 }
 
 /**
@@ -18,7 +22,7 @@ export interface RequestEvents {
  * 4 KiB. Request headers are kept with key material masked, and a few of the answer's. Each
  * record is published on `bus`.
  */
-export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit'>): (ctx: Context, outcome: Outcome) => void {
+export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit' | 'has'>): (ctx: Context, outcome: Outcome) => void {
   return (ctx, outcome) => {
     const path = ctx.path;
     if (path !== '/v1' && !path.startsWith('/v1/')) return;
@@ -60,8 +64,8 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, b
     if (body) raw.requestBody = ownExcerpt(body, BODY_EXCERPT);
     const answer: unknown = ctx.body;
     if (!dropped && typeof answer === 'string' && answer) raw.responseBody = ownExcerpt(answer, BODY_EXCERPT);
-    log.recordRaw(raw);
-    bus?.emit('request.recorded', undefined);
+    const id = log.recordRaw(raw);
+    if (bus?.has('request.recorded')) bus.emit('request.recorded', { id, raw });
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Api } from '../api';
+import { answerEventStream } from '../event-stream';
 import { notFound } from '../../shared/errors';
 import { ASSET_MEDIA, ASSET_PREFIX, createAssetStore } from '../../dashboard/assets';
 import type { LiveFeed } from '../../dashboard/live';
@@ -58,13 +59,7 @@ export function registerDashboard(api: Api, deps: { live: LiveFeed }): void {
       message: 'The event stream',
     },
     ({ ctx }) => {
-      ctx.req.socket.setNoDelay(true);
-      ctx.req.socket.setTimeout(0);
-      ctx.set('Cache-Control', 'no-cache, no-transform');
-      ctx.set('X-Accel-Buffering', 'no');
-      ctx.type = 'text/event-stream; charset=utf-8';
-      ctx.status = 200;
-      ctx.body = deps.live.open();
+      answerEventStream(ctx, deps.live.open());
     },
   );
 }
