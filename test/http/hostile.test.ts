@@ -142,6 +142,8 @@ const ROUTES: Route[] = [
   { method: 'POST', path: () => `/sandbox/orders/${lastRef()}/expire`, body: () => ({}) },
   { method: 'POST', path: () => `/sandbox/orders/${ref()}/simulate`, body: () => ({ status: 'completed', reason: 'fuzz' }) },
   { method: 'GET', path: () => '/sandbox/requests.har?limit=5' },
+  { method: 'GET', path: () => '/sandbox/webhooks/vectors' },
+  { method: 'POST', path: () => '/sandbox/listen/attempts/dlv_none.1', body: () => ({ status: 200, body: 'ok', duration_ms: 3 }) },
   { method: 'GET', path: () => `/sandbox/postman.json?client_id=${s.demo.clientId}&environment=test` },
   { method: 'GET', path: () => '/sandbox/webhooks/deliveries?per_page=5' },
   { method: 'POST', path: () => '/sandbox/webhooks/deliveries/dlv_none/retry', body: () => ({}) },
