@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Readable } from 'node:stream';
 
 /**
- * Answers with a server-sent-event stream (the dashboard's live feed, the tail): each write goes
+ * Answers with a server-sent-event stream (the dashboard's live feed, the tail, the listener): each write goes
  * out at once, the socket never times out, and no proxy or cache holds the events back.
  */
 export function answerEventStream(ctx: Context, stream: Readable): void {

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { answerEventStream } from '../event-stream';
 import { z } from 'zod';
 import type { PartnerRegistry } from '../../auth';
 import { notFound } from '../../shared/errors';
@@ -112,13 +113,6 @@ export function registerListenRoutes(api: Api, deps: { dispatcher: Dispatcher; p
   api.route(listenSpec, ({ query, ctx }) => {
     const partner = partners.get(query.client_id);
     if (!partner) throw notFound(`Partner ${query.client_id} not found`);
-    ctx.req.socket.setNoDelay(true);
-    ctx.req.socket.setTimeout(0);
-    ctx.set('Cache-Control', 'no-cache, no-transform');
-    ctx.set('X-Accel-Buffering', 'no');
-    ctx.type = 'text/event-stream; charset=utf-8';
-    ctx.status = 200;
-
     const stream = new PassThrough();
     stream.on('error', () => {}); // a write racing the close is dropped; the close is what counts
     const socket = ctx.req.socket;
@@ -145,7 +139,7 @@ export function registerListenRoutes(api: Api, deps: { dispatcher: Dispatcher; p
       dispatcher.unlisten(listener);
     });
     write(frame('ready', { client_id: partner.client_id, events: listener.events, forward_to: listener.forward_to, subscribed: partner.events, timeout_ms: deps.timeoutMs }));
-    ctx.body = stream;
+    answerEventStream(ctx, stream);
   });
 
   api.route(answerListenAttemptSpec, ({ params, body }) => dispatcher.answerListener(params.id, body));
