@@ -117,4 +117,9 @@ export const KeyRotationSchema = z
   .object({ client_id: z.string(), environment: z.enum(ENVIRONMENTS), keys: KeySetSchema })
   .meta({ id: 'KeyRotation' });
 
+/** `GET /sandbox/partners/{client_id}/keys`: a partner's key sets in full (the dashboard reveals them on demand). */
+export const PartnerKeysSchema = z
+  .object({ client_id: z.string(), keys: z.object({ test: KeySetSchema, live: KeySetSchema }) })
+  .meta({ id: 'PartnerKeys' });
+
 export const ClientIdParamsSchema = z.object({ client_id: z.string() });

@@ -75,6 +75,11 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], webhooks: readonly
           : { description: spec.message, content: { 'application/json': { schema: successEnvelope(spec.paged ? z.array(spec.data) : spec.data, spec.paged) } } },
     };
     for (const status of errorStatuses(spec)) {
+      // A 304 (an asset's If-None-Match matched its ETag) has no body.
+      if (status === 304) {
+        responses[status] = { description: 'Not Modified: If-None-Match matched the ETag' };
+        continue;
+      }
       responses[status] = {
         description: STATUS_TEXT[status] ?? 'Error',
         content: { 'application/json': { schema: status === 401 || status === 403 ? AuthErrorSchema : ErrorEnvelopeSchema } },

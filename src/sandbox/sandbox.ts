@@ -96,7 +96,12 @@ export interface Sandbox {
    * Rejects with a StateSaveError naming the cause.
    */
   saveState(): Promise<number>;
-  /** Stops the clock's host timer. */
+  /**
+   * Ends the dashboard's open event streams and refuses new ones (a graceful stop does this
+   * first: an open stream is a request that never finishes, and would hold the stop).
+   */
+  closeLive(): void;
+  /** Stops the clock's host timer and ends the event streams. */
   close(): void;
 }
 
@@ -218,6 +223,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     async saveState() {
       return config.statePath ? writeStateFile(config.statePath, exportStateChunks(stateParts)) : 0;
     },
+    closeLive: () => live.close(),
     close() {
       clock.stop();
       live.close();
@@ -256,7 +262,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerWebhookRoutes(api, { dispatcher, partners, orders });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
-      registerDashboard(api, { live });
+      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),
         restoreState: (doc) => restoreState(stateParts, doc),
@@ -340,6 +346,8 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
         attempts: { get count() { return dispatcher.inFlightCount; }, idle: () => dispatcher.idle() },
         graceMs: sandbox.config.webhookTimeoutMs + SHUTDOWN_MARGIN_MS,
         now: () => wall.now(),
+        // Issue 20: with a dashboard tab open, its event stream held the stop for the whole grace.
+        endStreams: () => sandbox.closeLive(),
       });
       sandbox.close();
       let saveError: string | undefined;

@@ -8,7 +8,7 @@ const admin = { auth: 'admin', tag: 'sandbox' } as const;
 const IdParamsSchema = z.object({ id: z.string() });
 
 // The specs are exported so the control client (src/client/control-client.ts) is typed by them.
-export const listRequestsSpec = { ...admin, method: 'GET', path: '/sandbox/requests', operationId: 'listRequests', summary: 'The /v1 requests the sandbox received, newest first', query: RequestsQuerySchema, data: z.array(RecordedRequestSchema), message: 'Requests retrieved' } as const satisfies AnyRouteSpec;
+export const listRequestsSpec = { ...admin, method: 'GET', path: '/sandbox/requests', operationId: 'listRequests', summary: 'The /v1 requests the sandbox received, newest first, a page at a time', query: RequestsQuerySchema, data: RecordedRequestSchema, paged: true, message: 'Requests retrieved' } as const satisfies AnyRouteSpec;
 export const getRequestSpec = { ...admin, method: 'GET', path: '/sandbox/requests/{id}', operationId: 'getRequest', summary: 'One recorded request', params: IdParamsSchema, data: RecordedRequestSchema, message: 'Request retrieved', errors: [404] } as const satisfies AnyRouteSpec;
 export const clearRequestsSpec = { ...admin, method: 'DELETE', path: '/sandbox/requests', operationId: 'clearRequests', summary: 'Forget every recorded request', data: z.object({ cleared: z.number().int() }), message: 'Requests cleared' } as const satisfies AnyRouteSpec;
 export const addFaultSpec = { ...admin, method: 'POST', path: '/sandbox/faults', operationId: 'addFault', summary: 'Inject a fault on matching /v1 requests: latency, 429/5xx, dropped connection', body: FaultInputSchema, data: FaultSchema, message: 'Fault added' } as const satisfies AnyRouteSpec;
@@ -21,7 +21,11 @@ export function registerRequestRoutes(api: Api, deps: { requests: RequestLog }):
   const { requests } = deps;
   api.route(
     listRequestsSpec,
-    ({ query }) => requests.list(query),
+    ({ query }) => {
+      const perPage = query.per_page ?? query.limit ?? 50;
+      const { items, total } = requests.page(query);
+      return { page: items, meta: { total, per_page: perPage, current_page: query.page, last_page: Math.max(1, Math.ceil(total / perPage)) } };
+    },
   );
   api.route(
     getRequestSpec,
