@@ -14,7 +14,7 @@ const half = (n) => (n >= 2 ? Math.floor(n / 2) : Math.round(n * 50) / 100);
 /** @param {number} n */
 const over = (n) => (n >= 10 ? Math.ceil(n * 1.1) : Math.round(n * 110) / 100);
 
-/** @param {{ order: OrderDetail, actions: OrderActions, onDone: () => void }} props */
+/** @param {{ order: OrderDetail, actions: OrderActions, onDone: () => Promise<unknown> }} props */
 export function Actions({ order, actions, onDone }) {
   const action = useAction();
   const due = order.from.amount;
@@ -31,7 +31,14 @@ export function Actions({ order, actions, onDone }) {
    * @param {'payin' | 'fulfil' | 'payout' | 'expire' | 'cancel'} path
    * @param {PayinBody | PayoutBody | CancelBody} [body]
    */
-  const run = (label, path, body) => action.run(label, () => post(`${base}/${path}`, body)).then((r) => r && onDone());
+  const run = (label, path, body) =>
+    action.run(label, async () => {
+      /** @type {OrderDetail} */
+      const o = await post(`${base}/${path}`, body);
+      // The page shows the order as it is now before focus goes back (the control used may be gone).
+      await onDone();
+      return o;
+    });
   const any = Object.values(actions).some(Boolean);
   const cur = order.from.currency;
 
