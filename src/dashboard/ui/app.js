@@ -147,13 +147,16 @@ function App() {
   const [phase, setPhase] = useState(/** @type {'checking' | 'ready' | 'token' | 'down'} */ ('checking'));
   const [failed, setFailed] = useState(false);
   const check = async () => {
+    // Read before the call: a 401 clears the token (onUnauthorized) before the catch below runs,
+    // which is how a refused token used to show no error (issue 20).
+    const sent = Boolean(token.get());
     try {
       await call('GET', '/sandbox/clock');
       setPhase('ready');
       startLive();
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
-        setFailed(Boolean(token.get()));
+        setFailed(sent);
         token.clear();
         setPhase('token');
       } else {

@@ -104,7 +104,7 @@ export function DeliveryTable({ order, client_id, event, status, q, compact, pag
             <td class="num" data-label="Attempts">${d.attempts.length}</td>
             <td class="small" data-label="Last answer">${last ? (last.http_status ? `HTTP ${last.http_status}` : last.error) : '-'}${last?.response_excerpt ? html` <span class="muted excerpt">“${last.response_excerpt.slice(0, 40)}”</span>` : null}</td>
             <td data-label="Next attempt"><${Time} iso=${d.next_attempt_at} /></td>
-            <td class="row-actions"><button type="button" class="small" data-action="retry" aria-label=${`Retry ${d.id} now`} disabled=${action.busy || d.in_flight} onClick=${() => retry(d.id)}>Retry now</button></td>
+            <td class="row-actions"><button type="button" class="small" data-action="retry" aria-label=${`Retry now: ${d.id}`} disabled=${action.busy || d.in_flight} onClick=${() => retry(d.id)}>Retry now</button></td>
           </tr>
           ${expanded ? html`<tr class="expanded"><td></td><td colspan=${compact ? 7 : 8}><${Attempts} delivery=${d} /></td></tr>` : null}`;
       })}</tbody>
@@ -153,7 +153,7 @@ export function DeliveryScreen({ id }) {
 /** @param {{ delivery: Delivery, open?: boolean }} props */
 function Attempts({ delivery, open }) {
   return html`<div class="attempts">
-    <div class="scroll"><table class="list inner">
+    <div class="scroll" tabindex="0" role="region" aria-label=${`Attempts of ${delivery.id}`}><table class="list inner">
       <thead><tr><th>#</th><th>Virtual time</th><th>Wall time</th><th>URL</th><th>Answer</th><th>ms</th><th>Body of the answer</th></tr></thead>
       <tbody>${delivery.attempts.map(
         (a) => html`<tr><td>${a.number}${a.manual ? ' (manual)' : ''}</td><td><${Time} iso=${a.virtual_at} /></td><td><${Time} iso=${a.wall_at} /></td>

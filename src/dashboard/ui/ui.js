@@ -240,7 +240,7 @@ export function Announcer() {
       announceListeners.delete(on);
     };
   }, []);
-  return html`<div class="sr-only" role="status" aria-live="polite" aria-atomic="true" data-testid="announcer">${said.text ? html`<span key=${said.n}>${said.text}</span>` : null}</div>`;
+  return html`<div class="sr-only" aria-live="polite" aria-atomic="true" data-testid="announcer">${said.text ? html`<span key=${said.n}>${said.text}</span>` : null}</div>`;
 }
 
 // ---- copying ------------------------------------------------------------------------------
@@ -365,7 +365,8 @@ export function Time({ iso }) {
 
 /** @param {{ value: unknown }} props */
 export function Json({ value }) {
-  return html`<pre class="json">${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>`;
+  // Focusable: a long body scrolls inside it, and the keyboard can scroll it too.
+  return html`<pre class="json" tabindex="0">${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}</pre>`;
 }
 
 /** @param {{ title: ComponentChildren, actions?: ComponentChildren, children?: ComponentChildren, id?: string }} props */
