@@ -43,15 +43,20 @@ describe('dashboard, round two (issue 20)', () => {
   /** Presses Tab (or Shift+Tab) until the focused element matches `selector`; the presses taken. */
   const tabTo = async (selector: string, { back = false, max = 120 } = {}) => {
     for (let presses = 0; presses <= max; presses++) {
-      if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, selector)) return presses;
+      // Page expressions are strings: the test program has no DOM types (tsconfig), the page has the DOM.
+      if (await page.evaluate<boolean>(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return presses;
       await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
     }
     throw new Error(`${max} presses of ${back ? 'Shift+Tab' : 'Tab'} never reached ${selector}`);
   };
-  const focused = () => page.evaluate(() => {
-    const el = document.activeElement;
-    return el ? `${el.tagName.toLowerCase()}${el.getAttribute('data-action') ? `[data-action=${el.getAttribute('data-action')}]` : ''}${el.id ? `#${el.id}` : ''}` : 'none';
-  });
+  /** The focused element as `tag[data-action=…]#id`. */
+  const focused = () =>
+    page.evaluate<string>(`(() => {
+      const el = document.activeElement;
+      if (!el) return 'none';
+      const action = el.getAttribute('data-action');
+      return el.tagName.toLowerCase() + (action ? '[data-action=' + action + ']' : '') + (el.id ? '#' + el.id : '');
+    })()`);
 
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });
@@ -89,7 +94,7 @@ describe('dashboard, round two (issue 20)', () => {
     await start.locator('[data-testid="curl"]').waitFor();
     await start.locator('button[aria-label="Copy the signed curl"]').click();
     await start.locator('button[aria-label="Copy the signed curl"]', { hasText: 'Copied' }).waitFor();
-    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const copied = await page.evaluate<string>('navigator.clipboard.readText()');
     expect(copied).toBe(await start.locator('[data-testid="curl"]').innerText());
     const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
       execFile('sh', ['-c', copied], { timeout: 15_000 }, (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out }))),
@@ -163,6 +168,7 @@ describe('dashboard, round two (issue 20)', () => {
 
   it('does the main flow by keyboard alone: create an order, pay it in, advance to completed, retry its delivery', async () => {
     receiver.behave(() => '500');
+    await s.control('PATCH', `/sandbox/partners/${s.demo.clientId}`, { webhook_url: receiver.url });
     await open('#/orders');
     let presses = 0;
     presses += await tabTo('[data-action="open-new-order"]');
@@ -173,8 +179,8 @@ describe('dashboard, round two (issue 20)', () => {
     const created = page.locator('[data-testid="created"] a');
     await created.waitFor();
     const reference = (await created.innerText()).trim();
-    // Focus came back to the button pressed.
-    expect(await focused()).toBe('button[data-action=create-order]');
+    // Focus comes back to the button pressed.
+    await page.waitForFunction(`document.activeElement?.getAttribute('data-action') === 'create-order'`);
     presses += await tabTo('[data-testid="created"] a');
     await page.keyboard.press('Enter');
     await page.locator(`[data-testid="order"][data-status="awaiting_user_payment"]`).waitFor();
@@ -183,13 +189,13 @@ describe('dashboard, round two (issue 20)', () => {
     await page.keyboard.press('Enter');
     await page.locator(`[data-testid="order"][data-status="processing"]`).waitFor();
     await page.locator('[data-testid="announcer"]', { hasText: 'paid' }).waitFor();
-    // The pay-in buttons are gone: focus is on the Actions panel's heading, not lost on the page.
-    expect(await focused()).not.toBe('body');
+    // The pay-in buttons are gone: focus goes to the Actions panel's heading, not lost on the page.
+    await page.waitForFunction('document.activeElement?.id === "actions-title"');
 
     presses += await tabTo('[data-action="advance-30m"]', { back: true });
     await page.keyboard.press('Enter');
     await page.locator(`[data-testid="order"][data-status="completed"]`).waitFor();
-    expect(await focused()).toBe('button[data-action=advance-30m]');
+    await page.waitForFunction(`document.activeElement?.getAttribute('data-action') === 'advance-30m'`);
 
     // The order's delivery, from its timeline, retried: the page says what the attempt got.
     presses += await tabTo('[data-testid="timeline"] a[href^="#/deliveries/"]');
@@ -201,6 +207,7 @@ describe('dashboard, round two (issue 20)', () => {
     await page.locator('[data-testid="action-result"]', { hasText: '→ HTTP 200' }).waitFor();
     await page.locator('[data-testid="announcer"]', { hasText: '→ HTTP 200' }).waitFor();
     expect(await page.locator('[data-testid="action-result"]').innerText()).toMatch(/attempt \d+ → HTTP 200/);
+    await page.waitForFunction(`document.activeElement?.getAttribute('data-action') === 'retry'`);
     expect(await focused()).toBe('button[data-action=retry]');
     expect(reference).toMatch(/^ORD/);
     // A bound on the path, not a timing: the issue counted 103 presses for the main flow before.
@@ -222,10 +229,7 @@ describe('dashboard, round two (issue 20)', () => {
         await page.locator('main h1').first().waitFor();
         await page.locator('.loading').first().waitFor({ state: 'detached' });
         await page.addScriptTag({ path: AXE });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: AxeViolation[] }> } }).axe;
-          return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-        });
+        const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`);
         for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
           found.push(`${width}px ${hash}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
         }
@@ -250,13 +254,13 @@ describe('dashboard, round two (issue 20)', () => {
           expect(box.x).toBeGreaterThanOrEqual(0);
           expect(box.x + box.width).toBeLessThanOrEqual(390);
         }
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       }
       await open('#/requests');
       await page.screenshot({ path: join(SHOTS, '22-narrow-390.png') });
-      await page.evaluate(() => window.scrollTo(0, 1200));
-      await page.waitForFunction(() => window.scrollY > 0);
-      const top = await page.locator('[data-testid="clock"]').evaluate((el) => el.getBoundingClientRect().top);
+      await page.evaluate('window.scrollTo(0, 1200)');
+      await page.waitForFunction('window.scrollY > 0');
+      const top = await page.evaluate<number>(`document.querySelector('[data-testid="clock"]').getBoundingClientRect().top`);
       expect(top).toBe(0);
     } finally {
       await page.setViewportSize({ width: 1440, height: 900 });

@@ -71,12 +71,15 @@ export function useResource(path, kinds = [], matches = () => true, fetcher = ge
   const matchRef = useRef(matches);
   matchRef.current = matches;
 
+  /** Callers of reload() waiting for the data to be shown (a refetch queued behind one in flight). */
+  const waiters = useRef(/** @type {Array<() => void>} */ ([]));
+
   /** @type {() => Promise<void>} */
   const load = useCallback(async () => {
     if (!current.current) return;
     if (busy.current) {
       again.current = true;
-      return;
+      return new Promise((resolve) => waiters.current.push(resolve));
     }
     busy.current = true;
     const asked = current.current;
@@ -91,6 +94,8 @@ export function useResource(path, kinds = [], matches = () => true, fetcher = ge
       if (again.current) {
         again.current = false;
         load();
+      } else {
+        for (const resolve of waiters.current.splice(0)) resolve();
       }
     }
   }, []);
@@ -162,6 +167,8 @@ export function useAction() {
   const [done, setDone] = useState(/** @type {string | undefined} */ (undefined));
   /** @type {RunAction} */
   const run = useCallback(async (label, fn) => {
+    // A new action: where focus goes now is this one's to say, not the last one's.
+    stopWatching();
     const from = focusPlace();
     setBusy(true);
     setError(undefined);
@@ -198,12 +205,14 @@ function focusPlace() {
 }
 
 /**
- * After the render that follows an action: focus back on `from` when focus was lost.
+ * After the render that follows an action: focus back on `from` when focus was lost. Renders
+ * that the action set off may still come (a live update removing the control used), so for a
+ * moment after, focus that falls to the page is put back again.
  * @param {FocusPlace | undefined} from
  */
 function restoreFocus(from) {
   if (!from) return;
-  setTimeout(() => {
+  const fix = () => {
     const now = document.activeElement;
     if (now && now !== document.body && now.isConnected && !(now instanceof HTMLButtonElement && now.disabled)) return;
     /** @param {Element | null | undefined} el */
@@ -213,8 +222,24 @@ function restoreFocus(from) {
     const heading = scope?.querySelector('h2') ?? document.querySelector('main h1');
     const target = [from.element, same, heading].find(usable);
     if (target instanceof HTMLElement) target.focus();
-  }, 0);
+  };
+  stopWatching();
+  const timer = setTimeout(fix, 0);
+  const watch = new MutationObserver(() => {
+    if (document.activeElement === document.body || !document.activeElement) fix();
+  });
+  watch.observe(document.body, { childList: true, subtree: true });
+  // Only the renders that follow the action: after that, where focus goes is the user's doing.
+  const end = setTimeout(() => watch.disconnect(), 1500);
+  stopWatching = () => {
+    clearTimeout(timer);
+    clearTimeout(end);
+    watch.disconnect();
+  };
 }
+
+/** Stops the focus watch of the last action (restoreFocus). */
+let stopWatching = () => {};
 
 // ---- announcements: one aria-live region for the whole page --------------------------------
 
