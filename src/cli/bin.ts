@@ -19,6 +19,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'print a signed curl for a request (demo partner keys by default)',
     load: () => import('./sign.command'),
   },
+  postman: {
+    summary: 'write the Postman collection of a running sandbox (/v1, signed requests)',
+    load: () => import('./postman.command'),
+  },
 };
 
 const HELP = `ramp-sandbox ${PACKAGE_VERSION}: an in-memory Partner Order API sandbox

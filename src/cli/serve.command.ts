@@ -6,6 +6,7 @@ import { startServer, VERSION } from '../sandbox/sandbox';
 import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';
 import { StateFileError } from '../sandbox/state/file';
+import { prepareReadyFile, removeReadyFile, writeReadyFile } from '../sandbox/ready-file';
 
 /**
  * `ramp-sandbox serve` (`npm start`): the sandbox on 127.0.0.1:4010 with the demo partner, and
@@ -35,6 +36,14 @@ async function serve(argv: string[]): Promise<void> {
   if (config === 'help') {
     process.stdout.write(USAGE);
     return;
+  }
+  if (config.readyFile) {
+    try {
+      prepareReadyFile(config.readyFile);
+    } catch (error) {
+      process.stderr.write(`${(error as Error).message}\n`);
+      process.exit(1);
+    }
   }
   let running;
   try {
@@ -68,6 +77,18 @@ async function serve(argv: string[]): Promise<void> {
   // CONTRACT §4: a sandbox others can reach, with the control API open, says so (log and banner).
   const exposed = exposureWarning(sandbox.config);
   if (exposed) sandbox.logger.warn({ host: sandbox.config.host, url }, exposed);
+  // CONTRACT §18: the harness's signal that the sandbox is up, written before the banner, so whoever
+  // sees the banner finds the file.
+  const readyFile = config.readyFile;
+  if (readyFile) {
+    try {
+      writeReadyFile(readyFile, { url, pid: process.pid, version: VERSION, client_id: demo.client_id, keys: { test: { ...demo.keys.test }, live: { ...demo.keys.live } } });
+    } catch (error) {
+      process.stderr.write(`${(error as Error).message}\n`);
+      await running.shutdown();
+      process.exit(1);
+    }
+  }
   process.stdout.write(
     [
       '',
@@ -115,7 +136,10 @@ async function serve(argv: string[]): Promise<void> {
     quietly(() => sandbox.logger.info({ signal }, 'signal received'));
     // CONTRACT §13: a state that could not be saved is a non-zero exit, so a supervisor sees it.
     running.shutdown().then(
-      (report) => process.exit(report.saveError === undefined ? 0 : 1),
+      (report) => {
+        if (readyFile) quietly(() => removeReadyFile(readyFile));
+        process.exit(report.saveError === undefined ? 0 : 1);
+      },
       (error: unknown) => {
         quietly(() => sandbox.logger.error({ err: error }, 'the graceful stop failed'));
         process.exit(1);

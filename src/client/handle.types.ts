@@ -6,7 +6,9 @@ import type { DeliveriesQuerySchema, SendBodySchema } from '../http/control/webh
 import type { FaultInputSchema, FaultSchema } from '../http/faults/fault.store';
 import type { RecordedRequest, RequestsQuerySchema } from '../http/request-log';
 import type { ResetResultSchema, Sandbox, SandboxOverrides } from '../sandbox/sandbox';
-import type { ControlPayinSchema, ControlPayoutSchema, OrderDetail } from '../orders';
+import type { ControlPayinSchema, ControlPayoutSchema, OrderDetail, OrderStatus } from '../orders';
+import type { ControlData } from './control-client';
+import type { DeliveryMatch, RequestMatch, VerifyOptions, WaitOptions } from './test-helpers';
 import type { DeliveryView } from '../webhooks';
 import type { StateDocument, StateSummary } from '../sandbox/state/state.schema';
 
@@ -55,7 +57,10 @@ type Numeric<T, K extends string> = Omit<T, K> & { [P in K]?: number };
 export type DeliveriesFilter = Numeric<z.input<typeof DeliveriesQuerySchema>, 'page' | 'per_page'>;
 /** `GET /sandbox/requests` filters (`limit` or `per_page` default 50, at most 1000; `page` the page of them). */
 export type RequestsFilter = Numeric<z.input<typeof RequestsQuerySchema>, 'limit' | 'per_page' | 'page'>;
-export type { DeliveryView, KeySet, OrderDetail, RecordedRequest };
+export type { DeliveryView, KeySet, OrderDetail, OrderStatus, RecordedRequest };
+export type { DeliveryMatch, RequestMatch, VerifyOptions, WaitOptions };
+/** An order's detail after `orders.simulate`, with `path`: the statuses it passed through. */
+export type SimulatedOrder = ControlData<'simulateOrder'>;
 
 /** The demo partner: what a partner's test signs with. */
 export interface PartnerCredentials {
@@ -93,7 +98,26 @@ export interface SandboxHandle {
     payout(reference: string, body: PayoutInput): Promise<OrderDetail>;
     /** Ends the pay-in window now. */
     expire(reference: string): Promise<OrderDetail>;
+    /**
+     * Takes the order to `status` along its lifecycle's shortest path, sending every webhook on
+     * the way, the virtual clock unmoved (CONTRACT §16); resolves once the first attempt of each
+     * delivery is done, with the detail and `path` (the statuses passed through).
+     */
+    simulate(reference: string, status: OrderStatus, options?: { reason?: string }): Promise<SimulatedOrder>;
   };
+  /** Waits for what happens in the sandbox instead of sleeping (CONTRACT §18); rejects after `timeoutMs` (default 5000, wall) listing what was seen. */
+  readonly waitFor: {
+    /** The first delivery matching (`order`, `event`, `status`, `client_id`) once its first attempt is done: already logged, or when it comes. */
+    delivery(match?: DeliveryMatch, options?: WaitOptions): Promise<DeliveryView>;
+    /** The order's detail once it is in `status` (at once if it is). */
+    status(reference: string, status: OrderStatus, options?: WaitOptions): Promise<OrderDetail>;
+  };
+  /**
+   * Checks the request inspector (CONTRACT §18): resolves with the matching `/v1` requests, oldest
+   * first, or rejects with an `AssertionError` listing the recorded ones. Default: at least one.
+   * @example await sandbox.verify({ method: 'POST', path: '/v1/orders', status: 201 }, { times: 1 });
+   */
+  verify(match?: RequestMatch, options?: VerifyOptions): Promise<RecordedRequest[]>;
   /** The webhook delivery log, newest first, each with its payload and attempts. */
   deliveries(filter?: DeliveriesFilter): Promise<DeliveryView[]>;
   readonly webhooks: {

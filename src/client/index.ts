@@ -30,6 +30,12 @@ export type {
   ResetResult,
   SandboxHandle,
   SendWebhookInput,
+  SimulatedOrder,
+  DeliveryMatch,
+  RequestMatch,
+  VerifyOptions,
+  WaitOptions,
+  OrderStatus,
   StartSandboxOptions,
   UpdatePartnerInput,
 } from './handle.types';

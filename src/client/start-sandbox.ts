@@ -5,6 +5,7 @@ import { parseOrThrow } from '../shared/validation';
 import { createControlClient } from './control-client';
 import type { DeliveryView, SandboxHandle, StartSandboxOptions } from './handle.types';
 import { SandboxError } from './sandbox-error';
+import { createTestHelpers } from './test-helpers';
 
 /** Deliveries fetched per control request when listing them all. */
 const ALL_PER_PAGE = 500;
@@ -55,7 +56,9 @@ function createHandle(running: RunningSandbox): SandboxHandle {
       payin: (reference, body = {}) => control.simulatePayin({ params: { reference }, body }),
       payout: (reference, body) => control.decidePayout({ params: { reference }, body }),
       expire: (reference) => control.expireOrder({ params: { reference } }),
+      simulate: (reference, status, options = {}) => control.simulateOrder({ params: { reference }, body: { status, ...options } }),
     },
+    ...createTestHelpers(sandbox),
     async deliveries(filter = {}) {
       if (filter.page !== undefined) return (await control.listDeliveries({ query: filter })).data;
       const all: DeliveryView[] = [];

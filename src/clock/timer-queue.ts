@@ -131,6 +131,11 @@ export class TimerQueue {
     return true;
   }
 
+  /** A pending timer by id (undefined once fired or cancelled). */
+  get(id: number): TimerEntry | undefined {
+    return this.byId.get(id);
+  }
+
   peek(): TimerEntry | undefined {
     const bucket = this.topBucket();
     return bucket?.items[0];

@@ -181,6 +181,33 @@ export class VirtualClock implements Scheduler {
     if (this.queue.cancel(id) && !this.firing) this.arm();
   }
 
+  /** A pending timer's due time, label and tag; undefined once it fired or was cleared. */
+  timer(id: number): { due: number; label: string; tag: TimerTag | undefined } | undefined {
+    const entry = this.queue.get(id);
+    return entry && { due: entry.due, label: entry.label, tag: entry.tag };
+  }
+
+  /**
+   * Fires one pending timer now, ahead of its due time, without moving virtual time (CONTRACT
+   * §16: an order's own delayed steps happen now); false when it already fired or was cleared.
+   */
+  fireNow(id: number): boolean {
+    const entry = this.queue.get(id);
+    if (!entry || this.firing) return false;
+    this.queue.cancel(id);
+    entry.at = this.now();
+    this.firing = true;
+    try {
+      entry.fire();
+    } catch (error) {
+      this.onError(error, entry.label);
+    } finally {
+      this.firing = false;
+    }
+    this.arm();
+    return true;
+  }
+
   /** Switches mode and/or speed; virtual time is continuous across the switch. */
   configure(options: { mode?: ClockMode; speed?: number }): void {
     const now = this.now();

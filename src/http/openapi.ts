@@ -71,7 +71,8 @@ export function buildOpenApi(routes: readonly AnyRouteSpec[], webhooks: readonly
       [spec.successStatus ?? 200]: spec.html
         ? { description: spec.message, content: { 'text/html': { schema: z.string() } } }
         : spec.media
-          ? { description: spec.message, ...(spec.media.length ? { content: Object.fromEntries(spec.media.map((m) => [m, { schema: z.string() }])) } : {}) }
+          ? // A JSON document answered as it is, not in an envelope (the exports, CONTRACT §19), is its `data`.
+            { description: spec.message, ...(spec.media.length ? { content: Object.fromEntries(spec.media.map((m) => [m, { schema: m === 'application/json' ? spec.data : z.string() }])) } : {}) }
           : { description: spec.message, content: { 'application/json': { schema: successEnvelope(spec.paged ? z.array(spec.data) : spec.data, spec.paged) } } },
     };
     for (const status of errorStatuses(spec)) {

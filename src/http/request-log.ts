@@ -9,6 +9,8 @@ export const BODY_EXCERPT = 4096;
 /** Other strings a request brings (path, client id, header values, messages) are kept up to this. */
 export const FIELD_EXCERPT = 2048;
 export const DEFAULT_INSPECT_LIMIT = 10_000;
+/** The answer's headers the inspector keeps: what the body is, and those a client acts on. */
+const SHOWN_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'allow', 'location', 'x-request-id', 'svc-sandbox-hint'];
 
 /** One recorded /v1 request, as `GET /sandbox/requests` shows it (CONTRACT §11). */
 export const RecordedRequestSchema = z
@@ -28,6 +30,10 @@ export const RecordedRequestSchema = z
     hint: z.string().optional().meta({ description: 'the svc-sandbox-hint of a failed signature check' }),
     fault: z.string().optional().meta({ description: 'the id of the injected fault' }),
     headers: z.record(z.string(), z.string()).meta({ description: 'request headers; authorization and svc-signature masked' }),
+    response_headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: `the answer's ${SHOWN_RESPONSE_HEADERS.join(', ')} headers, when it had them` }),
     request_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
     response_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
   })
@@ -82,6 +88,8 @@ export interface RawRecord {
   auth: RecordedRequest['auth'];
   /** The shown headers, already masked and cut (`maskedHeaders`). */
   headers: Record<string, string>;
+  /** The shown headers of the answer (`shownResponseHeaders`); none when it had none of them. */
+  responseHeaders?: Record<string, string>;
   clientId?: string;
   environment?: RecordedRequest['environment'];
   code?: string;
@@ -104,6 +112,7 @@ export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
     auth: raw.auth,
     headers: raw.headers,
   };
+  if (raw.responseHeaders) entry.response_headers = raw.responseHeaders;
   if (raw.clientId) entry.client_id = raw.clientId;
   if (raw.environment) entry.environment = raw.environment;
   if (raw.code !== undefined) entry.code = raw.code;
@@ -260,6 +269,22 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownCopy(value.slice(0, 256));
+  }
+  return out;
+}
+
+/**
+ * The answer's headers the inspector keeps (SHOWN_RESPONSE_HEADERS), as flat copies; undefined
+ * when it had none of them. `hint`, the entry's own copy of `svc-sandbox-hint`, is shared rather
+ * than copied again.
+ */
+export function shownResponseHeaders(headers: Record<string, number | string | string[] | undefined>, hint?: string): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const name of SHOWN_RESPONSE_HEADERS) {
+    const raw = headers[name];
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : String(raw);
+    (out ??= {})[name] = name === 'svc-sandbox-hint' && hint !== undefined ? hint : ownCopy(value.slice(0, FIELD_EXCERPT));
   }
   return out;
 }

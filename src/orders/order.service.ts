@@ -10,6 +10,7 @@ import { createLifecycle, type OrderEvents } from './order.lifecycle';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
 import { createQueries } from './order.queries';
 import { createQuotes } from './order.quotes';
+import { createSimulator } from './order.simulate';
 import { orderFromSnapshot, orderSnapshot, orderSnapshotJson, quoteFromSnapshot, type OrdersState } from './order.state';
 import { OrderStore, type OrderRecord } from './order.store';
 
@@ -58,6 +59,7 @@ export function createOrderService(deps: OrderServiceDeps) {
   const quotes = createQuotes(core, deps.quoteTtlMs ?? 60_000);
   const intake = createIntake(core, lifecycle, eviction);
   const commands = createCommands(core, lifecycle, queries);
+  const simulator = createSimulator(core, lifecycle);
 
   return {
     quote: quotes.quote,
@@ -66,6 +68,10 @@ export function createOrderService(deps: OrderServiceDeps) {
     list: queries.list,
     find: queries.find,
     ...commands,
+    /** CONTRACT §16: takes an order to a status along its machine's shortest path; the statuses passed. */
+    simulate: simulator.simulate,
+    /** The statuses an order can still be taken to (CONTRACT §16; the dashboard's "Take it to …"). */
+    reachable: (reference: string) => simulator.reachable(queries.find(reference)),
     /** Detail of any order by reference (control API). */
     detail: (reference: string) => queries.detail(queries.find(reference), ALL_INCLUDES),
     summary: queries.summary,

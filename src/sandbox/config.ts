@@ -42,6 +42,8 @@ export interface SandboxConfig {
   maxOrders: number;
   /** CONTRACT §13: `--state FILE`, loaded at start when it exists, saved on stop. */
   statePath?: string;
+  /** CONTRACT §18: `--ready-file FILE`, written by `serve` once listening (URL, pid, demo keys). */
+  readyFile?: string;
   /**
    * CONTRACT §4: `Host` names /sandbox answers besides localhost, 127.0.0.1, [::1] and `host`
    * (`--allowed-host`, repeatable; `SANDBOX_ALLOWED_HOSTS`, comma-separated): lower case, no port.
@@ -96,6 +98,9 @@ export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm
   --inspect-limit N   /v1 requests the inspector keeps (SANDBOX_INSPECT_LIMIT; default 10000)
   --state FILE        load the state from FILE at start (when it exists), save it there on
                       SIGINT/SIGTERM and POST /sandbox/state/save (SANDBOX_STATE)
+  --ready-file FILE   once listening, write {url, pid, version, client_id, keys} (the demo
+                      partner) to FILE atomically, for test harnesses in any language; removed
+                      on stop (SANDBOX_READY_FILE)
   --max-orders N      orders kept in memory; beyond it the oldest finished ones are evicted,
                       and a create is refused (409) while none can be (SANDBOX_MAX_ORDERS;
                       default 200000)
@@ -135,6 +140,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       'inspect-limit': { type: 'string' },
       'max-orders': { type: 'string' },
       state: { type: 'string' },
+      'ready-file': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -198,6 +204,7 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     },
     inspectLimit: num(pick(values['inspect-limit'], 'SANDBOX_INSPECT_LIMIT'), '--inspect-limit', DEFAULT_CONFIG.inspectLimit, (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000),
     statePath: pick(values.state, 'SANDBOX_STATE') || undefined,
+    readyFile: pick(values['ready-file'], 'SANDBOX_READY_FILE') || undefined,
     maxOrders: num(pick(values['max-orders'], 'SANDBOX_MAX_ORDERS'), '--max-orders', DEFAULT_CONFIG.maxOrders, (n) => Number.isInteger(n) && n >= 1 && n <= 100_000_000),
     logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
     clockStart,

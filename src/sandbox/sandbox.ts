@@ -28,6 +28,7 @@ import { exportState, exportStateChunks, restoreState, summarise, type StatePart
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from '../shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from '../http/control/inspector.routes';
+import { registerExportRoutes } from '../http/control/exports.routes';
 import { FaultStore } from '../http/faults/fault.store';
 import { RequestLog } from '../http/request-log';
 import { recordRequests, type RequestEvents } from '../http/middleware/inspect';
@@ -258,10 +259,11 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerOrderRoutes(api, { orders });
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
-      registerOrderControlRoutes(api, { orders, partners, reference });
+      registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
       registerWebhookRoutes(api, { dispatcher, partners, orders });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
+      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),

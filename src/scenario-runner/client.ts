@@ -93,6 +93,9 @@ export class SandboxClient {
   expire(reference: string) {
     return settle(this.control.expireOrder({ params: { reference } }));
   }
+  simulate(reference: string, body: Record<string, unknown>) {
+    return settle(this.control.simulateOrder({ params: { reference }, body: body as ControlBody<'simulateOrder'> }));
+  }
   clock() {
     return settle(this.control.getClock());
   }

@@ -76,6 +76,7 @@ export const STEP_SCHEMAS = {
     z.object({ until: z.object({ order: OrderRef, status: Status }), within: Duration }).strict(),
   ], { error: 'give duration, or until {order, status} with within' }),
   expire: z.object({ order: OrderRef }),
+  simulate: z.object({ order: OrderRef, status: Status, reason: z.string().optional() }),
   deliver: z.object({
     order: OrderRef,
     kind: z.enum(ADVERSARIAL_KINDS),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { signedHeaders } from '../support/sign';
 
 /**
@@ -172,6 +173,81 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
     await expect(run(tsc, [...options, ...types, 'consumer.ts'], { cwd: app })).resolves.toBeDefined();
   }, SLOW);
 });
+
+describe('action.yml, the GitHub Action (CONTRACT §18), its steps run as written against the tarball', () => {
+  it('starts the sandbox, exports the demo keys to GITHUB_ENV and GITHUB_OUTPUT, runs the scenarios with a JUnit report', async () => {
+    const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+      runs: { using: string; steps: Array<{ id?: string; if?: string; shell: string; env?: Record<string, string>; run: string }> };
+      inputs: Record<string, { default?: string }>;
+    };
+    expect(action.runs.using).toBe('composite');
+    const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
+    const junit = join(work, 'action-junit.xml');
+    const given: Record<string, string> = { version: tarball, port: '0', seed: '7', scenarios: 'cancel onramp-happy-path', junit };
+    const inputs = Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, given[name] ?? spec.default ?? '']));
+    const runner = mkdtempSync(join(work, 'runner-'));
+    const files = { GITHUB_ENV: join(runner, 'env'), GITHUB_OUTPUT: join(runner, 'output') };
+    for (const file of Object.values(files)) writeFileSync(file, '');
+    // GitHub's own evaluation of what the action uses: ${{ inputs.x }} in env, and if: inputs.x != ''.
+    const expression = (text: string) =>
+      text.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
+        if (!(name in inputs)) throw new Error(`action.yml uses an input it does not declare: ${name}`);
+        return inputs[name]!;
+      });
+    const condition = (text: string) => {
+      const m = /^inputs\.([\w-]+) (!=|==) ''$/.exec(text.trim());
+      if (!m) throw new Error(`an if: this test does not evaluate: ${text}`);
+      return (inputs[m[1]!] !== '') === (m[2] === '!=');
+    };
+    let jobEnv: Record<string, string> = {};
+    for (const step of action.runs.steps) {
+      if (step.if !== undefined && !condition(step.if)) continue;
+      expect(step.shell).toBe('bash');
+      // Run as written: every expression is in env, none in the script.
+      expect(step.run).not.toContain('${{');
+      const script = join(runner, `step-${step.id ?? 'x'}.sh`);
+      writeFileSync(script, step.run);
+      const env: NodeJS.ProcessEnv = { ...npmEnv(), npm_config_prefer_offline: 'true', ...jobEnv, ...files, RUNNER_TEMP: runner, GITHUB_ACTION_PATH: ROOT };
+      for (const [name, value] of Object.entries(step.env ?? {})) env[name] = expression(value);
+      // As GitHub runs shell: bash.
+      const result = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { env, cwd: work, maxBuffer: 1 << 24 }).catch((e: unknown) => e as { code: number; stdout: string; stderr: string });
+      expect((result as { code?: number }).code ?? 0, `${step.run}\n${(result as { stdout: string }).stdout}${(result as { stderr: string }).stderr}`).toBe(0);
+      jobEnv = { ...jobEnv, ...pairs(readFileSync(files.GITHUB_ENV, 'utf8')) };
+    }
+    const exported = pairs(readFileSync(files.GITHUB_ENV, 'utf8'));
+    const outputs = pairs(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
+    try {
+      for (const name of ['URL', 'CLIENT_ID', 'SECRET_KEY', 'ENCRYPTION_KEY', 'PUBLIC_KEY']) expect(exported[`RAMP_SANDBOX_${name}`], name).toBeTruthy();
+      expect(outputs).toMatchObject({ url: exported.RAMP_SANDBOX_URL, 'client-id': exported.RAMP_SANDBOX_CLIENT_ID, 'secret-key': exported.RAMP_SANDBOX_SECRET_KEY });
+      expect(exported.RAMP_SANDBOX_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(exported.RAMP_SANDBOX_SECRET_KEY).toMatch(/^sk_test_/);
+      // The exported variables are enough for a signed call.
+      const keys = { public_key: exported.RAMP_SANDBOX_PUBLIC_KEY!, secret_key: exported.RAMP_SANDBOX_SECRET_KEY!, encryption_key: exported.RAMP_SANDBOX_ENCRYPTION_KEY! };
+      const res = await fetch(`${exported.RAMP_SANDBOX_URL}/v1/networks`, { headers: signedHeaders({ clientId: exported.RAMP_SANDBOX_CLIENT_ID!, keys, method: 'GET', path: '/v1/networks' }) });
+      expect(res.status).toBe(200);
+      const health = await (await fetch(`${exported.RAMP_SANDBOX_URL}/health`)).json();
+      expect(health).toMatchObject({ status: true, data: { version: VERSION } });
+      const report = readFileSync(junit, 'utf8');
+      expect(report).toMatch(/<testsuite [^>]*tests="2"[^>]*failures="0"/);
+      expect(report).toContain('name="cancel');
+    } finally {
+      // A composite action has no post step: the job's end stops the sandbox; here the test does.
+      const pid = Number(exported.RAMP_SANDBOX_PID);
+      if (pid > 0) process.kill(pid, 'SIGTERM');
+      if (exported.RAMP_SANDBOX_URL) await expect(waitUntilRefused(`${exported.RAMP_SANDBOX_URL}/health`)).resolves.toBe(true);
+    }
+  }, SLOW);
+});
+
+/** NAME=value lines, as GitHub reads GITHUB_ENV and GITHUB_OUTPUT. */
+function pairs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const at = line.indexOf('=');
+    if (at > 0) out[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return out;
+}
 
 /**
  * The environment without what `npm test` adds for its own package (npm_config_local_prefix,

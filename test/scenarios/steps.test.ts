@@ -46,6 +46,7 @@ describe('scenario files are checked before anything runs', () => {
     cancel: ['  - cancel: { order: o, reason: 5 }\n', 'steps.1.cancel.reason'],
     advance: ['  - advance: { duration: soon }\n', 'steps.1.advance.duration'],
     expire: ['  - expire: {}\n', 'steps.1.expire.order'],
+    simulate: ['  - simulate: { order: o, status: done }\n', 'steps.1.simulate.status'],
     deliver: ['  - deliver: { order: o, kind: sneaky }\n', 'steps.1.deliver.kind'],
     partner: ['  - partner: { webhook_url: somewhere }\n', 'steps.1.partner.webhook_url'],
     fault: ['  - fault: { error: { status: 418 } }\n', 'steps.1.fault.error.status'],

@@ -1,7 +1,7 @@
 // The request inspector (CONTRACT §11), with the signature hint beside a failed request, and
 // fault injection on /v1 (CONTRACT §12).
 import { useState } from 'preact/hooks';
-import { del, post, qs } from './api.js';
+import { ApiError, del, post, qs, token } from './api.js';
 import { hashOf, useListParams } from './router.js';
 import { Copyable, Empty, EmptyList, ErrorBox, faultsChanged, html, Input, Json, link, Pager, Section, Select, Time, useAction, useFaults, usePaged, useResource } from './ui.js';
 /** @import { Resource } from './ui.js' */
@@ -66,15 +66,27 @@ function Requests() {
   const list = usePaged(`/sandbox/requests${qs({ ...filter, page, per_page: 50 })}`, ['request']);
   const [open, setOpen] = useState(/** @type {string | undefined} */ (undefined));
   const clear = useAction();
+  const download = useAction();
   const rows = list.data?.data;
-  return html`<${Section} title="Requests to /v1" id="requests" actions=${html`<button type="button" class="small" data-action="clear-requests" onClick=${() => clear.run('Requests cleared', () => del('/sandbox/requests').then(() => list.reload()))}>Clear</button>`}>
+  // The requests listed, as HAR (CONTRACT §19): a plain link; with an admin token it cannot carry
+  // the header, so the page fetches the file with it and saves it from memory.
+  const har = `/sandbox/requests.har${qs({ ...filter, page, per_page: 50 })}`;
+  /** @param {MouseEvent} e */
+  const downloadHar = (e) => {
+    if (!token.get()) return;
+    e.preventDefault();
+    void download.run('downloaded', () => saveWithToken(har, HAR_FILE));
+  };
+  const actions = html`<a class="small" href=${list.error ? undefined : har} download=${HAR_FILE} data-testid="download-har" onClick=${downloadHar}>Download HAR</a>
+    <button type="button" class="small" data-action="clear-requests" onClick=${() => clear.run('Requests cleared', () => del('/sandbox/requests').then(() => list.reload()))}>Clear</button>`;
+  return html`<${Section} title="Requests to /v1" id="requests" actions=${actions}>
     <div class="filters" role="search" aria-label="Find requests">
       <${Input} label="Search: request id, order reference, text" name="q" type="search" value=${filter.q} onInput=${(/** @type {string} */ q) => set({ q }, { replace: true })} placeholder="req_… or ORD…" size="22" />
       <${Input} label="Status (401, 4xx)" name="status" value=${filter.status} onInput=${(/** @type {string} */ status) => set({ status }, { replace: true })} size="5" />
       <${Input} label="Path contains" name="path" value=${filter.path} onInput=${(/** @type {string} */ path) => set({ path }, { replace: true })} size="16" />
       <${Input} label="Client id" name="client_id" value=${filter.client_id} onInput=${(/** @type {string} */ client_id) => set({ client_id }, { replace: true })} size="20" />
     </div>
-    <${ErrorBox} error=${list.error ?? clear.error} />
+    <${ErrorBox} error=${list.error ?? clear.error ?? download.error} />
     <${Pager} meta=${list.data?.meta} label="Requests" onPage=${(/** @type {number} */ p) => set({ page: p })} />
     ${rows && rows.length === 0
       ? html`<${EmptyList} what="requests to /v1" filters=${[['search', filter.q], ['status', filter.status], ['path containing', filter.path], ['client id', filter.client_id]]} onClear=${() => set({ q: '', status: '', path: '', client_id: '' })}>
@@ -98,6 +110,36 @@ function Requests() {
         </table><p class="muted small">Open a request (its id) or unfold it (▸) for its headers and bodies (keys masked).</p>`
       : null}
   </${Section}>`;
+}
+
+const HAR_FILE = 'ramp-sandbox-requests.har';
+
+/**
+ * GETs `path` with the admin token and saves the answer as `name`, as the link would have.
+ * @param {string} path
+ * @param {string} name
+ */
+async function saveWithToken(path, name) {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${token.get()}` } });
+  if (!res.ok) {
+    /** @type {{ code?: unknown, message?: unknown }} */
+    let body = {};
+    try {
+      body = await res.json();
+    } catch {
+      // not the error envelope
+    }
+    throw new ApiError(res.status, typeof body.code === 'string' ? body.code : `HTTP ${res.status}`, typeof body.message === 'string' ? body.message : res.statusText);
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Released once the browser has surely read it (revoked at once, some browsers lose the file).
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 function Faults() {

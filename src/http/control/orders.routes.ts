@@ -39,6 +39,17 @@ const FulfilBodySchema = z.object({
   institution: z.string().trim().min(1).max(100).optional().meta({ description: 'fiat pay-in; default: the pay-in institution' }),
 });
 
+const SimulateBodySchema = z
+  .object({
+    status: z.enum(ORDER_STATUSES).meta({ description: 'the status to take the order to' }),
+    reason: z.string().max(200).optional().meta({ description: 'recorded on the timeline entry of the failing step (e.g. the payout outcome)' }),
+  })
+  .meta({ id: 'SimulateOrderBody', example: { status: 'refunded', reason: 'bank rejected the account' } });
+
+const SimulatedOrderSchema = OrderDetailSchema.extend({
+  path: z.array(z.enum(ORDER_STATUSES)).meta({ description: 'the statuses the order passed through, from where it stood to the one asked' }),
+}).meta({ id: 'SimulatedOrder' });
+
 const LifecycleViewSchema = z
   .object({
     reference: z.string(),
@@ -47,6 +58,7 @@ const LifecycleViewSchema = z
     status: z.enum(ORDER_STATUSES),
     path: z.array(z.enum(ORDER_STATUSES)).meta({ description: 'the statuses the order went through, in order' }),
     actions: OrderActionsSchema,
+    reachable: z.array(z.enum(ORDER_STATUSES)).meta({ description: 'the statuses POST …/simulate can take the order to from here' }),
     graph: LifecycleGraphSchema,
   })
   .meta({ id: 'OrderLifecycle' });
@@ -60,6 +72,7 @@ export const simulatePayinSpec = { ...admin, method: 'POST', path: '/sandbox/ord
 export const sandboxFulfilOrderSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/fulfil', operationId: 'sandboxFulfilOrder', summary: 'Confirm a pending (unconfirmed) pay-in, as POST /v1/orders/{reference}/fulfill does for the partner', body: FulfilBodySchema, message: 'Pay-in confirmed', errors: [400, 404] } as const satisfies AnyRouteSpec;
 export const sandboxCancelOrderSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/cancel', operationId: 'sandboxCancelOrder', summary: 'Cancel an order, as PATCH /v1/orders/{reference}/cancel does for the partner', body: CancelBodySchema, message: 'Order cancelled', errors: [400, 404] } as const satisfies AnyRouteSpec;
 export const decidePayoutSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/payout', operationId: 'decidePayout', summary: 'Decide how the payout ends: success, fail, revert, partial', body: ControlPayoutSchema, message: 'Payout outcome set', errors: [400, 404] } as const satisfies AnyRouteSpec;
+export const simulateOrderSpec = { ...admin, data: SimulatedOrderSchema, method: 'POST', path: '/sandbox/orders/{reference}/simulate', operationId: 'simulateOrder', summary: 'Take the order to a status in one call, along its machine’s shortest path, sending every webhook on the way (CONTRACT §16)', body: SimulateBodySchema, message: 'Order simulated', errors: [400, 404, 409] } as const satisfies AnyRouteSpec;
 export const expireOrderSpec = { ...admin, method: 'POST', path: '/sandbox/orders/{reference}/expire', operationId: 'expireOrder', summary: 'End the pay-in window now', message: 'Pay-in window ended', errors: [400, 404] } as const satisfies AnyRouteSpec;
 
 export interface OrderControlDeps {
@@ -67,6 +80,8 @@ export interface OrderControlDeps {
   /** For the steps a partner takes through /v1 (create, cancel, fulfil), taken here on its behalf. */
   partners: PartnerRegistry;
   reference: ReferenceStore;
+  /** Resolves once no webhook attempt is in flight (undefined: nothing to wait for). */
+  settle?: () => Promise<void> | undefined;
 }
 
 /** CONTRACT §4 order simulation controls and the §15 order list; orders are addressed by reference across environments. */
@@ -110,6 +125,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
     sandboxOrderLifecycleSpec,
     ({ params }) => {
       const order = orders.find(params.reference);
+      const reachable = orders.reachable(params.reference);
       return {
         reference: order.reference,
         client_id: order.clientId,
@@ -117,6 +133,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
         status: order.status,
         path: order.timeline.filter((t) => t.group === 'status').map((t) => t.event as (typeof ORDER_STATUSES)[number]),
         actions: availableActions(orders.machines[order.type], order.status, order.context),
+        reachable: ORDER_STATUSES.filter((s) => reachable.has(s)),
         graph: lifecycleGraph(order.type, orders.timings),
       };
     },
@@ -147,6 +164,15 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
   api.route(
     decidePayoutSpec,
     ({ params, body }) => orders.decidePayout(params.reference, body),
+  );
+  api.route(
+    simulateOrderSpec,
+    async ({ params, body }) => {
+      // The first attempt of each delivery a step started is done before the next step, so the
+      // partner's receiver gets the webhooks in the order the steps happened.
+      const path = await orders.simulate(params.reference, body.status, { ...(body.reason === undefined ? {} : { reason: body.reason }), afterStep: deps.settle ?? (() => undefined) });
+      return { ...orders.detail(params.reference), path };
+    },
   );
   api.route(
     expireOrderSpec,

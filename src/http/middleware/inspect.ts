@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { AuthContext } from '../../auth';
 import type { Clock, WallClock } from '../../clock';
 import type { Bus } from '../../shared/bus';
-import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, type RawRecord, type RequestLog } from '../request-log';
+import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord, type RequestLog } from '../request-log';
 import { redactUrl } from '../redact';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
@@ -15,7 +15,8 @@ export interface RequestEvents {
 /**
  * The request inspector's recorder (CONTRACT §11): every /v1 request, once answered, with
  * its auth, the signature hint when one failed, the injected fault, and both bodies cut at
- * 4 KiB. Headers are kept with key material masked. Each record is published on `bus`.
+ * 4 KiB. Request headers are kept with key material masked, and a few of the answer's. Each
+ * record is published on `bus`.
  */
 export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit'>): (ctx: Context, outcome: Outcome) => void {
   return (ctx, outcome) => {
@@ -49,6 +50,10 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, b
     if (dropped) raw.message = 'connection closed without an answer (injected fault)';
     const hint = ctx.res.getHeader('svc-sandbox-hint');
     if (hint) raw.hint = ownCopy(String(hint).slice(0, FIELD_EXCERPT));
+    if (!dropped) {
+      const responseHeaders = shownResponseHeaders(ctx.response.headers, raw.hint);
+      if (responseHeaders) raw.responseHeaders = responseHeaders;
+    }
     const fault = ctx.state.faultId as string | undefined;
     if (fault) raw.fault = fault;
     const body = rawBodyOf(ctx);

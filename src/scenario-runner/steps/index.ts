@@ -13,6 +13,7 @@ import { partner } from './partner';
 import { payin } from './payin';
 import { payout } from './payout';
 import { quote } from './quote';
+import { simulate } from './simulate';
 
 export { createStepContext, type StepContext, type StepHandler, type StepOf } from './context';
 
@@ -27,6 +28,7 @@ export const STEP_HANDLERS: { [K in StepKind]: StepHandler<K> } = {
   cancel,
   advance,
   expire,
+  simulate,
   deliver,
   partner,
   fault,

@@ -1,0 +1,34 @@
+"""A pytest (or unittest) test against a sandbox started by the fixture in ramp_sandbox.py."""
+import json
+import os
+import unittest
+import urllib.request
+
+from ramp_sandbox import ramp_sandbox, signed_headers
+
+# RAMP_SANDBOX_COMMAND overrides how the sandbox is started (default: npx ramp-sandbox).
+COMMAND = tuple(json.loads(os.environ["RAMP_SANDBOX_COMMAND"])) if "RAMP_SANDBOX_COMMAND" in os.environ else ("npx", "ramp-sandbox")
+
+
+class NetworksTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls._stack = ramp_sandbox(command=COMMAND)
+        cls.sandbox = cls._stack.__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._stack.__exit__(None, None, None)
+
+    def test_lists_networks_with_a_signed_call(self):
+        path = "/v1/networks"
+        request = urllib.request.Request(self.sandbox["url"] + path, headers=signed_headers(self.sandbox, "GET", path))
+        with urllib.request.urlopen(request) as response:
+            body = json.load(response)
+        self.assertEqual(response.status, 200)
+        self.assertTrue(body["status"])
+        self.assertGreater(len(body["data"]), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
