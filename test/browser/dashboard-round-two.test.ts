@@ -214,6 +214,25 @@ describe('dashboard, round two (issue 20)', () => {
     expect(presses).toBeLessThan(103);
   }, 90_000);
 
+  it('takes an order to a status it can reach from its page, with a reason (CONTRACT §16)', async () => {
+    const order = await createOrder(s, 'offramp');
+    await open(`#/orders/${order.reference}`);
+    await page.locator('[data-testid="order"][data-status="awaiting_user_payment"]').waitFor();
+    const offered = await page.locator('select[name="simulate_status"] option').allInnerTexts();
+    expect(offered).toContain('refunded');
+    expect(offered).not.toContain('awaiting_user_payment');
+    await page.selectOption('select[name="simulate_status"]', 'refunded');
+    await page.fill('input[name="simulate_reason"]', 'bank rejected the account');
+    await page.click('[data-action="simulate"]');
+    await page.locator('[data-testid="order"][data-status="refunded"]').waitFor();
+    const result = await page.locator('[data-testid="simulate-result"]').innerText();
+    expect(result).toMatch(new RegExp(`^Took ${order.reference} to refunded: awaiting_user_payment → .*failed → refunded$`));
+    expect(await page.locator('[data-testid="timeline"]').innerText()).toContain('bank rejected the account');
+    // A final status reaches nothing more: the control is gone.
+    expect(await page.locator('select[name="simulate_status"]').count()).toBe(0);
+    await shot('23-take-it-to');
+  }, 60_000);
+
   it('has no serious or critical axe-core violation on any screen, at 1440 and 390 px', async () => {
     await s.control('POST', '/sandbox/faults', { path: '/v1/networks', error: { status: 503 } });
     await s.pub('GET', '/v1/networks');

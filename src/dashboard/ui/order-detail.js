@@ -42,7 +42,7 @@ export function OrderScreen({ reference }) {
     <${ErrorBox} error=${order.error} />
     <div class="columns">
       <div class="col-main">
-        ${l ? html`<${Actions} order=${o} actions=${l.actions} onDone=${reload} />` : null}
+        ${l ? html`<${Actions} order=${o} actions=${l.actions} reachable=${l.reachable} onDone=${reload} />` : null}
         <${Section} title="Order">
           <${KeyValue} rows=${[
             ['From', money(o.from.amount, o.from.currency) + (o.from.network ? ` on ${o.from.network}` : '')],

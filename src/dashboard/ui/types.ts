@@ -285,6 +285,12 @@ export type PayinBody = FormBody<ControlBody<'simulatePayin'>>;
 /** POST /sandbox/orders/{reference}/payout body (`percentage` with `partial` only). */
 export type PayoutBody = FormBody<ControlBody<'decidePayout'>>;
 
+/** POST /sandbox/orders/{reference}/simulate body, as the page sends it (a status from a select). */
+export type SimulateBody = FormBody<ControlBody<'simulateOrder'>>;
+
+/** POST /sandbox/orders/{reference}/simulate: the order detail with `path`, the statuses passed through. */
+export type SimulatedOrder = ControlData<'simulateOrder'>;
+
 /** POST /sandbox/orders/{reference}/cancel body. */
 export type CancelBody = ControlBody<'sandboxCancelOrder'>;
 
