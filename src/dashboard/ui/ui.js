@@ -335,7 +335,7 @@ export function Copyable({ value, label, href }) {
  * @param {{ meta: PageMeta | undefined, onPage: (page: number) => void, label: string }} props
  */
 export function Pager({ meta, onPage, label }) {
-  if (!meta) return null;
+  if (!meta || meta.total === 0) return null;
   const { total, per_page, current_page: page, last_page: last } = meta;
   const from = total === 0 ? 0 : (page - 1) * per_page + 1;
   const to = Math.min(total, page * per_page);
