@@ -4,7 +4,7 @@ import { post, qs } from './api.js';
 import { useMeta } from './meta.js';
 import { useListParams } from './router.js';
 import { GetStarted } from './start.js';
-import { Copyable, EmptyList, ErrorBox, html, Input, link, money, Pager, Section, Select, Status, Time, useAction, usePaged, useResource } from './ui.js';
+import { EmptyList, ErrorBox, html, Input, link, money, Pager, Section, Select, Status, Time, useAction, usePaged, useResource } from './ui.js';
 /** @import { Resource } from './ui.js' */
 /** @import { CreateOrderBody, OrderDetail, OrderLegBody, OrderType, Paged, Partner, SandboxOrderSummary } from './types' */
 

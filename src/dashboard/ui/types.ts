@@ -23,12 +23,7 @@ export type { WebhookEvent } from '../../shared/events';
 export type { KybStatus } from '../../auth/partner.schemas';
 export type { DeliveryStatus } from '../../webhooks/delivery.schemas';
 export type { ClockMode } from '../../clock/virtual-clock';
-import type { Environment } from '../../reference/fixtures.schema';
 import type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
-import type { WebhookEvent } from '../../shared/events';
-import type { KybStatus } from '../../auth/partner.schemas';
-import type { DeliveryStatus } from '../../webhooks/delivery.schemas';
-import type { ClockMode } from '../../clock/virtual-clock';
 /** An ISO 8601 instant, as the sandbox renders it. */
 export type DateTime = string;
 
