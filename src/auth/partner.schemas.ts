@@ -130,4 +130,18 @@ export const KeyRotationSchema = z
   .object({ client_id: z.string(), environment: z.enum(ENVIRONMENTS), keys: KeySetSchema })
   .meta({ id: 'KeyRotation' });
 
+/** `GET /sandbox/partners/{client_id}/keys`: a partner's key sets in full (the dashboard reveals them on demand). */
+export const PartnerKeysSchema = z
+  .object({ client_id: z.string(), keys: z.object({ test: KeySetSchema, live: KeySetSchema }) })
+  .meta({
+    id: 'PartnerKeys',
+    example: {
+      client_id: 'ptr_acme',
+      keys: {
+        test: { public_key: 'pk_test_a1B2c3D4e5F6g7H8', secret_key: 'sk_test_a1B2c3D4e5F6g7H8', encryption_key: 'enc_test_a1B2c3D4e5F6g7H8' },
+        live: { public_key: 'pk_live_a1B2c3D4e5F6g7H8', secret_key: 'sk_live_a1B2c3D4e5F6g7H8', encryption_key: 'enc_live_a1B2c3D4e5F6g7H8' },
+      },
+    },
+  });
+
 export const ClientIdParamsSchema = z.object({ client_id: z.string().min(1).meta({ example: 'ptr_acme' }) });

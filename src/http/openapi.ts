@@ -153,6 +153,11 @@ function generate(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpe
   for (const spec of routes) {
     const responses: Record<string, unknown> = { [spec.successStatus ?? 200]: successResponse(spec, routes, operations) };
     for (const status of [...errorStatuses(spec), 405].sort((a, b) => a - b)) {
+      // A 304 (an asset's If-None-Match matched its ETag) has no body.
+      if (status === 304) {
+        responses[status] = { description: 'Not Modified: If-None-Match matched the ETag' };
+        continue;
+      }
       responses[status] = { $ref: `#/components/responses/${errorResponse(status, spec)}` };
     }
     registry.registerPath({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ISO } from '../clock';
 import { KEY_PREFIX } from '../auth';
 import { ENVIRONMENTS } from '../reference';
-import { DateTime } from '../shared/schemas';
+import { DateTime, pageQueryParam } from '../shared/schemas';
 
 /** CONTRACT §11: bodies are kept up to this many characters. */
 export const BODY_EXCERPT = 4096;
@@ -49,14 +49,26 @@ export const RequestsQuerySchema = z.object({
     .optional()
     .meta({ example: '4xx' }),
   path: z.string().optional().meta({ description: 'part of the path' }),
+  q: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .meta({ description: 'a request id (req_…), or text the path or either body contains (an order reference, say)' }),
+  page: pageQueryParam('page', 1_000_000, 1),
+  per_page: z
+    .string()
+    .regex(/^\d+$/, 'must be an integer from 1 to 1000')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1000, 'must be an integer from 1 to 1000')
+    .optional()
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, example: 50, description: 'requests a page (default 50, at most 1000)' }),
   limit: z
     .string()
     .regex(/^[0-9]+$/, 'must be an integer from 1 to 1000')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'must be an integer from 1 to 1000')
     .optional()
-    .transform((n) => n ?? 50)
-    .meta({ type: 'integer', minimum: 1, maximum: 1000, default: 50, example: 50 }),
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, example: 50, description: 'the same as per_page (per_page wins when both are given)' }),
 });
 export type RequestsQuery = z.output<typeof RequestsQuerySchema>;
 
@@ -174,22 +186,37 @@ export class RequestLog {
     return full;
   }
 
-  /** Newest first, filtered. */
+  /** Newest first, filtered: the first `per_page` (or `limit`, default 50) of page `page`. */
   list(q: Partial<RequestsQuery> = {}): RecordedRequest[] {
-    const out: RecordedRequest[] = [];
-    const limit = q.limit ?? 50;
+    return this.page(q).items;
+  }
+
+  /**
+   * One page of the matching entries, newest first, and how many match in all (CONTRACT §15:
+   * lists page through everything kept). Entries are matched on what they were recorded with,
+   * so counting the matches does not materialise the ring; only the page returned is.
+   */
+  page(q: Partial<RequestsQuery> = {}): { items: RecordedRequest[]; total: number } {
+    const perPage = q.per_page ?? q.limit ?? 50;
+    const first = ((q.page ?? 1) - 1) * perPage;
     const statusClass = q.status?.endsWith('xx') ? Number(q.status[0]) : undefined;
     const status = q.status && statusClass === undefined ? Number(q.status) : undefined;
-    for (let i = 1; i <= this.count && out.length < limit; i++) {
-      const e = this.at((this.next - i + this.limit) % this.limit);
-      if (q.client_id !== undefined && e.client_id !== q.client_id) continue;
+    const needle = q.q?.trim().toLowerCase() || undefined;
+    const items: RecordedRequest[] = [];
+    let total = 0;
+    for (let i = 1; i <= this.count; i++) {
+      const slot = (this.next - i + this.limit) % this.limit;
+      const e = fieldsOf(this.ring[slot]!);
+      if (q.client_id !== undefined && e.clientId !== q.client_id) continue;
       if (q.environment !== undefined && e.environment !== q.environment) continue;
       if (status !== undefined && e.status !== status) continue;
       if (statusClass !== undefined && Math.floor(e.status / 100) !== statusClass) continue;
       if (q.path !== undefined && !e.path.includes(q.path)) continue;
-      out.push(e);
+      if (needle !== undefined && !matches(e, needle)) continue;
+      if (total >= first && items.length < perPage) items.push(this.at(slot));
+      total++;
     }
-    return out;
+    return { items, total };
   }
 
   get(id: string): RecordedRequest | undefined {
@@ -280,4 +307,29 @@ function maskBearer(value: string): string {
 
 function maskSignature(value: string): string {
   return value.startsWith('sha256=') ? 'sha256=****' : '****';
+}
+
+/** What the filters read of an entry, raw or materialised. */
+interface Fields {
+  id: string;
+  clientId: string | undefined;
+  environment: string | undefined;
+  status: number;
+  path: string;
+  requestBody: string | undefined;
+  responseBody: string | undefined;
+}
+
+function fieldsOf(e: RecordedRequest | Pending): Fields {
+  if (e instanceof Pending) {
+    const { raw } = e;
+    return { id: e.id, clientId: raw.clientId || undefined, environment: raw.environment, status: raw.status, path: raw.path, requestBody: raw.requestBody, responseBody: raw.responseBody };
+  }
+  return { id: e.id, clientId: e.client_id, environment: e.environment, status: e.status, path: e.path, requestBody: e.request_body, responseBody: e.response_body };
+}
+
+/** `q`: the id itself, or text (lower case) in the path or a body. */
+function matches(e: Fields, needle: string): boolean {
+  if (e.id === needle) return true;
+  return [e.path, e.requestBody, e.responseBody].some((text) => text !== undefined && text.toLowerCase().includes(needle));
 }

@@ -101,8 +101,9 @@ export interface Sandbox {
    */
   saveState(): Promise<number>;
   /**
-   * Ends the open event streams (the dashboard's live feed, `ramp-sandbox tail`): a graceful
-   * stop does this first, as an open stream is a request that would hold it for its whole grace.
+   * Ends the open event streams (the dashboard's live feed, `ramp-sandbox tail`, listeners) and
+   * refuses new ones: a graceful stop does this as soon as the server stops accepting, as an open
+   * stream is a request that would hold it for its whole grace.
    */
   closeStreams(): void;
   /** Stops the clock's host timer and ends the event streams. */
@@ -273,7 +274,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
-      registerDashboard(api, { live });
+      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerTailRoute(api, { tail });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),
@@ -351,10 +352,6 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
       }),
     async shutdown() {
       const { dispatcher, logger, wall } = sandbox;
-      // Event streams (the dashboard's, tails, listeners) are requests that never finish on their
-      // own: they are ended first, so they do not hold the stop (a listener's pending attempts
-      // fail and stay scheduled for retry).
-      sandbox.closeStreams();
       logger.info({ requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount }, 'shutting down: finishing requests and webhook attempts in flight');
       const report = await gracefulStop({
         server,
@@ -362,6 +359,11 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
         attempts: { get count() { return dispatcher.inFlightCount; }, idle: () => dispatcher.idle() },
         graceMs: sandbox.config.webhookTimeoutMs + SHUTDOWN_MARGIN_MS,
         now: () => wall.now(),
+        // Event streams (the dashboard's, tails, listeners) are requests that never finish on their
+        // own: ended as soon as the server stops accepting, they do not hold the stop (issue 20: a
+        // dashboard tab held it for the whole grace); a listener's pending attempts fail and stay
+        // scheduled for retry.
+        endStreams: () => sandbox.closeStreams(),
       });
       sandbox.close();
       let saveError: string | undefined;

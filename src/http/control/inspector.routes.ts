@@ -11,7 +11,7 @@ const ClearedSchema = z.object({ cleared: z.number().int().meta({ example: 12 })
 const RemovedSchema = z.object({ removed: z.number().int().meta({ example: 1 }) }).meta({ id: 'FaultsRemoved' });
 
 // The specs are exported so the control client (src/client/control-client.ts) is typed by them.
-export const listRequestsSpec = { ...admin, method: 'GET', path: '/sandbox/requests', operationId: 'listRequests', summary: 'The /v1 requests the sandbox received, newest first', query: RequestsQuerySchema, data: z.array(RecordedRequestSchema), message: 'Requests retrieved' } as const satisfies AnyRouteSpec;
+export const listRequestsSpec = { ...admin, method: 'GET', path: '/sandbox/requests', operationId: 'listRequests', summary: 'The /v1 requests the sandbox received, newest first, a page at a time', query: RequestsQuerySchema, data: RecordedRequestSchema, paged: true, message: 'Requests retrieved' } as const satisfies AnyRouteSpec;
 export const getRequestSpec = { ...admin, method: 'GET', path: '/sandbox/requests/{id}', operationId: 'getRequest', summary: 'One recorded request', params: RequestIdParamsSchema, data: RecordedRequestSchema, message: 'Request retrieved', errors: [404] } as const satisfies AnyRouteSpec;
 export const clearRequestsSpec = { ...admin, method: 'DELETE', path: '/sandbox/requests', operationId: 'clearRequests', summary: 'Forget every recorded request', data: ClearedSchema, message: 'Requests cleared' } as const satisfies AnyRouteSpec;
 export const addFaultSpec = { ...admin, method: 'POST', path: '/sandbox/faults', operationId: 'addFault', summary: 'Inject a fault on matching /v1 requests: latency, 429/5xx, dropped connection', body: FaultInputSchema, data: FaultSchema, message: 'Fault added' } as const satisfies AnyRouteSpec;
@@ -24,7 +24,11 @@ export function registerRequestRoutes(api: Api, deps: { requests: RequestLog }):
   const { requests } = deps;
   api.route(
     listRequestsSpec,
-    ({ query }) => requests.list(query),
+    ({ query }) => {
+      const perPage = query.per_page ?? query.limit ?? 50;
+      const { items, total } = requests.page(query);
+      return { page: items, meta: { total, per_page: perPage, current_page: query.page, last_page: Math.max(1, Math.ceil(total / perPage)) } };
+    },
   );
   api.route(
     getRequestSpec,

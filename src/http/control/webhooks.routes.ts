@@ -16,6 +16,11 @@ export const DeliveriesQuerySchema = z.object({
   order: z.string().optional(),
   event: WebhookEventSchema.optional(),
   status: DeliveryStatusSchema.optional(),
+  q: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .meta({ description: 'text in the delivery id or the order reference (case-insensitive)' }),
   ...ControlPageQuery,
 });
 
@@ -66,6 +71,7 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
   api.route(
     listDeliveriesSpec,
     ({ query: q }) => {
+      const needle = q.q?.trim().toLowerCase() || undefined;
       const matching = dispatcher
         .list()
         .filter(
@@ -73,7 +79,8 @@ export function registerWebhookRoutes(api: Api, deps: { dispatcher: Dispatcher; 
             (!q.client_id || d.client_id === q.client_id) &&
             (!q.order || d.order === q.order) &&
             (!q.event || d.event === q.event) &&
-            (!q.status || d.status === q.status),
+            (!q.status || d.status === q.status) &&
+            (!needle || d.id.toLowerCase().includes(needle) || (d.order ?? '').toLowerCase().includes(needle)),
         )
         .reverse();
       const { data, meta } = paginate(matching, q.page, q.per_page);
