@@ -32,27 +32,46 @@ export class PackedTimeline {
   /** A timeline holding these records (a restored snapshot's). */
   static from(records: readonly TimelineRecord[]): PackedTimeline {
     const t = new PackedTimeline();
-    t.write(records.map((r) => ({ code: 0, own: r.details, at: r.at, group: r.group, event: r.event })));
+    const out: number[] = [];
+    let last = 0;
+    for (const r of records) {
+      t.encode(out, codeOf(r.group, r.event, sharedOf(r.details)), r.details, r.at, last);
+      if (isPlainInstant(r.at)) last = r.at;
+    }
+    t.bytes = flat(out);
     return t;
   }
 
   get length(): number {
+    const s = this.bytes;
     let n = 0;
-    this.scan(() => void n++);
+    cursor = 0;
+    while (cursor < s.length) {
+      skipVarint(s);
+      skipVarint(s);
+      skipVarint(s);
+      n++;
+    }
     return n;
   }
 
   /** Appends an entry; its index. */
   push(group: TimelineGroup, event: string, details: TimelineRecord['details'], at: number): number {
+    const s = this.bytes;
+    const out: number[] = [];
     let n = 0;
     let last = 0;
-    this.scan((_code, _ref, delta) => {
+    cursor = 0;
+    while (cursor < s.length) {
+      skipVarint(s);
+      const tag = readVarint(s);
+      const body = readVarint(s);
+      if (tag % 4 === 0) last += body;
+      else if (tag % 4 === 1) last -= body;
       n++;
-      if (delta !== undefined) last += delta;
-    });
-    const out: number[] = [];
-    for (let i = 0; i < this.bytes.length; i++) out.push(this.bytes.charCodeAt(i));
-    this.encode(out, group, event, details, at, last);
+    }
+    for (let i = 0; i < s.length; i++) out.push(s.charCodeAt(i));
+    this.encode(out, codeOf(group, event, sharedOf(details)), details, at, last);
     this.bytes = flat(out);
     return n;
   }
@@ -75,11 +94,32 @@ export class PackedTimeline {
 
   /** Replaces an entry's details (kept as given; a lone delivery id is kept as its string). */
   setDetails(i: number, details: TimelineRecord['details']): void {
-    const records = this.toArray();
-    const r = records[i];
-    if (!r) throw new RangeError(`no timeline entry ${i}`);
-    r.details = details;
-    this.write(records.map((x) => ({ code: 0, own: x.details, at: x.at, group: x.group, event: x.event })));
+    const s = this.bytes;
+    const out: number[] = [];
+    let n = 0;
+    cursor = 0;
+    while (cursor < s.length) {
+      const from = cursor;
+      const code = readVarint(s);
+      const tag = readVarint(s);
+      const body = readVarint(s);
+      if (n++ !== i) {
+        for (let j = from; j < cursor; j++) out.push(s.charCodeAt(j));
+        continue;
+      }
+      // This entry again, with the new details: its group and event, its time as it was.
+      const kind = CODES[code]!;
+      const shared = sharedOf(details);
+      varint(out, codeOf(kind.group, kind.event, shared));
+      let ref = Math.floor(tag / 4);
+      if (details === null || shared !== null) ref = 0;
+      else if (ref > 0) this.extra![ref - 1] = compact(details);
+      else ref = this.keep(compact(details)) + 1;
+      varint(out, ref * 4 + (tag % 4));
+      varint(out, body);
+    }
+    if (i >= n || i < 0 || !Number.isInteger(i)) throw new RangeError(`no timeline entry ${i}`);
+    this.bytes = flat(out);
   }
 
   /** The entry as a record of its own. */
@@ -91,16 +131,21 @@ export class PackedTimeline {
 
   /** Every entry as records of their own, oldest first. */
   toArray(): TimelineRecord[] {
+    const s = this.bytes;
     const out: TimelineRecord[] = [];
     let last = 0;
-    this.scan((code, ref, delta, exoticAt) => {
-      const kind = CODES[code]!;
+    cursor = 0;
+    while (cursor < s.length) {
+      const kind = CODES[readVarint(s)]!;
+      const tag = readVarint(s);
+      const body = readVarint(s);
       let at: number;
-      if (exoticAt !== undefined) at = exoticAt;
-      else last = at = last + delta!;
+      if (tag % 4 === 2) at = this.extra![body] as number;
+      else last = at = tag % 4 === 1 ? last - body : last + body;
+      const ref = Math.floor(tag / 4);
       const own = ref === 0 ? kind.details : this.extra![ref - 1]!;
       out.push({ group: kind.group, event: kind.event, details: typeof own === 'string' ? { delivery_id: own } : (own as Details | null), at });
-    });
+    }
     return out;
   }
 
@@ -109,52 +154,11 @@ export class PackedTimeline {
     return this.toArray();
   }
 
-  /**
-   * Reads the entries in order: each one's code, its `extra` slot (0: none), and either its
-   * time since the entry before (delta) or, for an instant kept in `extra`, that instant.
-   */
-  private scan(visit: (code: number, ref: number, delta: number | undefined, exoticAt: number | undefined) => void): void {
-    const s = this.bytes;
-    let p = 0;
-    const varint = () => {
-      let value = 0;
-      let scale = 1;
-      for (;;) {
-        const b = s.charCodeAt(p++);
-        value += (b & 0x7f) * scale;
-        if (b < 0x80) return value;
-        scale *= 0x80;
-      }
-    };
-    while (p < s.length) {
-      const code = varint();
-      const tag = varint();
-      const ref = Math.floor(tag / 4);
-      const body = varint();
-      if (tag % 4 === 2) visit(code, ref, undefined, this.extra![body] as number);
-      else visit(code, ref, tag % 4 === 1 ? -body : body, undefined);
-    }
-  }
-
-  /** Rewrites every entry (a restore, a change of details). */
-  private write(entries: Array<{ code: number; own: TimelineRecord['details']; at: number; group: TimelineGroup; event: string }>): void {
-    this.bytes = '';
-    this.extra = undefined;
-    const out: number[] = [];
-    let last = 0;
-    for (const e of entries) {
-      this.encode(out, e.group, e.event, e.own, e.at, last);
-      if (isPlainInstant(e.at)) last = e.at;
-    }
-    this.bytes = flat(out);
-  }
-
   /** Appends one entry's varints to `out`; `last` is the instant of the last entry kept as a delta. */
-  private encode(out: number[], group: TimelineGroup, event: string, details: TimelineRecord['details'], at: number, last: number): void {
-    const shared = details !== null && Object.isFrozen(details) ? details : null;
-    varint(out, codeOf(group, event, shared));
+  private encode(out: number[], code: number, details: TimelineRecord['details'], at: number, last: number): void {
+    varint(out, code);
     let ref = 0;
-    if (details !== null && shared === null) ref = this.keep(compact(details)) + 1;
+    if (details !== null && !Object.isFrozen(details)) ref = this.keep(compact(details)) + 1;
     if (isPlainInstant(at)) {
       const delta = at - last;
       varint(out, ref * 4 + (delta < 0 ? 1 : 0));
@@ -174,6 +178,29 @@ export class PackedTimeline {
     this.extra = extra;
     return old.length;
   }
+}
+
+/** Where the decoder stands in the string it reads (one decoder at a time: no closure per call). */
+let cursor = 0;
+
+function readVarint(s: string): number {
+  let value = 0;
+  let scale = 1;
+  for (;;) {
+    const b = s.charCodeAt(cursor++);
+    value += (b & 0x7f) * scale;
+    if (b < 0x80) return value;
+    scale *= 0x80;
+  }
+}
+
+function skipVarint(s: string): void {
+  while (s.charCodeAt(cursor++) >= 0x80);
+}
+
+/** Details shared by every order (frozen), or null. */
+function sharedOf(details: TimelineRecord['details']): Details | null {
+  return details !== null && Object.isFrozen(details) ? details : null;
 }
 
 /**
@@ -198,6 +225,20 @@ const SHARED_ID = new WeakMap<object, number>();
 let sharedCount = 0;
 
 function codeOf(group: TimelineGroup, event: string, shared: Details | null): number {
+  if (shared === null) {
+    // The common case without building a key: by group, then event.
+    let byEvent = PLAIN_CODES.get(group);
+    if (!byEvent) PLAIN_CODES.set(group, (byEvent = new Map()));
+    let code = byEvent.get(event);
+    if (code === undefined) byEvent.set(event, (code = internCode(group, event, null)));
+    return code;
+  }
+  return internCode(group, event, shared);
+}
+
+const PLAIN_CODES = new Map<TimelineGroup, Map<string, number>>();
+
+function internCode(group: TimelineGroup, event: string, shared: Details | null): number {
   let sharedId = 0;
   if (shared !== null) {
     sharedId = SHARED_ID.get(shared) ?? 0;
