@@ -231,10 +231,17 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
     const raw = headers[name];
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
-    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownCopy(value.slice(0, 256));
+    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownExcerpt(value, HEADER_EXCERPT);
   }
   return out;
 }
+
+/**
+ * A header value is kept up to this many characters: as it is when shorter (node's parser makes
+ * each value a string of its own, holding nothing else alive), a flat copy of its start when
+ * longer (a slice would keep the whole value).
+ */
+const HEADER_EXCERPT = 256;
 
 const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
 
