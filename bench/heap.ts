@@ -8,8 +8,8 @@
  * With `--objects`, two heap snapshots (before and after) are written and compared: objects and
  * bytes per order by V8 node type and constructor name.
  *
- * Usage: node --expose-gc --import tsx bench/heap.ts [--orders N] [--webhooks] [--objects]
- * Prints one JSON line last.
+ * Usage: node --expose-gc --import tsx bench/heap.ts [--orders N] [--webhooks] [--objects [--json-objects]]
+ * Prints one JSON line last (with the table of objects when --json-objects).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +22,7 @@ import { startServer } from '../src/sandbox/sandbox';
 import { fill } from './fill';
 
 const { values: flags } = parseArgs({
-  options: { orders: { type: 'string', default: '100000' }, webhooks: { type: 'boolean', default: false }, objects: { type: 'boolean', default: false }, 'max-orders': { type: 'string' } },
+  options: { orders: { type: 'string', default: '100000' }, webhooks: { type: 'boolean', default: false }, objects: { type: 'boolean', default: false }, 'json-objects': { type: 'boolean', default: false }, 'max-orders': { type: 'string' } },
 });
 const n = Number(flags.orders);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -97,7 +97,7 @@ const result = {
 if (objects) {
   for (const o of objects.slice(0, 40)) process.stderr.write(`${String(o.perOrder).padStart(7)} objs ${String(o.bytesPerOrder).padStart(8)} B  ${o.type} ${o.name}\n`);
 }
-process.stdout.write(`${JSON.stringify({ ...result, objects: undefined })}\n`);
+process.stdout.write(`${JSON.stringify(flags['json-objects'] ? result : { ...result, objects: undefined })}\n`);
 
 /** Objects and self bytes by (node type, name) in a heap snapshot file; strings grouped by type only. */
 function countNodes(file: string): Map<string, { count: number; bytes: number }> {

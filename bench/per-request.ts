@@ -8,8 +8,9 @@
  * The ratio bare ÷ sandbox estimates the throughput ratio of the throughput section on a quiet
  * machine, less the socket work both share (which brings a real ratio closer to 1).
  *
- * Usage: node --import tsx bench/per-request.ts [--rounds 9] [--requests 20000] [--only networks,order,create] [--sandbox-only]
- * (`--sandbox-only` with `--cpu-prof`: a CPU profile of the sandbox's requests alone.) Prints one JSON line last.
+ * Usage: node --import tsx bench/per-request.ts [--rounds 9] [--requests 20000] [--only networks,order,create] [--sandbox-only] [--inspect-limit N]
+ * (`--sandbox-only` with `--cpu-prof`: a CPU profile of the sandbox's requests alone; `--sandbox-only` or
+ * `--bare-only` under `valgrind --tool=callgrind`, two request counts: instructions per request.) Prints one JSON line last.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -21,7 +22,7 @@ import { signRequest } from '../src/auth';
 import { createSandbox } from '../src/sandbox/sandbox';
 
 const { values: flags } = parseArgs({
-  options: { rounds: { type: 'string', default: '9' }, requests: { type: 'string', default: '20000' }, only: { type: 'string' }, 'sandbox-only': { type: 'boolean', default: false } },
+  options: { rounds: { type: 'string', default: '9' }, requests: { type: 'string', default: '20000' }, only: { type: 'string' }, 'sandbox-only': { type: 'boolean', default: false }, 'bare-only': { type: 'boolean', default: false }, 'inspect-limit': { type: 'string' } },
 });
 const ROUNDS = Number(flags.rounds);
 const REQUESTS = Number(flags.requests);
@@ -87,7 +88,7 @@ const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h
 
 // --- the two apps ------------------------------------------------------------------------------
 
-const sandbox = createSandbox({ logLevel: 'warn', clockMode: 'manual', clockStart: Date.UTC(2026, 0, 1), rateLimit: { capacity: 1e12, refillPerSecond: 1e12 }, maxOrders: 10_000_000 });
+const sandbox = createSandbox({ logLevel: 'warn', clockMode: 'manual', clockStart: Date.UTC(2026, 0, 1), rateLimit: { capacity: 1e12, refillPerSecond: 1e12 }, maxOrders: 10_000_000, ...(flags['inspect-limit'] ? { inspectLimit: Number(flags['inspect-limit']) } : {}) });
 const partner = sandbox.demoPartner;
 const creds = { clientId: partner.client_id, secretKey: partner.keys.test.secret_key, encryptionKey: partner.keys.test.encryption_key };
 const accountName = sandbox.reference.lookupAccount('058', '0123456789').account_name;
@@ -166,14 +167,16 @@ const out: Record<string, { sandboxUs: number; bareUs: number; ratio: number; ro
 for (const r of routes) {
   // fresh signature per route: valid 300 s
   const req = { ...r.req, headers: signed(r.req.method, r.req.path, r.req.body).headers };
-  await cpuPerRequest(sandboxHandler, req, 2000);
+  // One app alone (with --cpu-prof, or under callgrind): the other is never loaded.
+  const alone = flags['sandbox-only'] ? sandboxHandler : flags['bare-only'] ? bareHandler : undefined;
+  if (!flags['bare-only']) await cpuPerRequest(sandboxHandler, req, 2000);
   if (!flags['sandbox-only']) await cpuPerRequest(bareHandler, req, 2000);
   const s: number[] = [];
   const b: number[] = [];
   const ratios: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    if (flags['sandbox-only']) {
-      s.push(await cpuPerRequest(sandboxHandler, req, REQUESTS));
+    if (alone) {
+      s.push(await cpuPerRequest(alone, req, REQUESTS));
       continue;
     }
     const order = i % 2 === 0 ? ([sandboxHandler, bareHandler] as const) : ([bareHandler, sandboxHandler] as const);
