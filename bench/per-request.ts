@@ -190,5 +190,13 @@ for (const r of routes) {
   out[r.key] = { sandboxUs: Math.round(median(s) * 10) / 10, bareUs: b.length ? Math.round(median(b) * 10) / 10 : NaN, ratio: ratios.length ? Math.round(median(ratios) * 100) / 100 : NaN, rounds: ratios.map((x) => Math.round(x * 100) / 100) };
   process.stderr.write(`${r.key}: sandbox ${out[r.key]!.sandboxUs} µs, bare Koa ${out[r.key]!.bareUs} µs of CPU per request; bare ÷ sandbox ${out[r.key]!.ratio} (rounds ${out[r.key]!.rounds.join(' ')})\n`);
 }
+// Heap after GC with what the requests left (the inspector's ring full of them), when --expose-gc.
+const gc = (globalThis as { gc?: () => void }).gc;
+let heapAfterGcMiB: number | undefined;
+if (gc) {
+  gc();
+  gc();
+  heapAfterGcMiB = Math.round((process.memoryUsage().heapUsed / 2 ** 20) * 10) / 10;
+}
 sandbox.close();
-process.stdout.write(`${JSON.stringify({ requests: REQUESTS, rounds: ROUNDS, stored: sandbox.orders.store.orders.size, routes: out })}\n`);
+process.stdout.write(`${JSON.stringify({ requests: REQUESTS, rounds: ROUNDS, stored: sandbox.orders.store.orders.size, heapAfterGcMiB, inspected: sandbox.requests.size, routes: out })}\n`);

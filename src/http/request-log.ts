@@ -102,63 +102,122 @@ export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
   return entry;
 }
 
-/** A ring slot: a raw record until first read, then its RecordedRequest. */
-class Pending {
-  constructor(
-    readonly id: string,
-    readonly raw: RawRecord,
-  ) {}
-}
+/** The string fields of a raw record, each kept in a column of its own. */
+const STRING_FIELDS = ['method', 'path', 'clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const;
+type StringField = (typeof STRING_FIELDS)[number];
+const AUTH_KINDS: ReadonlyArray<RecordedRequest['auth']> = ['public', 'secret', 'none', 'failed'];
 
 /**
  * The request inspector's store: a ring buffer of the last `limit` /v1 requests. Ids are a
  * counter, not the seeded generator, so inspecting never shifts the references a seed makes.
+ *
+ * Kept GC-friendly (docs/decisions/010-inspector-ring-columns.md): a recorded request is not an
+ * object of its own but a slot in a few columns, arrays that grow once to the ring's size and
+ * are then written in place (its numbers unboxed in arrays of doubles, its strings in arrays of
+ * strings, a short string repeated from request to request kept once), and it is turned into a
+ * `RecordedRequest` only when read. Objects made per request (the recorder's raw record and its
+ * headers object) die young; what a request leaves in the old generation is only the strings
+ * that are its own. An entry given whole (`record`) is kept as it is.
  */
 export class RequestLog {
-  private readonly ring: Array<RecordedRequest | Pending | undefined>;
   private next = 0;
   private count = 0;
   private serial = 0;
   private readonly listeners = new Set<(entry: RecordedRequest) => void>();
+  /** Per slot: the request's serial (its id), then its numbers and strings by column. */
+  private readonly serials: number[] = [];
+  private readonly wallMs: number[] = [];
+  private readonly virtualMs: number[] = [];
+  private readonly ms: number[] = [];
+  private readonly statuses: number[] = [];
+  private readonly auths: number[] = [];
+  private readonly strings: Record<StringField, Array<string | undefined>> = Object.fromEntries(STRING_FIELDS.map((f) => [f, []])) as unknown as Record<StringField, Array<string | undefined>>;
+  /** The shown headers, one column per name (SHOWN_HEADERS). */
+  private readonly headers: Array<Array<string | undefined>> = SHOWN_HEADERS.map(() => []);
+  /** Entries stored whole (`record`), by slot; undefined for a raw one. */
+  private readonly whole: Array<RecordedRequest | undefined> = [];
 
-  constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {
-    this.ring = new Array(limit);
-  }
+  constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {}
 
   /** Stores an entry (its id is assigned here) and tells the listeners. */
   record(entry: Omit<RecordedRequest, 'id'>): RecordedRequest {
     const full = entry as RecordedRequest;
     full.id = `req_${(++this.serial).toString(36)}`;
-    this.ring[this.next] = full;
-    this.next = (this.next + 1) % this.limit;
-    if (this.count < this.limit) this.count++;
+    const slot = this.advance();
+    this.serials[slot] = this.serial;
+    this.whole[slot] = full;
     for (const listener of this.listeners) listener(full);
     return full;
   }
 
   /**
-   * Stores a raw record (its id is assigned here); it becomes a RecordedRequest when read, or
-   * at once when someone listens.
+   * Stores a raw record (its id is assigned here) in the ring's columns; it becomes a
+   * RecordedRequest when read, or at once when someone listens.
    */
   recordRaw(raw: RawRecord): void {
-    const id = `req_${(++this.serial).toString(36)}`;
-    const slot = this.next;
-    this.ring[slot] = new Pending(id, raw);
-    this.next = (this.next + 1) % this.limit;
-    if (this.count < this.limit) this.count++;
+    const slot = this.advance();
+    this.serials[slot] = ++this.serial;
+    this.whole[slot] = undefined;
+    this.wallMs[slot] = raw.wallMs;
+    this.virtualMs[slot] = raw.virtualMs;
+    this.ms[slot] = raw.ms;
+    this.statuses[slot] = raw.status;
+    this.auths[slot] = AUTH_KINDS.indexOf(raw.auth);
+    const strings = this.strings;
+    strings.method[slot] = raw.method;
+    strings.path[slot] = shared(raw.path);
+    strings.clientId[slot] = raw.clientId;
+    strings.environment[slot] = raw.environment;
+    strings.code[slot] = raw.code;
+    strings.message[slot] = raw.message;
+    strings.hint[slot] = raw.hint;
+    strings.fault[slot] = raw.fault;
+    strings.requestBody[slot] = raw.requestBody;
+    strings.responseBody[slot] = raw.responseBody;
+    for (let h = 0; h < SHOWN_HEADERS.length; h++) {
+      const value = raw.headers[SHOWN_HEADERS[h]!];
+      this.headers[h]![slot] = value === undefined || !REPEATED_HEADERS[h] ? value : shared(value);
+    }
     if (this.listeners.size > 0) {
       const full = this.at(slot);
       for (const listener of this.listeners) listener(full);
     }
   }
 
-  /** The entry in a ring slot, materialised (and kept so) when it was still raw. */
+  /** The next slot to write, the ring moved on past it. */
+  private advance(): number {
+    const slot = this.next;
+    this.next = (this.next + 1) % this.limit;
+    if (this.count < this.limit) this.count++;
+    return slot;
+  }
+
+  /** The entry in a ring slot, as a RecordedRequest of its own (or the one stored whole). */
   private at(slot: number): RecordedRequest {
-    const e = this.ring[slot]!;
-    if (!(e instanceof Pending)) return e;
-    const full = materialise(e.raw) as RecordedRequest;
-    full.id = e.id;
-    this.ring[slot] = full;
+    const whole = this.whole[slot];
+    if (whole) return whole;
+    const s = this.strings;
+    const headers: Record<string, string> = {};
+    for (let h = 0; h < SHOWN_HEADERS.length; h++) {
+      const value = this.headers[h]![slot];
+      if (value !== undefined) headers[SHOWN_HEADERS[h]!] = value;
+    }
+    const raw: RawRecord = {
+      wallMs: this.wallMs[slot]!,
+      virtualMs: this.virtualMs[slot]!,
+      method: s.method[slot]!,
+      path: s.path[slot]!,
+      status: this.statuses[slot]!,
+      ms: this.ms[slot]!,
+      auth: AUTH_KINDS[this.auths[slot]!]!,
+      headers,
+    };
+    for (const field of OPTIONAL_FIELDS) {
+      const value = s[field][slot];
+      if (value !== undefined) (raw as unknown as Record<string, string>)[field] = value;
+    }
+    const full = materialise(raw) as RecordedRequest;
+    full.id = `req_${this.serials[slot]!.toString(36)}`;
     return full;
   }
 
@@ -183,7 +242,7 @@ export class RequestLog {
   get(id: string): RecordedRequest | undefined {
     for (let i = 1; i <= this.count; i++) {
       const slot = (this.next - i + this.limit) % this.limit;
-      if (this.ring[slot]!.id === id) return this.at(slot);
+      if (`req_${this.serials[slot]!.toString(36)}` === id) return this.at(slot);
     }
     return undefined;
   }
@@ -193,7 +252,8 @@ export class RequestLog {
   }
 
   clear(): void {
-    this.ring.fill(undefined);
+    // The columns are kept (their room is reused); what the slots hold is let go.
+    for (const column of [...Object.values(this.strings), ...this.headers, this.whole]) column.fill(undefined);
     this.next = 0;
     this.count = 0;
   }
@@ -203,6 +263,33 @@ export class RequestLog {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** The optional string fields, in the order `materialise` reads them. */
+const OPTIONAL_FIELDS = ['clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const satisfies readonly StringField[];
+
+/**
+ * Short strings that repeat from request to request (a path polled again, a client's user agent
+ * and content type, a masked key), kept once: the ring then holds one string for many requests
+ * rather than one each, promoted with each. At most SHARED_MAX of them (then new ones are kept
+ * as they are, until a clear of the table at SHARED_MAX × 2 lookups that found nothing).
+ */
+const SHARED = new Map<string, string>();
+const SHARED_MAX = 4096;
+const SHARED_LENGTH = 256;
+let sharedMisses = 0;
+
+function shared(text: string): string {
+  if (text.length > SHARED_LENGTH) return text;
+  const known = SHARED.get(text);
+  if (known !== undefined) return known;
+  if (SHARED.size < SHARED_MAX) SHARED.set(text, text);
+  else if (++sharedMisses > SHARED_MAX * 2) {
+    // The table is full of strings that stopped coming: start it again.
+    SHARED.clear();
+    sharedMisses = 0;
+  }
+  return text;
 }
 
 /**
@@ -244,6 +331,8 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
 const HEADER_EXCERPT = 256;
 
 const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
+/** Which shown headers repeat from request to request (kept once, `shared`): not a timestamp or a request id. */
+const REPEATED_HEADERS = SHOWN_HEADERS.map((name) => name !== 'svc-timestamp' && name !== 'x-request-id');
 
 /** `Bearer <partner key prefix>?<rest>`, the prefixes being spec §5's (auth's KEY_PREFIX). */
 const BEARER = new RegExp(`^(Bearer\\s+)((?:${Object.values(KEY_PREFIX).join('|')})_(?:${ENVIRONMENTS.join('|')})_)?(\\S*)$`, 'i');
