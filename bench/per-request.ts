@@ -8,7 +8,8 @@
  * The ratio bare ÷ sandbox estimates the throughput ratio of the throughput section on a quiet
  * machine, less the socket work both share (which brings a real ratio closer to 1).
  *
- * Usage: node --import tsx bench/per-request.ts [--rounds 9] [--requests 20000] [--only networks,order,create] [--sandbox-only] [--inspect-limit N]
+ * Usage: node --import tsx bench/per-request.ts [--rounds 9] [--requests 20000] [--only networks,order,create] [--sandbox-only] [--inspect-limit N] [--fill N]
+ * (`--fill N`: N completed orders stored first, `FILLED` printed; with --trace-gc, what the GC does beside a store.)
  * (`--sandbox-only` with `--cpu-prof`: a CPU profile of the sandbox's requests alone; `--sandbox-only` or
  * `--bare-only` under `valgrind --tool=callgrind`, two request counts: instructions per request.) Prints one JSON line last.
  */
@@ -19,10 +20,11 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Duplex } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { signRequest } from '../src/auth';
-import { createSandbox } from '../src/sandbox/sandbox';
+import { createSandbox, type RunningSandbox } from '../src/sandbox/sandbox';
+import { fill } from './fill';
 
 const { values: flags } = parseArgs({
-  options: { rounds: { type: 'string', default: '9' }, requests: { type: 'string', default: '20000' }, only: { type: 'string' }, 'sandbox-only': { type: 'boolean', default: false }, 'bare-only': { type: 'boolean', default: false }, 'inspect-limit': { type: 'string' } },
+  options: { rounds: { type: 'string', default: '9' }, requests: { type: 'string', default: '20000' }, only: { type: 'string' }, 'sandbox-only': { type: 'boolean', default: false }, 'bare-only': { type: 'boolean', default: false }, 'inspect-limit': { type: 'string' }, fill: { type: 'string' } },
 });
 const ROUNDS = Number(flags.rounds);
 const REQUESTS = Number(flags.requests);
@@ -138,6 +140,13 @@ async function capture(handler: (req: IncomingMessage, res: ServerResponse) => v
 }
 
 // --- rounds ------------------------------------------------------------------------------------
+
+// A store of completed orders first (--fill N, bench/fill.ts): the GC then works beside it.
+if (flags.fill) {
+  await fill({ sandbox } as RunningSandbox, Number(flags.fill));
+  process.stderr.write(`filled ${sandbox.orders.store.orders.size} orders\n`);
+  process.stdout.write('FILLED\n');
+}
 
 const routes = [
   { key: 'networks', req: signed('GET', '/v1/networks') },
