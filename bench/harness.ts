@@ -104,7 +104,17 @@ export interface Server {
   exited: Promise<number | null>;
 }
 
+/**
+ * V8 flags for every sandbox the bench starts (BENCH_SANDBOX_NODE_FLAGS, space-separated), e.g.
+ * `--max-semi-space-size=64`: issue 21 found each scavenge beside a large store paying a fixed
+ * cost that grows with the old generation, so fewer, larger young generations may help the tail;
+ * a bench with and without it on a quiet machine says whether. Bare servers never get them.
+ */
+export const SANDBOX_NODE_FLAGS = (process.env.BENCH_SANDBOX_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
 export interface SpawnOptions {
+  /** A bare server (Koa, node:http): no sandbox flags. */
+  bare?: boolean;
   stdin?: string;
   /** IPC channel and --expose-gc (bench/servers.ts sandbox only). */
   control?: boolean;
@@ -119,7 +129,7 @@ export interface SpawnOptions {
  */
 export function spawnServer(label: string, nodeArgs: string[], opts: SpawnOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const args = [...(opts.control ? ['--expose-gc'] : []), ...nodeArgs];
+    const args = [...(opts.control ? ['--expose-gc'] : []), ...(opts.bare ? [] : SANDBOX_NODE_FLAGS), ...nodeArgs];
     const [command, argv] = opts.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(opts.cpu), process.execPath, ...args]];
     const child = spawn(command, argv, {
       cwd: root,
@@ -177,7 +187,7 @@ export function spawnServer(label: string, nodeArgs: string[], opts: SpawnOption
 
 /** A bench server (bench/servers.ts): the sandbox in process, bare Koa, or bare node:http. */
 export function startServer(kind: 'sandbox' | 'bare' | 'http', opts: SpawnOptions = {}): Promise<Server> {
-  return spawnServer(`${kind} server`, ['--import', 'tsx', `${root}bench/servers.ts`, kind], opts);
+  return spawnServer(`${kind} server`, ['--import', 'tsx', `${root}bench/servers.ts`, kind], { ...opts, bare: kind !== 'sandbox' });
 }
 
 /**

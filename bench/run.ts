@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { benchWebhooks } from './webhooks';
 import type { ProfileSummary } from './profile';
-import { children, cliFlags, fetchJson, prepare, root, routesOf, spawnServer, startServer, TARGETS, type Ctx, type Results } from './harness';
+import { children, cliFlags, fetchJson, prepare, root, routesOf, SANDBOX_NODE_FLAGS, spawnServer, startServer, TARGETS, type Ctx, type Results } from './harness';
 import { buildPackage, createRun, removeScripts, storedOrders, throughput } from './throughput';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -401,7 +401,7 @@ async function main() {
     `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${only ? ` (sections: ${only.join(', ')})` : ''}.`,
     'Throughput, the create run and create p99 against stored orders: each server alone on one core, wrk on another (`taskset`), a load invalid when wrk\'s core was saturated, the server short of its core or a response not 2xx, the throughput run also when bare node:http is not clearly ahead of bare Koa (bench/throughput.ts). ' +
       'The other sections load the sandbox with autocannon in the bench process, unpinned, on the shared cores: absolute numbers move with the machine, ratios measured in the same run much less.',
-    'The sandbox runs with logs at `warn`, the manual clock and the rate limit lifted (it would otherwise answer 429).',
+    `The sandbox runs with logs at \`warn\`, the manual clock and the rate limit lifted (it would otherwise answer 429)${SANDBOX_NODE_FLAGS.length ? `, and with the V8 flags ${SANDBOX_NODE_FLAGS.join(' ')} (BENCH_SANDBOX_NODE_FLAGS)` : ''}.`,
     '',
   ];
   const summary = out.summary.length
