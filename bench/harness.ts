@@ -17,11 +17,31 @@ export interface Ctx {
   offrampBody: string;
 }
 
-/** Figures later sections reuse. */
+/** Issue 21's targets, stated once for every section's verdicts and the summary. */
+export const TARGETS = {
+  /** Throughput as a share of bare Koa's in the same run, %. */
+  ratio: { networks: 85, order: 85, create: 50 },
+  /** At 50 connections while the store grows past 100,000 orders, ms. */
+  createP99Ms: 10,
+  getP99Ms: 5,
+  /** Create p99 with 1,000,000 orders stored, at most this many times its p99 on an empty store. */
+  storedP99Factor: 2,
+  /** Heap per stored order, bytes (the issue's KB: 3.07 KB was 3,069 B). */
+  bytesPerOrder: 2000,
+  bytesPerOrderWebhooks: 5000,
+  /** In-process `startSandbox()` + `close()`, ms. */
+  startCloseMs: 20,
+  /** The compiled CLI, from its start to the first request answered, ms. */
+  cliFirstAnswerMs: 300,
+} as const;
+
+/** Figures later sections reuse, and the summary of targets at the head of the report. */
 export interface Results {
   throughput: Record<string, { rps: number; bare: number; pct: number }>;
   createRun?: { p99: number; decay: number };
-  memory: { plain?: number; webhooks?: number };
+  memory: { plain?: number; webhooks?: number; million?: boolean };
+  /** One line per target measured: what, the figure, the target, met or not (undefined: no verdict, e.g. an invalid run). */
+  summary: Array<{ target: string; figure: string; goal: string; met: boolean | undefined }>;
 }
 
 export async function prepare(): Promise<Ctx> {
@@ -58,9 +78,9 @@ export interface Route {
 /** The three routes of the issue, in the issue's order; `orderPath`: an order's GET path. */
 export function routeList(ctx: Ctx, orderPath: string): Route[] {
   return [
-    { name: 'signed GET /v1/networks', key: 'networks', path: '/v1/networks', method: 'GET', body: undefined, target: 75 },
-    { name: 'signed GET /v1/orders/{reference}', key: 'order', path: orderPath, method: 'GET', body: undefined, target: 70 },
-    { name: 'signed POST /v1/orders (offramp, account lookup)', key: 'create', path: '/v1/orders', method: 'POST', body: ctx.offrampBody, target: 50 },
+    { name: 'signed GET /v1/networks', key: 'networks', path: '/v1/networks', method: 'GET', body: undefined, target: TARGETS.ratio.networks },
+    { name: 'signed GET /v1/orders/{reference}', key: 'order', path: orderPath, method: 'GET', body: undefined, target: TARGETS.ratio.order },
+    { name: 'signed POST /v1/orders (offramp, account lookup)', key: 'create', path: '/v1/orders', method: 'POST', body: ctx.offrampBody, target: TARGETS.ratio.create },
   ];
 }
 
@@ -84,7 +104,17 @@ export interface Server {
   exited: Promise<number | null>;
 }
 
+/**
+ * V8 flags for every sandbox the bench starts (BENCH_SANDBOX_NODE_FLAGS, space-separated), e.g.
+ * `--max-semi-space-size=64`: issue 21 found each scavenge beside a large store paying a fixed
+ * cost that grows with the old generation, so fewer, larger young generations may help the tail;
+ * a bench with and without it on a quiet machine says whether. Bare servers never get them.
+ */
+export const SANDBOX_NODE_FLAGS = (process.env.BENCH_SANDBOX_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
 export interface SpawnOptions {
+  /** A bare server (Koa, node:http): no sandbox flags. */
+  bare?: boolean;
   stdin?: string;
   /** IPC channel and --expose-gc (bench/servers.ts sandbox only). */
   control?: boolean;
@@ -99,7 +129,7 @@ export interface SpawnOptions {
  */
 export function spawnServer(label: string, nodeArgs: string[], opts: SpawnOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const args = [...(opts.control ? ['--expose-gc'] : []), ...nodeArgs];
+    const args = [...(opts.control ? ['--expose-gc'] : []), ...(opts.bare ? [] : SANDBOX_NODE_FLAGS), ...nodeArgs];
     const [command, argv] = opts.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(opts.cpu), process.execPath, ...args]];
     const child = spawn(command, argv, {
       cwd: root,
@@ -157,7 +187,7 @@ export function spawnServer(label: string, nodeArgs: string[], opts: SpawnOption
 
 /** A bench server (bench/servers.ts): the sandbox in process, bare Koa, or bare node:http. */
 export function startServer(kind: 'sandbox' | 'bare' | 'http', opts: SpawnOptions = {}): Promise<Server> {
-  return spawnServer(`${kind} server`, ['--import', 'tsx', `${root}bench/servers.ts`, kind], opts);
+  return spawnServer(`${kind} server`, ['--import', 'tsx', `${root}bench/servers.ts`, kind], { ...opts, bare: kind !== 'sandbox' });
 }
 
 /**

@@ -55,7 +55,7 @@ export function areaOf(url: string, fn: string): string {
   return local.split('/').slice(0, 2).join('/');
 }
 
-function summarise(profile: { nodes: ProfileNode[]; startTime: number; endTime: number }): ProfileSummary {
+export function summarise(profile: { nodes: ProfileNode[]; startTime: number; endTime: number }, topN = 12): ProfileSummary {
   const byFn = new Map<string, { fn: string; at: string; area: string; hits: number }>();
   const byArea = new Map<string, number>();
   let samples = 0;
@@ -105,7 +105,7 @@ function summarise(profile: { nodes: ProfileNode[]; startTime: number; endTime: 
     samples,
     ms: Math.round((profile.endTime - profile.startTime) / 1000),
     areas: [...byArea].sort((a, b) => b[1] - a[1]).map(([area, hits]) => ({ area, pct: pct(hits) })),
-    top: [...byFn.values()].sort((a, b) => b.hits - a.hits).slice(0, 12).map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
-    inclusive: [...inclusive.values()].sort((a, b) => b.hits - a.hits).slice(0, 25).map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
+    top: [...byFn.values()].sort((a, b) => b.hits - a.hits).slice(0, topN).map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
+    inclusive: [...inclusive.values()].sort((a, b) => b.hits - a.hits).slice(0, Math.max(25, topN)).map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
   };
 }

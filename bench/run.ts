@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: throughput of the sandbox (through tsx and compiled) against bare Koa and
  * bare node:http, each server pinned to one core and wrk to the other (bench/throughput.ts); a
- * 30 s create run (decay as the store grows); create p99 against the orders stored; a CPU
- * profile per route; the request inspector's cost; heap per order in a running sandbox; timer
- * cost; webhook and runner throughput. Writes bench/results/latest.md.
+ * 30 s create run (decay as the store grows); create and GET p99 against the orders stored; a
+ * CPU profile per route; the request inspector's cost; heap and objects per order in a running
+ * sandbox; timer cost; webhook and runner throughput; start-up (in process, and the compiled
+ * CLI to its first answer). Writes bench/results/latest.md, which opens with issue 21's targets
+ * (harness.ts `TARGETS`), each with its figure and verdict.
  *
  * `npm run bench -- --only throughput,profile` runs some sections and prints their report
  * (latest.md is written only by a full run). Sections: throughput, create-run, stored-orders,
- * profile, inspector, memory, timers, webhooks, scenarios, startup, reliability.
+ * profile, inspector, memory, objects, timers, webhooks, scenarios, startup, reliability.
  * Figures are from this machine at this moment: compare ratios, not absolute numbers.
  */
 import { spawn } from 'node:child_process';
@@ -19,8 +21,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { benchWebhooks } from './webhooks';
 import type { ProfileSummary } from './profile';
-import { children, prepare, root, routesOf, startServer, type Ctx, type Results } from './harness';
-import { createRun, removeScripts, storedOrders, throughput } from './throughput';
+import { children, cliFlags, fetchJson, prepare, root, routesOf, SANDBOX_NODE_FLAGS, spawnServer, startServer, TARGETS, type Ctx, type Results } from './harness';
+import { buildPackage, createRun, removeScripts, storedOrders, throughput } from './throughput';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 /** Sections still loaded by autocannon in this process (profile, inspector): seconds per load. */
@@ -31,7 +33,7 @@ const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const ORDERS = env('BENCH_ORDERS', 100_000);
 const WEBHOOK_ORDERS = env('BENCH_WEBHOOK_ORDERS', 100_000);
 const MILLION = env('BENCH_MILLION', 1_000_000);
-const SECTIONS = ['throughput', 'create-run', 'stored-orders', 'profile', 'inspector', 'memory', 'timers', 'webhooks', 'scenarios', 'startup', 'reliability'] as const;
+const SECTIONS = ['throughput', 'create-run', 'stored-orders', 'profile', 'inspector', 'memory', 'objects', 'timers', 'webhooks', 'scenarios', 'startup', 'reliability'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values: flags } = parseArgs({ options: { only: { type: 'string' } } });
@@ -194,9 +196,10 @@ async function memory(out: Results) {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   const rows: string[] = [];
+  const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
   const runs: Array<{ label: string; n: number; target?: number; webhookUrl?: string; env: Record<string, string> }> = [
-    { label: `${ORDERS.toLocaleString('en')} orders, no webhook URL`, n: ORDERS, target: 4096, env: {} },
-    { label: `${WEBHOOK_ORDERS.toLocaleString('en')} orders, every event delivered`, n: WEBHOOK_ORDERS, target: 8192, webhookUrl: hookUrl, env: {} },
+    { label: `${ORDERS.toLocaleString('en')} orders, no webhook URL`, n: ORDERS, target: TARGETS.bytesPerOrder, env: {} },
+    { label: `${WEBHOOK_ORDERS.toLocaleString('en')} orders, every event delivered`, n: WEBHOOK_ORDERS, target: TARGETS.bytesPerOrderWebhooks, webhookUrl: hookUrl, env: {} },
     { label: `${MILLION.toLocaleString('en')} orders, no webhook URL, --max-orders ${MILLION}`, n: MILLION, target: undefined, env: { BENCH_MAX_ORDERS: String(MILLION) } },
   ];
   for (const run of runs) {
@@ -215,14 +218,20 @@ async function memory(out: Results) {
     await server.exited;
     if (!after) {
       rows.push(`| ${run.label} | did not finish: ${failure} | | | | |`);
+      out.summary.push({ target: `heap per stored order, ${run.label}`, figure: `did not finish: ${failure}`, goal: run.target === undefined ? 'fits the default heap' : `≤ ${run.target} B`, met: false });
       log(`memory ${run.label}: ${failure}`);
       continue;
     }
     const perOrder = Math.round((after.heapUsed - before.heapUsed) / run.n);
-    const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
     const ok = run.target === undefined ? fill.kept === run.n && after.heapUsed < after.heapLimit : perOrder <= run.target;
-    if (run.target === 4096) out.memory.plain = perOrder;
-    if (run.target === 8192) out.memory.webhooks = perOrder;
+    if (run.webhookUrl) out.memory.webhooks = perOrder;
+    else if (run.target !== undefined) out.memory.plain = perOrder;
+    else out.memory.million = ok;
+    out.summary.push(
+      run.target === undefined
+        ? { target: `${run.label}: fits the default heap`, figure: `${mib(after.heapUsed)} of ${mib(after.heapLimit)} (${perOrder} B per order)`, goal: 'below the limit, every order kept', met: ok }
+        : { target: `heap per stored order, ${run.label}`, figure: `${perOrder} B`, goal: `≤ ${run.target} B`, met: ok },
+    );
     const statuses = Object.entries(fill.statuses as Record<string, number>).map(([s, c]) => `${c} ${s}`).join(', ');
     const deliveries = run.webhookUrl ? `; ${fill.delivered} of ${fill.deliveries} deliveries succeeded` : '';
     rows.push(
@@ -280,15 +289,62 @@ async function scenarios() {
   ];
 }
 
-/** In-process start and close (CONTRACT §14: under 50 ms, so every test file can have its own). */
-async function startup() {
+/**
+ * Start-up (issue 21): in-process `startSandbox()` + `close()` (CONTRACT §14), and the compiled
+ * CLI from its start to the first request it answers.
+ */
+async function startup(ctx: Ctx, out: Results) {
   const st = await runNode(['--import', 'tsx', 'bench/startup.ts', '50', '5']);
+  const cli = await cliStartup(ctx, CLI_STARTS);
+  out.summary.push(
+    { target: 'in-process startSandbox() + close(), median of 50 warm', figure: `${st.medianMs} ms (the first in a process ${st.firstMs} ms)`, goal: `≤ ${TARGETS.startCloseMs} ms`, met: st.medianMs <= TARGETS.startCloseMs },
+    { target: `compiled CLI, start to first answered request, median of ${CLI_STARTS}`, figure: `${cli.medianMs} ms (max ${cli.maxMs} ms)`, goal: `≤ ${TARGETS.cliFirstAnswerMs} ms`, met: cli.medianMs <= TARGETS.cliFirstAnswerMs },
+  );
   return [
-    '## In-process start and close',
+    '## Start-up',
     '',
-    `\`await startSandbox()\` then \`await close()\` (manual clock, port 0), in a fresh process: **median ${st.medianMs} ms** over ${st.runs} runs after ${st.warmup} warm-up runs ` +
-      `(p90 ${st.p90Ms} ms, max ${st.maxMs} ms; target < 50 ms: ${verdict(st.medianMs < 50)}). The first one in a process, before the JIT has warmed up, took ${st.firstMs} ms: ` +
+    `In process: \`await startSandbox()\` then \`await close()\` (manual clock, port 0), in a fresh process: **median ${st.medianMs} ms** over ${st.runs} runs after ${st.warmup} warm-up runs ` +
+      `(p90 ${st.p90Ms} ms, max ${st.maxMs} ms; target ≤ ${TARGETS.startCloseMs} ms: ${verdict(st.medianMs <= TARGETS.startCloseMs)}). The first one in a process, before the JIT has warmed up, took ${st.firstMs} ms: ` +
       'what a test file that starts its own pays once (vitest reloads the modules for each file).',
+    '',
+    `The compiled CLI (tsup with tsup.config.ts into tmp/bench-dist, as \`npx ramp-sandbox\` runs it): \`node tmp/bench-dist/cli/bin.js serve ${cliFlags(1_000_000).join(' ')}\` spawned, its \`listening on\` line awaited, then one signed GET /v1/networks; the time from the spawn to that answer, ${CLI_STARTS} starts one after the other: ` +
+      `**median ${cli.medianMs} ms** (min ${cli.minMs}, max ${cli.maxMs} ms; target ≤ ${TARGETS.cliFirstAnswerMs} ms: ${verdict(cli.medianMs <= TARGETS.cliFirstAnswerMs)}). Node's own start is in it, as it is for a user.`,
+  ];
+}
+
+const CLI_STARTS = env('BENCH_CLI_STARTS', 10);
+
+/** Spawn of the compiled CLI to its first answered request (signed GET /v1/networks), `n` times. */
+async function cliStartup(ctx: Ctx, n: number) {
+  const bin = await buildPackage();
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    const server = await spawnServer('compiled CLI', [bin, 'serve', ...cliFlags(1_000_000)]);
+    await fetchJson(ctx, server.base, 'GET', '/v1/networks');
+    times.push(performance.now() - started);
+    await server.stop();
+  }
+  times.sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x);
+  log(`compiled CLI start to first answer: ${times.map(r).join(' ')} ms`);
+  return { medianMs: r(times[Math.floor(times.length / 2)]!), minMs: r(times[0]!), maxMs: r(times[times.length - 1]!) };
+}
+
+/** Objects and bytes per stored order by kind, from two heap snapshots (bench/heap.ts --objects). */
+async function objects() {
+  const n = env('BENCH_OBJECT_ORDERS', 10_000);
+  const h = await runNode(['--expose-gc', '--import', 'tsx', 'bench/heap.ts', '--orders', String(n), '--objects', '--json-objects']);
+  const rows = (h.objects as Array<{ type: string; name: string; perOrder: number; bytesPerOrder: number }>).slice(0, 20);
+  return [
+    '## Objects per stored order',
+    '',
+    `bench/heap.ts --objects: one process, a listening sandbox filled with ${n.toLocaleString('en')} completed orders through the order service (as the memory section), a heap snapshot before and after; ` +
+      `the difference per order by V8 node type and constructor (plain objects by their properties; numbers are boxed doubles). **${h.objectsPerOrder} objects, ${h.bytesPerOrder} B per order** (heap after GC).`,
+    '',
+    '| objects per order | bytes per order | kind |',
+    '|---|---|---|',
+    ...rows.map((o) => `| ${o.perOrder} | ${o.bytesPerOrder} | ${o.type} ${o.name.replace(/\|/g, '\\|')} |`),
   ];
 }
 
@@ -318,18 +374,19 @@ function log(line: string) {
 
 async function main() {
   const ctx = await prepare();
-  const out: Results = { throughput: {}, memory: {} };
+  const out: Results = { throughput: {}, memory: {}, summary: [] };
   const sections: Array<[Section, () => Promise<string[]>]> = [
     ['throughput', () => throughput(ctx, out)],
     ['create-run', () => createRun(ctx, out)],
-    ['stored-orders', () => storedOrders(ctx)],
+    ['stored-orders', () => storedOrders(ctx, out)],
     ['inspector', () => inspector(ctx, out)],
     ['profile', () => profile(ctx)],
     ['memory', () => memory(out)],
+    ['objects', objects],
     ['timers', timers],
     ['webhooks', webhooks],
     ['scenarios', scenarios],
-    ['startup', startup],
+    ['startup', () => startup(ctx, out)],
     ['reliability', reliability],
   ];
   const body: string[] = [];
@@ -344,10 +401,22 @@ async function main() {
     `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${only ? ` (sections: ${only.join(', ')})` : ''}.`,
     'Throughput, the create run and create p99 against stored orders: each server alone on one core, wrk on another (`taskset`), a load invalid when wrk\'s core was saturated, the server short of its core or a response not 2xx, the throughput run also when bare node:http is not clearly ahead of bare Koa (bench/throughput.ts). ' +
       'The other sections load the sandbox with autocannon in the bench process, unpinned, on the shared cores: absolute numbers move with the machine, ratios measured in the same run much less.',
-    'The sandbox runs with logs at `warn`, the manual clock and the rate limit lifted (it would otherwise answer 429).',
+    `The sandbox runs with logs at \`warn\`, the manual clock and the rate limit lifted (it would otherwise answer 429)${SANDBOX_NODE_FLAGS.length ? `, and with the V8 flags ${SANDBOX_NODE_FLAGS.join(' ')} (BENCH_SANDBOX_NODE_FLAGS)` : ''}.`,
     '',
   ];
-  const report = [...header, ...body].join('\n');
+  const summary = out.summary.length
+    ? [
+        "## Issue 21's targets",
+        '',
+        'Each target with the figure this run measured (details in the sections below). "no verdict": the load was invalid (bench/throughput.ts), so no figure is claimed.',
+        '',
+        '| target | figure | goal | verdict |',
+        '|---|---|---|---|',
+        ...out.summary.map((t) => `| ${t.target} | ${t.figure} | ${t.goal} | ${t.met === undefined ? 'no verdict' : verdict(t.met)} |`),
+        '',
+      ]
+    : [];
+  const report = [...header, ...summary, ...body].join('\n');
   if (only) {
     log(`\n${report}`);
     return;

@@ -18,7 +18,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { children, cliFlags, fetchJson, root, routeList, routesOf, spawnServer, startServer, type Ctx, type Results, type Route, type Server } from './harness';
+import { children, cliFlags, fetchJson, root, routeList, routesOf, spawnServer, startServer, TARGETS, type Ctx, type Results, type Route, type Server } from './harness';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SECONDS = env('BENCH_SECONDS', 8);
@@ -326,6 +326,16 @@ export async function throughput(ctx: Ctx, out: Results): Promise<string[]> {
   if (valid) {
     for (const r of routes) out.throughput[r.key] = { rps: Math.round(results.tsx[r.key].rps), bare: Math.round(results.koa[r.key].rps), pct: 100 * ratio('tsx', r.key) };
   }
+  for (const r of routes) {
+    for (const k of ['tsx', 'dist'] as const) {
+      out.summary.push({
+        target: `${r.name}, ${k === 'tsx' ? '`npm start`' : 'compiled'}, ÷ bare Koa`,
+        figure: valid ? `${(100 * ratio(k, r.key)).toFixed(0)}%` : 'invalid run',
+        goal: `≥ ${r.target}%`,
+        met: valid ? 100 * ratio(k, r.key) >= r.target : undefined,
+      });
+    }
+  }
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
   const summary = routes.map((r) => {
     const cells = valid
@@ -388,6 +398,7 @@ export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
     const problems = problemsOf('create run', l);
     const valid = problems.length === 0;
     if (valid) out.createRun = { p99: l.p99, decay: last / first };
+    out.summary.push({ target: `create p99, ${RUN_SECONDS} s of creates at ${CONNECTIONS} connections (the store grows past 100,000 orders)`, figure: `${fmtMs(l.p99)} ms`, goal: `≤ ${TARGETS.createP99Ms} ms`, met: valid ? l.p99 <= TARGETS.createP99Ms : undefined });
     log(`create run: ${secs.join(' ')} creates/s; ${rate(l.rps)} req/s, p99 ${fmtMs(l.p99)} ms, max ${fmtMs(l.max)} ms; wrk ${fmt(l.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(l.wrkCore)}% busy)${valid ? '' : ` INVALID: ${problems.join('; ')}`}`);
     const created = l.requests - l.non2xx;
     return [
@@ -401,7 +412,7 @@ export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
       '',
       '| first second | last second | last / first | target | verdict | first 5 s mean | last 5 s mean | ratio | p50 ms | p99 ms | target | verdict | max ms | mean req/s |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-      `| ${first} | ${last} | ${(last / first).toFixed(2)} | ≥ 0.8 | ${valid ? verdict(last / first >= 0.8) : '—'} | ${head} | ${tail} | ${(tail / head).toFixed(2)} | ${fmtMs(l.p50)} | ${fmtMs(l.p99)} | ≤ 15 | ${valid ? verdict(l.p99 <= 15) : '—'} | ${fmtMs(l.max)} | ${Math.round(l.rps)} |`,
+      `| ${first} | ${last} | ${(last / first).toFixed(2)} | ≥ 0.8 | ${valid ? verdict(last / first >= 0.8) : '—'} | ${head} | ${tail} | ${(tail / head).toFixed(2)} | ${fmtMs(l.p50)} | ${fmtMs(l.p99)} | ≤ ${TARGETS.createP99Ms} | ${valid ? verdict(l.p99 <= TARGETS.createP99Ms) : '—'} | ${fmtMs(l.max)} | ${Math.round(l.rps)} |`,
       '',
       `Creates per second, second by second: ${secs.join(', ')}.`,
     ];
@@ -411,11 +422,14 @@ export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
 }
 
 /**
- * Create latency against the number of orders already stored: one sandbox, warmed up, reset
- * to an empty store, then for each count (ascending) filled up to it with completed orders
- * (bench/fill.ts, in the server) and loaded with creates for STORED_SECONDS.
+ * Create and GET latency against the number of orders already stored: one sandbox, warmed up,
+ * reset to an empty store, then for each count (ascending) filled up to it with completed
+ * orders (bench/fill.ts, in the server) and loaded with creates for STORED_SECONDS, then with
+ * GETs of one order for STORED_SECONDS. Verdicts: create p99 at the largest count at most
+ * TARGETS.storedP99Factor × its p99 on the empty store; GET p99 ≤ TARGETS.getP99Ms from
+ * 100,000 stored orders on.
  */
-export async function storedOrders(ctx: Ctx): Promise<string[]> {
+export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
   ensureTools();
   const most = Math.max(...STORED);
   // room for every count plus what the loads create: no eviction, no refused create
@@ -423,6 +437,7 @@ export async function storedOrders(ctx: Ctx): Promise<string[]> {
   const sandbox = await startServer('sandbox', { cpu: SERVER_CPU, control: true, env: { BENCH_MAX_ORDERS: String(maxOrders) } });
   const rows: string[] = [];
   const problems: string[] = [];
+  const measured: Array<{ n: number; create: number; get: number; valid: boolean }> = [];
   const mib = (b: number) => Math.round(b / 2 ** 20);
   try {
     const url = `${sandbox.base}/v1/orders`;
@@ -430,6 +445,10 @@ export async function storedOrders(ctx: Ctx): Promise<string[]> {
     await runWrk(url, req(), WARMUP);
     await settled(sandbox);
     await sandbox.ask('reset');
+    // The order the GET loads read: created after the reset, so it stays whatever is filled in.
+    const { orderPath } = await routesOf(ctx, sandbox.base);
+    const getReq = () => ({ method: 'GET', headers: ctx.signed('GET', orderPath), body: undefined });
+    await runWrk(sandbox.base + orderPath, getReq(), WARMUP);
     for (const n of STORED) {
       await settled(sandbox);
       let st = await sandbox.ask<{ orders: number; heapUsed: number; heapLimit: number }>('stored');
@@ -441,26 +460,44 @@ export async function storedOrders(ctx: Ctx): Promise<string[]> {
       }
       const m = await runWrk(url, req(), STORED_SECONDS, sandbox.pid);
       const after = await sandbox.ask<{ orders: number; heapUsed: number }>('stored');
-      const p = problemsOf(`${n.toLocaleString('en')} stored`, m);
+      await settled(sandbox);
+      const g = await runWrk(sandbox.base + orderPath, getReq(), STORED_SECONDS, sandbox.pid);
+      const p = [...problemsOf(`${n.toLocaleString('en')} stored, create`, m), ...problemsOf(`${n.toLocaleString('en')} stored, GET`, g)];
       problems.push(...p);
+      measured.push({ n, create: m.p99, get: g.p99, valid: p.length === 0 });
+      log(`stored ${after.orders}: GET order ${rate(g.rps)} req/s, p99 ${fmtMs(g.p99)} ms, max ${fmtMs(g.max)} ms`);
       log(`stored ${st.orders}: ${rate(m.rps)} req/s, p50 ${fmtMs(m.p50)} ms, p99 ${fmtMs(m.p99)} ms, max ${fmtMs(m.max)} ms; heap ${mib(st.heapUsed)} MiB; wrk ${fmt(m.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(m.wrkCore)}% busy)${p.length ? ' INVALID' : ''}`);
       rows.push(
-        `| ${n.toLocaleString('en')} | ${st.orders.toLocaleString('en')} → ${after.orders.toLocaleString('en')} | ${p.length ? 'invalid' : 'valid'} | ${rate(m.rps)} | ${fmtMs(m.p50)} | ${fmtMs(m.p99)} | ${fmtMs(m.p999)} | ${fmtMs(m.max)} | ${m.non2xx + m.errors} | ${mib(st.heapUsed)} → ${mib(after.heapUsed)} of ${mib(st.heapLimit)} | ${fillS || '—'} | ${fmt(m.serverCpu)} / ${fmt(m.serverCore)} | ${fmt(m.wrkCpu)} / ${fmt(m.wrkCore)} |`,
+        `| ${n.toLocaleString('en')} | ${st.orders.toLocaleString('en')} → ${after.orders.toLocaleString('en')} | ${p.length ? 'invalid' : 'valid'} | ${rate(m.rps)} | ${fmtMs(m.p50)} | ${fmtMs(m.p99)} | ${fmtMs(m.p999)} | ${fmtMs(m.max)} | ${rate(g.rps)} | ${fmtMs(g.p99)} | ${fmtMs(g.max)} | ${m.non2xx + m.errors + g.non2xx + g.errors} | ${mib(st.heapUsed)} → ${mib(after.heapUsed)} of ${mib(st.heapLimit)} | ${fillS || '—'} | ${fmt(m.serverCpu)} / ${fmt(m.serverCore)} | ${fmt(m.wrkCpu)} / ${fmt(m.wrkCore)} |`,
       );
     }
   } finally {
     await sandbox.stop();
   }
+  const empty = measured[0];
+  const full = measured[measured.length - 1];
+  const factor = empty && full && full !== empty ? full.create / empty.create : NaN;
+  const factorMet = empty && full && empty.valid && full.valid && full !== empty ? factor <= TARGETS.storedP99Factor : undefined;
+  const big = measured.filter((x) => x.n >= 100_000);
+  const worstGet = big.length ? Math.max(...big.map((x) => x.get)) : NaN;
+  const getMet = big.length && big.every((x) => x.valid) ? worstGet <= TARGETS.getP99Ms : undefined;
+  out.summary.push(
+    { target: `create p99 with ${full?.n.toLocaleString('en')} stored orders ÷ with ${empty?.n.toLocaleString('en')}`, figure: `${fmtMs(full?.create ?? NaN)} ÷ ${fmtMs(empty?.create ?? NaN)} ms = ${factor.toFixed(2)}×`, goal: `≤ ${TARGETS.storedP99Factor}×`, met: factorMet },
+    { target: 'GET /v1/orders/{reference} p99 with 100,000 stored orders or more (worst count)', figure: `${fmtMs(worstGet)} ms`, goal: `≤ ${TARGETS.getP99Ms} ms`, met: getMet },
+  );
+  const verdictOf = (met: boolean | undefined) => (met === undefined ? 'no verdict (invalid or missing loads)' : verdict(met));
   return [
-    '## Create p99 against the number of stored orders',
+    '## Create and GET p99 against the number of stored orders',
     '',
     `${method()} One sandbox (bench/servers.ts, the app through tsx; manual clock; \`--max-orders\` ${maxOrders.toLocaleString('en')}, so nothing is evicted and no create refused), warmed up by ${WARMUP} s of creates, then reset to an empty store. ` +
-      `For each count, ascending, the store is filled up to it with completed orders (bench/fill.ts, in the server: a third each of onramp, offramp, swap; the orders the previous loads created count towards it) and loaded with ${STORED_SECONDS} s of signed offramp creates. Heap: used, as it is (no GC forced), before and after the load.`,
+      `For each count, ascending, the store is filled up to it with completed orders (bench/fill.ts, in the server: a third each of onramp, offramp, swap; the orders the previous loads created count towards it) and loaded with ${STORED_SECONDS} s of signed offramp creates, then ${STORED_SECONDS} s of signed GETs of one order. Heap: used, as it is (no GC forced), before and after the create load.`,
     '',
     problems.length ? `**Invalid loads (marked below):** ${problems.join('; ')}.` : '**Every load valid.**',
     '',
-    `| stored orders | in the store (before → after the load) | load | req/s | p50 ms | p99 ms | p99.9 ms | max ms | non-2xx + errors | heap MiB (before → after, of the limit) | fill s | server CPU % / CPU ${SERVER_CPU} busy % | wrk CPU % / CPU ${WRK_CPU} busy % |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `Targets (issue 21): create p99 with ${full?.n.toLocaleString('en')} stored orders at most ${TARGETS.storedP99Factor}× its p99 on an empty store: ${factor.toFixed(2)}×, ${verdictOf(factorMet)}; GET p99 ≤ ${TARGETS.getP99Ms} ms from 100,000 stored orders on: worst ${fmtMs(worstGet)} ms, ${verdictOf(getMet)}.`,
+    '',
+    `| stored orders | in the store (before → after the create load) | loads | create req/s | create p50 ms | create p99 ms | create p99.9 ms | create max ms | GET req/s | GET p99 ms | GET max ms | non-2xx + errors | heap MiB (before → after, of the limit) | fill s | server CPU % / CPU ${SERVER_CPU} busy % | wrk CPU % / CPU ${WRK_CPU} busy % |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }

@@ -49,14 +49,15 @@ type Ctx = Parameters<Middleware>[0];
 function runLayer(ctx: Ctx, path: string, group: readonly Layer[], i: number, match: RegExpExecArray, next: Next): unknown {
   const layer = group[i]!;
   ctx.params = paramsOf(layer, match, ctx.params as Record<string, string> | undefined);
-  const after = (): Promise<void> => {
+  // Unnamed, passed straight on: tsx compiles with esbuild's keepNames, which gives a named
+  // closure a defineProperty call every time one is made (here: every request).
+  return runStack(ctx, layer.stack as Middleware[], 0, (): Promise<void> => {
     for (let j = i + 1; j < group.length; j++) {
       const further = group[j]!.regexp.exec(path);
       if (further !== null) return runLayer(ctx, path, group, j, further, next) as Promise<void>;
     }
     return next();
-  };
-  return runStack(ctx, layer.stack as Middleware[], 0, after);
+  });
 }
 
 /** `stack[at]`, whose `next` is the rest of the stack, then `after`. */

@@ -31,21 +31,22 @@ export function txHashProblem(format: AddressFormat, hash: string): string | und
 
 /** Seeded generators for simulated chain and bank artefacts, from the ids' draws (`Ids#draw`). */
 export function createArtefacts(draw: () => number) {
-  const hex = (n: number) => randomString(draw, HEX, n);
-  const b58 = (n: number) => randomString(draw, BASE58, n);
+  // Prefixes written into the one flat string (no cons-string kept with every order).
+  const hex = (n: number, prefix?: string) => randomString(draw, HEX, n, prefix);
+  const b58 = (n: number, prefix?: string) => randomString(draw, BASE58, n, prefix);
   return {
     address(format: AddressFormat): string {
-      if (format === 'evm') return `0x${hex(40)}`;
-      if (format === 'tron') return `T${b58(33)}`;
+      if (format === 'evm') return hex(40, '0x');
+      if (format === 'tron') return b58(33, 'T');
       return b58(44);
     },
     txHash(format: AddressFormat): string {
-      if (format === 'evm') return `0x${hex(64)}`;
+      if (format === 'evm') return hex(64, '0x');
       if (format === 'tron') return hex(64);
       return b58(88);
     },
     bankReference(): string {
-      return `TRF${randomString(draw, DIGITS, 16)}`;
+      return randomString(draw, DIGITS, 16, 'TRF');
     },
     accountNumber(): string {
       return randomString(draw, DIGITS, 10);

@@ -3,6 +3,7 @@ import { ApiError } from '../shared/errors';
 import { createEviction, type NearlyFull } from './eviction';
 import type { OrderStatus } from './order.machine';
 import { OrderStore, type OrderRecord } from './order.store';
+import { PackedTimeline } from './packed-order';
 import { refusal } from '../../test/support/refusal';
 
 // CONTRACT §9 on a small store: what is evicted, when a create is refused, the warning.
@@ -17,7 +18,7 @@ function order(reference: string, status: OrderStatus, opts: { timer?: boolean; 
     merchant_reference: null,
     status,
     timers: opts.timer ? [['xstate.after.refund', 1]] : [],
-    timeline: opts.quote ? [{ group: 'order', event: 'quote_used', details: { quote_id: opts.quote }, at: 0 }] : [],
+    timeline: PackedTimeline.from(opts.quote ? [{ group: 'order', event: 'quote_used', details: { quote_id: opts.quote }, at: 0 }] : []),
   } as unknown as Fake;
 }
 

@@ -86,7 +86,7 @@ export function createEviction(deps: EvictionDeps) {
     for (const order of chosen) {
       fresh.delete(order);
       // The quotes they used, if still remembered.
-      for (const entry of order.timeline) {
+      for (const entry of order.timeline.toArray()) {
         if (entry.event === 'quote_used') store.quotes.delete(String(entry.details?.quote_id));
       }
     }

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { assign, cancel, createActor, raise, setup, SimulatedClock, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type StateValue } from 'xstate';
 import { seeded } from '../../test/support/property';
 import { VirtualClock } from '../clock';
-import { createMachineRunner, inputKey, type Effects } from './machine.runner';
+import { createMachineRunner, inputKey, jsonKey, type Effects } from './machine.runner';
 import { createOrderMachine, type OrderEvent, type OrderInput } from './order.machine';
 import { ORDER_TYPES } from './order.vocabulary';
 
@@ -246,6 +246,26 @@ describe('createMachineRunner', () => {
     expect(inputKey({ at: new Date(T0) })).toBeUndefined();
     expect(inputKey({ f: () => 1 })).toBeUndefined();
     expect(inputKey(undefined)).toBe(inputKey(undefined));
+  });
+
+  it('keys an input as the JSON walk does, whatever it is (seeded)', () => {
+    const orderInput = fc.record(
+      {
+        due: fc.oneof(fc.double(), fc.integer()),
+        precision: fc.nat(18),
+        hold: fc.boolean(),
+        outcome: fc.option(fc.constantFrom('success', 'fail', 'revert', 'partial'), { nil: undefined }),
+        percentage: fc.option(fc.double(), { nil: undefined }),
+        autoPayin: fc.option(fc.record({ fraction: fc.double(), confirmed: fc.boolean() }), { nil: null }),
+      },
+      { requiredKeys: ['due', 'precision', 'hold'] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(orderInput, orderInput.map((o) => ({ ...o })), fc.anything({ withNullPrototype: true, withObjectString: true, withBoxedValues: true })), (input) => {
+        expect(inputKey(input)).toBe(jsonKey(input));
+      }),
+      { ...seeded({ numRuns: 3_000 }) },
+    );
   });
 
   it('refuses a machine with child actors: it has none to run them', () => {

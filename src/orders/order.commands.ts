@@ -8,6 +8,7 @@ import type { OrderEvent } from './order.machine';
 import type { Queries } from './order.queries';
 import { CryptoFulfilSchema, FiatFulfilSchema, type ControlPayin, type ControlPayout, type Include } from './order.schemas';
 import type { OrderDetail } from './order.view';
+import { appended } from './packed-order';
 
 /**
  * What moves an order besides time: the partner's cancel and fulfil (/v1), and the control
@@ -53,7 +54,7 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
           : `Order ${reference} cannot be fulfilled in status ${order.status}`,
       );
     }
-    if (!order.payinRefs.includes(proof)) order.payinRefs.push(proof);
+    if (!order.payinRefs.includes(proof)) order.payinRefs = appended(order.payinRefs, proof); // exactly sized (decision 009)
     note(order, 'payin', 'proof_submitted', details);
     order.payinPaidAt = clock.now();
     dispatch(order, { type: 'CONFIRM' });

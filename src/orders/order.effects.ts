@@ -4,6 +4,7 @@ import type { OrdersCore } from './order.core';
 import type { ArrivePayinParams, OrderEvent, PayoutParams, RefundParams } from './order.machine';
 import type { OrderRecord, TimelineRecord } from './order.store';
 import { isFinal } from './order.vocabulary';
+import { appended } from './packed-order';
 import { eventSummary, settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 
 /** What orders publish on the bus (CONTRACT §5, §15). */
@@ -36,7 +37,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
 
   /** One timeline entry. */
   function note(order: OrderRecord, group: TimelineRecord['group'], event: string, details: TimelineRecord['details']): void {
-    order.timeline.push({ group, event, details, at: clock.now() });
+    order.timeline.push(group, event, details, clock.now());
     order.version++;
     bus.emit('order.changed', order.reference);
   }
@@ -44,7 +45,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
   function notify(order: OrderRecord, event: WebhookEvent): void {
     const at = clock.now();
     order.updated_at = at;
-    const entryId = order.timeline.push({ group: 'webhook', event, details: null, at }) - 1;
+    const entryId = order.timeline.push('webhook', event, null, at);
     order.version++;
     bus.emit('order.changed', order.reference);
     if (bus.has('order.emitted')) bus.emit('order.emitted', { event, order, summary: summaryOf(order, event), at, entryId });
@@ -55,10 +56,10 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
    * entry: the webhooks' report, a command of its own. False when there is no such entry.
    */
   function noteDelivery(order: OrderRecord, entryId: number, outcome: Readonly<Record<string, unknown>>): boolean {
-    const entry = order.timeline[entryId];
+    const entry = order.timeline.toArray()[entryId];
     if (entry?.group !== 'webhook') return false;
     // Kept as given when it is the only detail: the webhooks share their "skipped" outcomes.
-    entry.details = entry.details ? { ...entry.details, ...outcome } : (outcome as TimelineRecord['details']);
+    order.timeline.setDetails(entryId, entry.details ? { ...entry.details, ...outcome } : (outcome as TimelineRecord['details']));
     order.version++;
     bus.emit('order.changed', order.reference);
     return true;
@@ -75,7 +76,8 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
   /** A pay-in on the record (its reference drawn unless given); a pay-in on a final order is late. */
   function notePayin(order: OrderRecord, amount: number, confirmed: boolean, ref: string | undefined): void {
     const txRef = ref ?? (order.payin.kind === 'fiat' ? artefacts.bankReference() : artefacts.txHash(core.formatOf(order.env, order.payin.network)));
-    order.payinRefs.push(txRef);
+    // A new array of the exact size: a pushed one keeps slack for as long as the order is stored (decision 009).
+    order.payinRefs = appended(order.payinRefs, txRef);
     if (confirmed) order.payinPaidAt = clock.now();
     note(order, 'payin', confirmed ? 'confirmed' : 'received', {
       amount,

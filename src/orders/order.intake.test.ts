@@ -96,7 +96,7 @@ describe('createIntake', () => {
     const order = t.store.orders.get(detail.reference)!;
     expect(order.clientId).toBe('ptr_acme');
     expect(order.env).toBe('test');
-    expect(order.timeline.map((e) => `${e.group} ${e.event}`)).toEqual(['status initiated', 'status awaiting_user_payment', 'webhook order.created']);
+    expect(order.timeline.toArray().map((e) => `${e.group} ${e.event}`)).toEqual(['status initiated', 'status awaiting_user_payment', 'webhook order.created']);
     expect(t.sent).toEqual(['order.created']);
     expect(order.timers.map(([id]) => id)).toEqual(['xstate.after.payinWindow.order-onramp.awaiting_user_payment']);
     expect(t.calls).toEqual(['makeRoom with 0 stored', 'afterAdd with 1 stored']);
@@ -143,7 +143,7 @@ describe('createIntake', () => {
     expect(detail.fee).toEqual(q.fee);
     expect(t.store.quotes.get(q.quote_id)?.used).toBe(true);
     const order = t.store.orders.get(detail.reference)!;
-    expect(order.timeline.find((e) => e.event === 'quote_used')?.details).toEqual({ quote_id: q.quote_id });
+    expect(order.timeline.toArray().find((e) => e.event === 'quote_used')?.details).toEqual({ quote_id: q.quote_id });
     // CONTRACT §3: a quote already used is a 409
     const again = refusal(() => t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id })));
     expect([again.code, again.message]).toEqual(['E_CONFLICT', `quote_id: quote ${q.quote_id} was already used for an order`]);

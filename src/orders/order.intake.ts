@@ -11,6 +11,7 @@ import type { Eviction } from './eviction';
 import type { CreateOrderBody } from './order.schemas';
 import type { OrderRecord, QuoteRecord } from './order.store';
 import { toDetail, type OrderDetail } from './order.view';
+import { NO_TIMERS, PackedTimeline } from './packed-order';
 
 const PROVIDER_IDS = new Set([1]);
 
@@ -111,12 +112,12 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
       payout: null,
       refundTarget,
       refund: null,
-      timeline: [],
+      timeline: new PackedTimeline(),
       status: 'initiated',
       context: undefined as unknown as OrderRecord['context'], // set from the machine just below
       created_at: now,
       updated_at: now,
-      timers: [],
+      timers: NO_TIMERS,
       version: 0,
     };
     store.add(order);

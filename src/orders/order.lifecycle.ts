@@ -6,6 +6,7 @@ import { createOrderMachine, type LifecycleTimings, type OrderEvent, type OrderI
 import type { OrderRecord } from './order.store';
 import { isFinal, ORDER_TYPES, type OrderStatus, type OrderType } from './order.vocabulary';
 import { createMachineRunner, type MachineRunner } from './machine.runner';
+import { ownTimers, packContext, releaseTimers } from './packed-order';
 
 export type { EmittedEvent, OrderEvents } from './order.effects';
 
@@ -41,14 +42,14 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
         // The pay-in window's end is the machine's, set in its context as the window opens.
         const closesAfter = next.context.payinClosesAfter;
         if (closesAfter !== order.context?.payinClosesAfter) order.payinExpiresAt = closesAfter === null ? null : order.created_at + closesAfter;
-        order.context = next.context;
+        order.context = packContext(next.context);
         order.status = next.value as OrderStatus;
         if (before !== order.status) {
           order.updated_at = clock.now();
           effects.note(order, 'status', order.status, null);
         }
       },
-      timersOf: (order) => order.timers,
+      timersOf: (order) => ownTimers(order),
       effects: {
         notify: (order, { event }) => effects.notify(order, event),
         payout: (order, { phase }) => effects.payout(order, phase),
@@ -59,6 +60,7 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
       label: (order, what) => `${order.reference}: ${what}`,
       // Every time, since a timer of its own that just fired may have been the last one (CONTRACT §9).
       settled: (order) => {
+        releaseTimers(order);
         if (isFinal(order.status)) options.onFinal?.(order);
       },
     });

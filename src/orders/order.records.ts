@@ -4,6 +4,7 @@ import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pr
 import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
 import { Instant, MAX_INSTANT } from '../shared/schemas';
+import type { PackedTimeline } from './packed-order';
 
 /**
  * Orders and quotes as the store holds them: one schema each, the source of their types and
@@ -120,8 +121,14 @@ export type TimelineRecord = z.output<typeof TimelineRecordSchema>;
 export type Recipient = z.output<typeof RecipientSchema>;
 export type PayinTarget = z.output<typeof PayinSchema>;
 
-/** One order as stored: plain data plus its machine status and context (no live actor). */
-export type OrderRecord = z.output<typeof OrderSnapshotSchema> & {
+/** An order as a state snapshot holds it. */
+export type OrderSnapshot = z.output<typeof OrderSnapshotSchema>;
+/**
+ * One order as stored: plain data plus its machine status and context (no live actor); its
+ * timeline kept packed (docs/decisions/009-packed-order-records.md).
+ */
+export type OrderRecord = Omit<OrderSnapshot, 'timeline'> & {
+  timeline: PackedTimeline;
   /** Pending virtual-clock timers: [xstate delayed-event id, clock timer id] pairs (usually 0 or 1). */
   timers: Array<[string, number]>;
 };

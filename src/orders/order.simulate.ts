@@ -298,13 +298,12 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
    * False when this step was not the failing one.
    */
   function noteReason(order: OrderRecord, from: number, move: SimulateMove, reason: string): boolean {
-    const entries = order.timeline.slice(from);
+    const entries = order.timeline.toArray().slice(from);
     let at = -1;
     if (chosenFailure(move)) at = entries.findIndex((e) => e.group !== 'status' && e.group !== 'webhook');
     if (at < 0) at = entries.findIndex((e) => e.group === 'status' && UNHAPPY.has(e.event as OrderStatus));
     if (at < 0) return false;
-    const entry = order.timeline[from + at]!;
-    entry.details = { ...(entry.details ?? {}), reason };
+    order.timeline.setDetails(from + at, { ...(order.timeline.details(from + at) ?? {}), reason });
     order.version++;
     return true;
   }
@@ -333,15 +332,14 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
       }
       i++;
       if (reason !== undefined && noteReason(order, from, move, reason)) reason = undefined;
-      for (const entry of order.timeline.slice(from)) if (entry.group === 'status') path.push(entry.event as OrderStatus);
+      for (const entry of order.timeline.toArray().slice(from)) if (entry.group === 'status') path.push(entry.event as OrderStatus);
       await options.afterStep?.();
     }
     // A reason no step could carry (a path without a failing step): on the last status entry.
     if (reason !== undefined) {
-      const last = order.timeline.findLastIndex((e) => e.group === 'status');
+      const last = order.timeline.toArray().findLastIndex((e) => e.group === 'status');
       if (last >= 0) {
-        const entry = order.timeline[last]!;
-        entry.details = { ...(entry.details ?? {}), reason };
+        order.timeline.setDetails(last, { ...(order.timeline.details(last) ?? {}), reason });
         order.version++;
       }
     }

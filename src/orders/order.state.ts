@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OrderSnapshotSchema, QuoteSnapshotSchema, type OrderRecord, type QuoteRecord } from './order.records';
+import { NO_TIMERS, PackedTimeline } from './packed-order';
 
 /**
  * The orders' part of a state snapshot (CONTRACT §13): every order with its machine snapshot
@@ -17,12 +18,16 @@ export type OrdersState = z.output<typeof OrdersStateSchema>;
 /** An order as a snapshot holds it: the record without its live timer handles. */
 export function orderSnapshot(order: OrderRecord): z.output<typeof OrderSnapshotSchema> {
   const { timers: _timers, ...rest } = order;
-  return structuredClone(rest);
+  // The timeline as records, in its place among the fields (the key order a snapshot had).
+  const plain: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) plain[key] = key === 'timeline' ? order.timeline.toArray() : value;
+  return structuredClone(plain) as z.output<typeof OrderSnapshotSchema>;
 }
 
 /** `orderSnapshot(order)` as JSON, without copying the order first. */
 export function orderSnapshotJson(order: OrderRecord): string {
   const { timers: _timers, ...rest } = order;
+  // The packed timeline writes its records (PackedTimeline#toJSON), in its place among the fields.
   return JSON.stringify(rest);
 }
 
@@ -32,7 +37,7 @@ export function orderSnapshotJson(order: OrderRecord): string {
  * are revived separately.
  */
 export function orderFromSnapshot(entry: z.output<typeof OrderSnapshotSchema>): OrderRecord {
-  return Object.assign(entry, { timers: [] as OrderRecord['timers'] });
+  return Object.assign(entry as unknown as OrderRecord, { timeline: PackedTimeline.from(entry.timeline), timers: NO_TIMERS });
 }
 
 /** A quote record from a validated snapshot entry, which it takes over (see orderFromSnapshot). */

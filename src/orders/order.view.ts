@@ -58,7 +58,7 @@ export function toDetail(o: OrderRecord, p: Precisions, include: ReadonlySet<Inc
   if (include.has('payout')) detail.payout = payoutView(o, p);
   if (o.refund) detail.refund = refundView(o);
   if (include.has('timeline')) {
-    detail.timeline = o.timeline.map((t): TimelineEntry => ({ group: t.group, event: t.event, details: t.details, created_at: ISO(t.at) }));
+    detail.timeline = o.timeline.toArray().map((t): TimelineEntry => ({ group: t.group, event: t.event, details: t.details, created_at: ISO(t.at) }));
   }
   return detail;
 }

@@ -59,13 +59,13 @@ export function createIds(seed: number): Ids {
   const faker = new Faker({ locale: [en], randomizer });
   faker.seed(seed);
   const draw = () => Math.floor(randomizer.next() * 0x1_0000_0000);
-  const pick = (alphabet: string, length: number) => randomString(draw, alphabet, length);
+  const pick = (alphabet: string, length: number, prefix?: string) => randomString(draw, alphabet, length, prefix);
   return {
     faker,
     draw,
-    key: (prefix) => `${prefix}${pick(ALNUM, 32)}`,
-    id: (prefix) => `${prefix}${pick(ALNUM, 20)}`,
-    reference: () => `ORD${pick(UPPER_NUM, 13)}`,
+    key: (prefix) => pick(ALNUM, 32, prefix),
+    id: (prefix) => pick(ALNUM, 20, prefix),
+    reference: () => pick(UPPER_NUM, 13, 'ORD'),
     reseed: (next) => faker.seed(next),
     exportState: () => ({ ...current }),
     restore(state) {
@@ -100,11 +100,14 @@ export function hashSeed(...parts: Array<string | number>): number {
 
 /**
  * `length` characters of `alphabet` from seeded draws (`Ids#draw`): one draw per five characters
- * (faker's own fromCharacters draws once per character, a visible cost on every order).
+ * (faker's own fromCharacters draws once per character, a visible cost on every order), after
+ * `prefix` (drawn from nothing).
  */
-export function randomString(draw: () => number, alphabet: string, length: number): string {
+export function randomString(draw: () => number, alphabet: string, length: number, prefix = ''): string {
   const base = alphabet.length;
   const codes: number[] = [];
+  for (let i = 0; i < prefix.length; i++) codes.push(prefix.charCodeAt(i));
+  length += prefix.length;
   while (codes.length < length) {
     let n = draw();
     for (let i = 0; i < 5 && codes.length < length; i++) {
@@ -112,6 +115,7 @@ export function randomString(draw: () => number, alphabet: string, length: numbe
       n = Math.floor(n / base);
     }
   }
-  // One flat string: += would leave a rope of cons-strings, several times the memory.
+  // One flat string, prefix included: += or `${prefix}${…}` would leave a cons-string (a rope
+  // node, 32 bytes on a 64-bit heap) over two strings, kept as long as the id is.
   return String.fromCharCode(...codes);
 }

@@ -26,6 +26,19 @@ describe('finished delivery bodies (kept packed)', () => {
     expect(deliveryRecord(d)).not.toHaveProperty('timer');
   });
 
+  it('keeps a finished delivery’s attempts as they were, exactly sized, a short answer shared with other deliveries’', () => {
+    const attempt = (excerpt: string | null) => ({ number: 1, manual: false, url: 'http://127.0.0.1:1/h', virtual_at: 5, wall_at: 7, duration_ms: 3, http_status: 200, error: null, response_excerpt: excerpt });
+    const a = { ...delivery(), attempts: [] as Delivery['attempts'] };
+    const b = { ...delivery(), attempts: [] as Delivery['attempts'] };
+    a.attempts.push(attempt(['o', 'k'].join('')));
+    b.attempts.push(attempt(['o', 'k'].join('')), attempt(null));
+    const before = structuredClone([a.attempts, b.attempts]);
+    packBody(a);
+    packBody(b);
+    expect([a.attempts, b.attempts]).toStrictEqual(before);
+    expect(deliveryRecord(b).attempts).toStrictEqual(before[1]);
+  });
+
   it('answers the body as sent while the delivery is not packed', () => {
     const d = { ...delivery(), status: 'retrying' as const };
     expect(bodyOf(d)).toBe(body);

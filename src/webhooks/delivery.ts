@@ -51,9 +51,29 @@ export type DeliveryRecord = z.output<typeof DeliveryRecordSchema>;
  */
 export type Delivery = Omit<DeliveryRecord, 'body'> & { body: string | PackedBody; timer: number | null };
 
-/** Keeps a finished delivery's body packed (once: packing a packed body changes nothing). */
+/**
+ * Keeps a finished delivery packed (once: packing a packed body changes nothing): its body
+ * deflated, its attempts in an array of their exact number (a pushed array keeps room for 17,
+ * ~130 bytes of slack per delivery for as long as the log keeps it), and a short answer of the
+ * receiver (`ok`, `{"received":true}`) shared with every other attempt that got the same one.
+ */
 export function packBody(d: Delivery): void {
   if (typeof d.body === 'string') d.body = PackedBody.pack(d.body);
+  d.attempts = d.attempts.slice();
+  for (const a of d.attempts) if (a.response_excerpt !== null) a.response_excerpt = shared(a.response_excerpt);
+}
+
+/** Short answers seen, each kept once; at most SHARED_MAX of them (then new ones are kept as they are). */
+const SHARED_ANSWERS = new Map<string, string>();
+const SHARED_MAX = 1024;
+const SHARED_LENGTH = 64;
+
+function shared(text: string): string {
+  if (text.length > SHARED_LENGTH) return text;
+  const known = SHARED_ANSWERS.get(text);
+  if (known !== undefined) return known;
+  if (SHARED_ANSWERS.size < SHARED_MAX) SHARED_ANSWERS.set(text, text);
+  return text;
 }
 
 /** The exact body sent, whether or not it is kept packed. */
