@@ -195,13 +195,16 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
   server.registerTool(
     'list_requests',
     {
-      description: 'The /v1 requests the sandbox received, newest first, with status, error, signature hint and body excerpts (GET /sandbox/requests).',
+      description: 'The /v1 requests the sandbox received, newest first, a page at a time ({data, meta}), with status, error, signature hint and body excerpts (GET /sandbox/requests).',
       inputSchema: {
         client_id: z.string().optional(),
         environment,
         status: z.string().optional().describe('an HTTP status (401) or class (4xx)'),
         path: z.string().optional().describe('part of the path'),
-        limit: z.number().int().optional().describe('default 50, at most 1000'),
+        q: z.string().optional().describe('a request id, or text in the path or a body (an order reference)'),
+        page: z.number().int().optional(),
+        per_page: z.number().int().optional().describe('default 50, at most 1000'),
+        limit: z.number().int().optional().describe('the same as per_page'),
       },
     },
     (query) => call(() => control.listRequests({ query })),

@@ -150,7 +150,7 @@ describe('ramp-sandbox mcp', () => {
     expect(fault).toMatchObject({ id: expect.stringMatching(/^flt_/), times: 1 });
     expect((await s.signed('GET', '/v1/networks')).status).toBe(503);
     const requests = json(await client.callTool({ name: 'list_requests', arguments: { path: '/v1/networks', limit: 1 } }));
-    expect(requests[0]).toMatchObject({ status: 503, fault: fault.id });
+    expect(requests.data[0]).toMatchObject({ status: 503, fault: fault.id });
     const second = json(await client.callTool({ name: 'add_fault', arguments: { path: '/v1/orders/**', latency_ms: 1 } }));
     expect(json(await client.callTool({ name: 'clear_faults', arguments: { id: second.id } }))).toMatchObject({ id: second.id });
     expect(json(await client.callTool({ name: 'clear_faults', arguments: {} }))).toEqual({ removed: 0 });
