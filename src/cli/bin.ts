@@ -33,7 +33,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
   },
   mcp: {
     summary: "a Model Context Protocol server on stdio: the control API as an agent's tools",
-    load: () => import('./mcp.command'),
+    // An optional peer dependency: its server stack (express, hono, …) is not put on every
+    // install of the sandbox, and its express's typings break a consumer's strict typecheck.
+    load: () => import('./mcp.command').catch((error: unknown) => missingPackage(error, MCP_SDK)),
   },
   vectors: {
     summary: 'print the webhook signature test vectors (offline; docs/webhook-signature-vectors.json)',
@@ -71,6 +73,20 @@ Examples:
   ramp-sandbox tail --sandbox http://127.0.0.1:4010
   ramp-sandbox simulate ORD1234 refunded
 `;
+
+const MCP_SDK = '@modelcontextprotocol/sdk';
+
+/** A command whose optional package is not installed: one line that says how to get it, exit 1. */
+function missingPackage(error: unknown, name: string): { main: CommandMain } {
+  const e = error as NodeJS.ErrnoException;
+  if ((e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'MODULE_NOT_FOUND') || !String(e.message).includes(name)) throw error;
+  return {
+    main: async () => {
+      process.stderr.write(`ramp-sandbox mcp needs ${name}, an optional peer dependency: npm install ${name} beside ramp-sandbox, or run npx -p ramp-sandbox -p ${name} ramp-sandbox mcp\n`);
+      process.exitCode = 1;
+    },
+  };
+}
 
 /** Picks the subcommand of `argv` (arguments after the program name) and runs it. */
 export async function dispatch(argv: string[]): Promise<void> {

@@ -72,6 +72,10 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
     for (const command of ['serve', 'scenarios', 'sign']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect((await npx(['--version'])).stdout.trim()).toBe(VERSION);
     expect((await npx(['serve', '--help'])).stdout).toMatch(/--clock MODE/);
+    // The MCP server's SDK is an optional peer dependency: without it, one line that says how.
+    const mcp = await npx(['mcp']);
+    expect(mcp.code).toBe(1);
+    expect(mcp.stderr.trim().split('\n').at(-1)).toBe('ramp-sandbox mcp needs @modelcontextprotocol/sdk, an optional peer dependency: npm install @modelcontextprotocol/sdk beside ramp-sandbox, or run npx -p ramp-sandbox -p @modelcontextprotocol/sdk ramp-sandbox mcp');
     const unknown = await npx(['serv']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command 'serv'/);
