@@ -19,6 +19,34 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'print a signed curl for a request (demo partner keys by default)',
     load: () => import('./sign.command'),
   },
+  trigger: {
+    summary: 'send one signed webhook delivery of an event now, and print the answer',
+    load: () => import('./trigger.command'),
+  },
+  simulate: {
+    summary: 'take an order to a status in one call, sending every webhook on the way',
+    load: () => import('./simulate.command'),
+  },
+  tail: {
+    summary: 'follow /v1 requests and webhook attempts as they happen (Ctrl-C stops)',
+    load: () => import('./tail.command'),
+  },
+  mcp: {
+    summary: "a Model Context Protocol server on stdio: the control API as an agent's tools",
+    load: () => import('./mcp.command'),
+  },
+  vectors: {
+    summary: 'print the webhook signature test vectors (offline; docs/webhook-signature-vectors.json)',
+    load: () => import('./vectors.command'),
+  },
+  postman: {
+    summary: 'write the Postman collection of a running sandbox (/v1, signed requests)',
+    load: () => import('./postman.command'),
+  },
+  listen: {
+    summary: "relay a partner's webhook deliveries from a (remote) sandbox to a local receiver",
+    load: () => import('./listen.command'),
+  },
 };
 
 const HELP = `ramp-sandbox ${PACKAGE_VERSION}: an in-memory Partner Order API sandbox
@@ -40,6 +68,8 @@ Examples:
   ramp-sandbox serve --port 4010 --clock manual
   ramp-sandbox scenarios cancel onramp-happy-path --target http://127.0.0.1:3000/webhooks
   ramp-sandbox sign GET /v1/networks
+  ramp-sandbox tail --sandbox http://127.0.0.1:4010
+  ramp-sandbox simulate ORD1234 refunded
 `;
 
 /** Picks the subcommand of `argv` (arguments after the program name) and runs it. */

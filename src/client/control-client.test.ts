@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import * as clockRoutes from '../http/control/clock.routes';
+import * as exportRoutes from '../http/control/exports.routes';
 import * as inspectorRoutes from '../http/control/inspector.routes';
+import * as listenRoutes from '../http/control/listen.routes';
 import * as orderRoutes from '../http/control/orders.routes';
 import * as partnerRoutes from '../http/control/partners.routes';
 import * as webhookRoutes from '../http/control/webhooks.routes';
@@ -48,12 +50,13 @@ const ok = (data: unknown, meta?: unknown) => ({ status: 200, text: JSON.stringi
 
 describe('the control client (issue 17 part 4)', () => {
   it('has one entry per /sandbox JSON route, saying what the exported spec says (method, path, paging)', () => {
-    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, stateRoutes, { resetSpec }];
-    const specs = modules.flatMap((m) => Object.values(m)).filter((v): v is { operationId: string; method: string; path: string; paged?: boolean } => {
+    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, stateRoutes, { resetSpec }];
+    const specs = modules.flatMap((m) => Object.values(m)).filter((v): v is { operationId: string; method: string; path: string; paged?: boolean; media?: readonly string[] } => {
       const spec = v as { operationId?: unknown; path?: unknown };
       return typeof spec === 'object' && spec !== null && typeof spec.operationId === 'string' && String(spec.path).startsWith('/sandbox/');
     });
-    const fromSpecs = Object.fromEntries(specs.map((s) => [s.operationId, s.paged ? [s.method, s.path, 'paged'] : [s.method, s.path]]));
+    const kind = (s: (typeof specs)[number]) => (s.paged ? ['paged'] : s.media ? ['document'] : []);
+    const fromSpecs = Object.fromEntries(specs.map((s) => [s.operationId, [s.method, s.path, ...kind(s)]]));
     expect(CONTROL_ROUTES).toEqual(fromSpecs);
   });
 
@@ -102,6 +105,16 @@ describe('the control client (issue 17 part 4)', () => {
     expect(await one.clearFaults()).toEqual({ removed: 3 });
     const paged = createControlClient({ baseUrl: 'http://sandbox.test', fetch: recording(ok([{ id: 'd1' }], meta)).fetch });
     expect(await paged.listDeliveries()).toEqual({ data: [{ id: 'd1' }], meta });
+  });
+
+  it('resolves with the document itself on a route that answers one as it is (the exports), and throws on an error envelope', async () => {
+    const har = { log: { version: '1.2', creator: { name: 'ramp-sandbox', version: '0' }, entries: [] } };
+    const { seen, fetch } = recording({ status: 200, text: JSON.stringify(har) });
+    expect(await createControlClient({ baseUrl: 'http://sandbox.test', fetch }).exportRequestsHar({ query: { status: '4xx' } })).toEqual(har);
+    expect(seen[0]!.url).toBe('http://sandbox.test/sandbox/requests.har?status=4xx');
+    const refusal = { status: 404, text: JSON.stringify({ status: false, code: 'E_NOTFOUND', message: 'Partner ptr_x not found' }) };
+    const refused = createControlClient({ baseUrl: 'http://sandbox.test', fetch: recording(refusal).fetch });
+    await expect(refused.exportPostmanCollection({ query: { client_id: 'ptr_x' } })).rejects.toMatchObject({ name: 'SandboxError', status: 404, route: 'GET /sandbox/postman.json' });
   });
 
   it('throws a plain Error naming the route when the answer is not an envelope', async () => {

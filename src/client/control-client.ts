@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type * as clockRoutes from '../http/control/clock.routes';
+import type * as exportRoutes from '../http/control/exports.routes';
 import type * as inspectorRoutes from '../http/control/inspector.routes';
+import type * as listenRoutes from '../http/control/listen.routes';
 import type * as orderRoutes from '../http/control/orders.routes';
 import type * as partnerRoutes from '../http/control/partners.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
@@ -13,7 +15,8 @@ import { SandboxError } from './sandbox-error';
 // The one client of the control API (CONTRACT §4, `/sandbox/*`), typed per operation by the
 // route specs the server registers (`api.route(spec, handler)`): a request takes the `z.input`
 // of the route's params, query and body schemas, and resolves with the `z.output` of its `data`
-// (with `meta` when the route is paged). Only types come from the server's rooms: at run time
+// (with `meta` when the route is paged; a route that answers a document as it is, not in an
+// envelope, resolves with the document). Only types come from the server's rooms: at run time
 // this file needs nothing but `fetch` and SandboxError.
 
 /** The exported specs of some modules that are `/sandbox` routes, keyed by operationId. */
@@ -28,6 +31,8 @@ export type ControlSpecs = SpecsIn<
     typeof orderRoutes &
     typeof webhookRoutes &
     typeof inspectorRoutes &
+    typeof exportRoutes &
+    typeof listenRoutes &
     typeof stateRoutes & { resetSpec: typeof resetSpec }
 >;
 
@@ -49,6 +54,11 @@ export type ControlBody<K extends ControlOperation> = SpecOf<K> extends { readon
 export type ControlData<K extends ControlOperation> = z.output<SpecOf<K>['data']>;
 /** Whether the operation answers one page of a list (`data` and `meta`). */
 export type ControlPaged<K extends ControlOperation> = SpecOf<K> extends { readonly paged: true } ? true : false;
+/**
+ * Whether the operation answers a JSON document as it is rather than in an envelope (the exports
+ * of CONTRACT §19: a HAR, a Postman collection); its `data` is that document.
+ */
+export type ControlDocument<K extends ControlOperation> = SpecOf<K> extends { readonly media: readonly ['application/json'] } ? true : false;
 /** What an operation resolves with: its `data`, or for a paged one the page and its `meta`. */
 export type ControlResult<K extends ControlOperation> = ControlPaged<K> extends true ? { data: ControlData<K>[]; meta: PageMeta } : ControlData<K>;
 
@@ -96,7 +106,9 @@ export type ControlClient = { readonly [K in ControlOperation]: ControlMethod<K>
 
 type Route<K extends ControlOperation> = ControlPaged<K> extends true
   ? readonly [SpecOf<K>['method'], SpecOf<K>['path'], 'paged']
-  : readonly [SpecOf<K>['method'], SpecOf<K>['path']];
+  : ControlDocument<K> extends true
+    ? readonly [SpecOf<K>['method'], SpecOf<K>['path'], 'document']
+    : readonly [SpecOf<K>['method'], SpecOf<K>['path']];
 
 /**
  * Method, path and paging of each operation: what the client needs of the specs at run time.
@@ -109,6 +121,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getPartner: ['GET', '/sandbox/partners/{client_id}'],
   updatePartner: ['PATCH', '/sandbox/partners/{client_id}'],
   rotatePartnerKeys: ['POST', '/sandbox/partners/{client_id}/keys'],
+  getPartnerKeys: ['GET', '/sandbox/partners/{client_id}/keys'],
   getClock: ['GET', '/sandbox/clock'],
   configureClock: ['POST', '/sandbox/clock'],
   advanceClock: ['POST', '/sandbox/clock/advance'],
@@ -126,9 +139,12 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getDelivery: ['GET', '/sandbox/webhooks/deliveries/{id}'],
   retryDelivery: ['POST', '/sandbox/webhooks/deliveries/{id}/retry'],
   sendWebhook: ['POST', '/sandbox/webhooks/send'],
-  listRequests: ['GET', '/sandbox/requests'],
+  getWebhookVectors: ['GET', '/sandbox/webhooks/vectors'],
+  listRequests: ['GET', '/sandbox/requests', 'paged'],
   getRequest: ['GET', '/sandbox/requests/{id}'],
   clearRequests: ['DELETE', '/sandbox/requests'],
+  exportRequestsHar: ['GET', '/sandbox/requests.har', 'document'],
+  exportPostmanCollection: ['GET', '/sandbox/postman.json', 'document'],
   addFault: ['POST', '/sandbox/faults'],
   listFaults: ['GET', '/sandbox/faults'],
   removeFault: ['DELETE', '/sandbox/faults/{id}'],
@@ -136,6 +152,7 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   getState: ['GET', '/sandbox/state'],
   putState: ['PUT', '/sandbox/state'],
   saveState: ['POST', '/sandbox/state/save'],
+  answerListenAttempt: ['POST', '/sandbox/listen/attempts/{id}'],
   reset: ['POST', '/sandbox/reset'],
 };
 
@@ -155,7 +172,7 @@ export function createControlClient(options: ControlClientOptions): ControlClien
   const call = async (operation: ControlOperation, request: AnyRequest = {}): Promise<unknown> => {
     const route: readonly string[] | undefined = CONTROL_ROUTES[operation];
     if (!route) throw new TypeError(`${String(operation)}: not an operation of the control API`);
-    const [method, template, paged] = route as [string, string, string?];
+    const [method, template, kind] = route as [string, string, ('paged' | 'document')?];
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = request.params?.[name];
       if (value === undefined || value === null) throw new TypeError(`${operation}: params.${name} is required`);
@@ -169,8 +186,9 @@ export function createControlClient(options: ControlClientOptions): ControlClien
     const res = await send(`${baseUrl}${path}${queryString(request.query)}`, init);
     const text = await res.text();
     const envelope = parseObject(text);
+    if (res.status >= 200 && res.status < 300 && kind === 'document' && envelope) return envelope;
     if (res.status >= 200 && res.status < 300 && envelope?.status === true) {
-      return paged ? { data: envelope.data, meta: envelope.meta } : envelope.data;
+      return kind === 'paged' ? { data: envelope.data, meta: envelope.meta } : envelope.data;
     }
     const name = `${method} ${path}`;
     if (envelope && typeof envelope.code === 'string') throw new SandboxError(res.status, envelope.code as ErrorCode, String(envelope.message), name);

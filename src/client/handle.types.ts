@@ -55,8 +55,8 @@ export type PartnerView = z.output<typeof PartnerSchema>;
 type Numeric<T, K extends string> = Omit<T, K> & { [P in K]?: number };
 /** `GET /sandbox/webhooks/deliveries` filters; without `page`, every matching delivery. */
 export type DeliveriesFilter = Numeric<z.input<typeof DeliveriesQuerySchema>, 'page' | 'per_page'>;
-/** `GET /sandbox/requests` filters (`limit` default 50, at most 1000). */
-export type RequestsFilter = Numeric<z.input<typeof RequestsQuerySchema>, 'limit'>;
+/** `GET /sandbox/requests` filters (`limit` or `per_page` default 50, at most 1000; `page` the page of them). */
+export type RequestsFilter = Numeric<z.input<typeof RequestsQuerySchema>, 'limit' | 'per_page' | 'page'>;
 export type { DeliveryView, KeySet, OrderDetail, OrderStatus, RecordedRequest };
 export type { DeliveryMatch, RequestMatch, VerifyOptions, WaitOptions };
 /** An order's detail after `orders.simulate`, with `path`: the statuses it passed through. */

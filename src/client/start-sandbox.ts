@@ -72,7 +72,7 @@ function createHandle(running: RunningSandbox): SandboxHandle {
       retry: (id) => control.retryDelivery({ params: { id } }),
       send: (body) => control.sendWebhook({ body }),
     },
-    requests: (filter = {}) => control.listRequests({ query: filter }),
+    requests: async (filter = {}) => (await control.listRequests({ query: filter })).data,
     faults: {
       add: (input) => control.addFault({ body: input }),
       list: () => control.listFaults(),

@@ -60,6 +60,8 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   const now = options.now ?? Date.now(); // wall clock: the receiver checks staleness against its real clock
   const tolerance = options.toleranceMs ?? 300_000;
   if (Math.abs(now - ts) > tolerance) {
+    // Spec §5.2 names seconds as a known mistake: say so rather than "56 years old".
+    if (Math.abs(now - ts * 1000) <= tolerance) throw new WebhookVerificationError('bad_timestamp', 'svc-timestamp is in seconds; it must be Unix milliseconds');
     throw new WebhookVerificationError('stale_timestamp', `svc-timestamp is ${Math.round(Math.abs(now - ts) / 1000)} s from now (tolerance ${tolerance / 1000} s)`);
   }
   const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');

@@ -1,4 +1,5 @@
 import { packagePath } from '../shared/package-root';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -21,14 +22,22 @@ const VENDOR: Record<string, { specifier: string; sibling?: string; imports: str
 const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml; charset=utf-8',
+  // The README, linked from the page's "Get started": shown as text, never downloaded.
+  md: 'text/plain; charset=utf-8',
 };
 
 /** The media types of the assets, for the OpenAPI document. */
-export const ASSET_MEDIA = ['text/javascript', 'text/css'] as const;
+export const ASSET_MEDIA = ['text/javascript', 'text/css', 'image/svg+xml', 'text/plain'] as const;
+
+/** An asset's name: the UI's files (`app.js`, `style.css`, `favicon.svg`) and the package's README. */
+export const ASSET_NAME = /^(?:[\w-]+\.(?:js|css|svg)|README\.md)$/;
 
 export interface Asset {
   type: string;
   body: string;
+  /** A strong validator of the body (`"<sha1 base64url>"`), for If-None-Match. */
+  etag: string;
 }
 
 /**
@@ -56,8 +65,10 @@ export function createAssetStore() {
     }
     const dir = uiDir();
     if (existsSync(dir)) {
-      for (const name of readdirSync(dir)) if (/^[\w-]+\.(?:js|css)$/.test(name)) files.set(name, join(dir, name));
+      for (const name of readdirSync(dir)) if (name !== 'README.md' && ASSET_NAME.test(name)) files.set(name, join(dir, name));
     }
+    const readme = packagePath('README.md');
+    if (existsSync(readme)) files.set('README.md', readme);
     resolved = true;
   }
 
@@ -76,7 +87,8 @@ export function createAssetStore() {
       const ext = name.slice(name.lastIndexOf('.') + 1);
       // Source maps are not served: drop the comment that would make the browser ask for one.
       const body = (await readFile(path, 'utf8')).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
-      const asset = { type: TYPES[ext] ?? 'application/octet-stream', body };
+      const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+      const asset = { type: TYPES[ext] ?? 'application/octet-stream', body, etag };
       cache.set(name, asset);
       return asset;
     },

@@ -42,12 +42,18 @@ export class LiveFeed {
   private unsubscribe: Array<() => void> = [];
   private timer: ReturnType<typeof setInterval> | undefined;
   private sinceKeepAlive = 0;
+  private closed = false;
 
   constructor(private readonly deps: LiveFeedDeps) {}
 
-  /** A new event stream; it ends when the client goes or the feed closes. */
+  /** A new event stream; it ends when the client goes or the feed closes (at once once closed). */
   open(): PassThrough {
     const stream = new PassThrough();
+    if (this.closed) {
+      // The sandbox is stopping: the page is told to come back later, and nothing holds the stop.
+      stream.end('retry: 2000\n\n');
+      return stream;
+    }
     this.streams.add(stream);
     stream.on('close', () => this.drop(stream));
     if (this.streams.size === 1) this.start();
@@ -56,8 +62,12 @@ export class LiveFeed {
     return stream;
   }
 
-  /** Ends every stream (server close): an open event stream would hold the server open. */
+  /**
+   * Ends every stream and refuses new ones (server close): an open event stream would hold the
+   * server open.
+   */
   close(): void {
+    this.closed = true;
     for (const stream of [...this.streams]) stream.end();
     this.stop();
   }

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Context, Middleware } from 'koa';
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
@@ -66,6 +67,9 @@ export interface RouteSpec<
   errors?: readonly number[];
 }
 
+/** An OpenAPI 3.1 document, as the generator makes it. */
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
 export type AnyRouteSpec = RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined, z.ZodType>;
 
 export interface RouteInput<P, Q, B> {
@@ -95,6 +99,13 @@ export const rawChunks = (chunks: readonly string[]): RawChunks => ({ rawChunks:
 
 export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | RawChunks | { page: z.input<D>[]; meta: PageMeta };
 
+/**
+ * What a route's handler returns: what to answer in the envelope, or nothing for a route with
+ * `media`, whose handler sets the type and body itself (its `data` only documents them). A spec
+ * typed only as a RouteSpec may or may not have `media`: its handler may do either.
+ */
+export type RouteAnswer<D extends z.ZodType, M> = string[] extends M ? RouteResult<D> | void : M extends readonly string[] ? void : RouteResult<D>;
+
 /** Statuses every route of an auth kind can answer (CONTRACT §3, §9), whatever the route. */
 export function errorStatuses(spec: AnyRouteSpec): number[] {
   const statuses = new Set<number>([413, ...(spec.errors ?? [])]);
@@ -114,15 +125,27 @@ export function errorStatuses(spec: AnyRouteSpec): number[] {
  */
 export class Api {
   readonly routes: AnyRouteSpec[] = [];
+  private described: OpenApiDocument | undefined;
 
   constructor(
     readonly router: Router,
     private readonly guard: (auth: RouteAuth, cost: number) => Middleware | undefined,
+    private readonly describe: (routes: readonly AnyRouteSpec[]) => OpenApiDocument = () => {
+      throw new Error('this Api was made without an OpenAPI generator');
+    },
   ) {}
 
-  route<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, D extends z.ZodType>(
-    spec: RouteSpec<P, Q, B, D>,
-    handler: (input: RouteInput<P, Q, B>) => RouteResult<D> | Promise<RouteResult<D>>,
+  /**
+   * The OpenAPI document of the routes (CONTRACT §10), generated at the first call, once every
+   * route is registered: `GET /openapi.json` serves it, and the exports are made from it.
+   */
+  document(): OpenApiDocument {
+    return (this.described ??= this.describe(this.routes));
+  }
+
+  route<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, D extends z.ZodType, M extends readonly string[] | undefined = undefined>(
+    spec: RouteSpec<P, Q, B, D> & { media?: M },
+    handler: (input: RouteInput<P, Q, B>) => RouteAnswer<D, M> | Promise<RouteAnswer<D, M>>,
   ): void {
     this.routes.push(spec as AnyRouteSpec);
     const head = envelopeHead(spec.message);
@@ -137,7 +160,7 @@ export class Api {
         body: (spec.body && !spec.bodyCheckedBy ? parseOrThrow(spec.body, ctx.request.body) : undefined) as Out<B>,
         ctx,
       };
-      const result = handler(input);
+      const result = handler(input) as RouteResult<D> | Promise<RouteResult<D>>;
       if (result instanceof Promise) return result.then((answer) => respond(ctx, answer));
       respond(ctx, result);
       return undefined;

@@ -32,12 +32,12 @@ export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   const router = new Router();
-  const api = new Api(router, options.guard);
+  const api = new Api(router, options.guard, (routes) => buildOpenApi(routes, options.webhooks ?? [], options.version));
   options.register(api);
-  // CONTRACT §10: generated once at start from the routes just registered.
+  // CONTRACT §10: generated once from the routes just registered.
   let document: string | undefined;
   router.get('/openapi.json', (ctx) => {
-    document ??= JSON.stringify(buildOpenApi(api.routes, options.webhooks ?? [], options.version));
+    document ??= JSON.stringify(api.document());
     ctx.set('Content-Type', 'application/json; charset=utf-8');
     ctx.body = document;
   });

@@ -16,6 +16,8 @@ const REASONS: Record<string, string> = {
   HPE_INVALID_METHOD: 'the request line does not start with a known method',
   HPE_INVALID_VERSION: 'the HTTP version is not supported',
   HPE_INVALID_HEADER_TOKEN: 'a header name has characters a header name cannot have',
+  // llhttp reports a bad character in a header value under the same code, with its own reason
+  HPE_INVALID_HEADER_VALUE: 'a header value has a character a header value cannot have (a control character other than a tab)',
   HPE_INVALID_URL: 'the request target is not a valid URL',
   HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding is invalid, or sent together with Content-Length',
 };
@@ -31,7 +33,7 @@ export function answerClientError(error: ParserError, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const code = error.code ?? '';
+  const code = error.code === 'HPE_INVALID_HEADER_TOKEN' && /header value/i.test(error.reason ?? '') ? 'HPE_INVALID_HEADER_VALUE' : (error.code ?? '');
   const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const why = REASONS[code] ?? (status === 408 ? 'the request was not received in time' : (error.reason ?? error.message).replace(/\.$/, ''));
   const body = JSON.stringify({ status: false, code: 'E_BADREQUEST', message: `Malformed HTTP request: ${why}` });

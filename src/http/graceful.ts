@@ -39,6 +39,11 @@ export interface GracefulStopDeps {
   graceMs: number;
   /** Host time in ms, for the report. */
   now: () => number;
+  /**
+   * Ends responses that never finish on their own (event streams), once the server has stopped
+   * accepting connections, so they do not hold the stop for the whole grace.
+   */
+  endStreams?: () => void;
 }
 
 /**
@@ -51,6 +56,7 @@ export async function gracefulStop(deps: GracefulStopDeps): Promise<StopReport> 
   const started = deps.now();
   const report = { requestsInFlight: requests.count, attemptsInFlight: attempts.count, requestsCut: 0, attemptsCut: 0 };
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  deps.endStreams?.();
   server.closeIdleConnections();
   // A keep-alive connection whose request finishes becomes idle: close it then, not at the end.
   const sweep = setInterval(() => server.closeIdleConnections(), 25);

@@ -2,13 +2,15 @@ import { z } from 'zod';
 import { ISO } from '../clock';
 import { KEY_PREFIX } from '../auth';
 import { ENVIRONMENTS } from '../reference';
-import { DateTime } from '../shared/schemas';
+import { DateTime, pageQueryParam } from '../shared/schemas';
 
 /** CONTRACT §11: bodies are kept up to this many characters. */
 export const BODY_EXCERPT = 4096;
 /** Other strings a request brings (path, client id, header values, messages) are kept up to this. */
 export const FIELD_EXCERPT = 2048;
 export const DEFAULT_INSPECT_LIMIT = 10_000;
+/** The answer's headers the inspector keeps: what the body is, and those a client acts on. */
+const SHOWN_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'allow', 'location', 'x-request-id', 'svc-sandbox-hint'];
 
 /** One recorded /v1 request, as `GET /sandbox/requests` shows it (CONTRACT §11). */
 export const RecordedRequestSchema = z
@@ -28,6 +30,10 @@ export const RecordedRequestSchema = z
     hint: z.string().optional().meta({ description: 'the svc-sandbox-hint of a failed signature check' }),
     fault: z.string().optional().meta({ description: 'the id of the injected fault' }),
     headers: z.record(z.string(), z.string()).meta({ description: 'request headers; authorization and svc-signature masked' }),
+    response_headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: `the answer's ${SHOWN_RESPONSE_HEADERS.join(', ')} headers, when it had them` }),
     request_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
     response_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
   })
@@ -39,16 +45,30 @@ export const RequestsQuerySchema = z.object({
   environment: z.enum(ENVIRONMENTS).optional(),
   status: z
     .string()
-    .regex(/^(?:[1-5]\d\d|[1-5]xx)$/, 'must be an HTTP status (401) or a class (4xx)')
-    .optional(),
+    .regex(/^(?:[1-5][0-9][0-9]|[1-5]xx)$/, 'must be an HTTP status (401) or a class (4xx)')
+    .optional()
+    .meta({ example: '4xx' }),
   path: z.string().optional().meta({ description: 'part of the path' }),
-  limit: z
+  q: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .meta({ description: 'a request id (req_…), or text the path or either body contains (an order reference, say)' }),
+  page: pageQueryParam('page', 1_000_000, 1),
+  per_page: z
     .string()
     .regex(/^\d+$/, 'must be an integer from 1 to 1000')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'must be an integer from 1 to 1000')
     .optional()
-    .transform((n) => n ?? 50),
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, example: 50, description: 'requests a page (default 50, at most 1000)' }),
+  limit: z
+    .string()
+    .regex(/^[0-9]+$/, 'must be an integer from 1 to 1000')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1000, 'must be an integer from 1 to 1000')
+    .optional()
+    .meta({ type: 'integer', minimum: 1, maximum: 1000, example: 50, description: 'the same as per_page (per_page wins when both are given)' }),
 });
 export type RequestsQuery = z.output<typeof RequestsQuerySchema>;
 
@@ -69,6 +89,8 @@ export interface RawRecord {
   auth: RecordedRequest['auth'];
   /** The shown headers, already masked and cut (`maskedHeaders`). */
   headers: Record<string, string>;
+  /** The shown headers of the answer (`shownResponseHeaders`); none when it had none of them. */
+  responseHeaders?: Record<string, string>;
   clientId?: string;
   environment?: RecordedRequest['environment'];
   code?: string;
@@ -91,6 +113,7 @@ export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
     auth: raw.auth,
     headers: raw.headers,
   };
+  if (raw.responseHeaders) entry.response_headers = raw.responseHeaders;
   if (raw.clientId) entry.client_id = raw.clientId;
   if (raw.environment) entry.environment = raw.environment;
   if (raw.code !== undefined) entry.code = raw.code;
@@ -102,147 +125,104 @@ export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
   return entry;
 }
 
-/** The string fields of a raw record, each kept in a column of its own. */
-const STRING_FIELDS = ['method', 'path', 'clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const;
-type StringField = (typeof STRING_FIELDS)[number];
-const AUTH_KINDS: ReadonlyArray<RecordedRequest['auth']> = ['public', 'secret', 'none', 'failed'];
+/** A ring slot: a raw record until first read, then its RecordedRequest. */
+class Pending {
+  constructor(
+    readonly id: string,
+    readonly raw: RawRecord,
+  ) {}
+}
 
 /**
  * The request inspector's store: a ring buffer of the last `limit` /v1 requests. Ids are a
  * counter, not the seeded generator, so inspecting never shifts the references a seed makes.
- *
- * Kept GC-friendly (docs/decisions/010-inspector-ring-columns.md): a recorded request is not an
- * object of its own but a slot in a few columns, arrays that grow once to the ring's size and
- * are then written in place (its numbers unboxed in arrays of doubles, its strings in arrays of
- * strings, a short string repeated from request to request kept once), and it is turned into a
- * `RecordedRequest` only when read. Objects made per request (the recorder's raw record and its
- * headers object) die young; what a request leaves in the old generation is only the strings
- * that are its own. An entry given whole (`record`) is kept as it is.
  */
 export class RequestLog {
+  private readonly ring: Array<RecordedRequest | Pending | undefined>;
   private next = 0;
   private count = 0;
   private serial = 0;
   private readonly listeners = new Set<(entry: RecordedRequest) => void>();
-  /** Per slot: the request's serial (its id), then its numbers and strings by column. */
-  private readonly serials: number[] = [];
-  private readonly wallMs: number[] = [];
-  private readonly virtualMs: number[] = [];
-  private readonly ms: number[] = [];
-  private readonly statuses: number[] = [];
-  private readonly auths: number[] = [];
-  private readonly strings: Record<StringField, Array<string | undefined>> = Object.fromEntries(STRING_FIELDS.map((f) => [f, []])) as unknown as Record<StringField, Array<string | undefined>>;
-  /** The shown headers, one column per name (SHOWN_HEADERS). */
-  private readonly headers: Array<Array<string | undefined>> = SHOWN_HEADERS.map(() => []);
-  /** Entries stored whole (`record`), by slot; undefined for a raw one. */
-  private readonly whole: Array<RecordedRequest | undefined> = [];
 
-  constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {}
+  constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {
+    this.ring = new Array(limit);
+  }
 
   /** Stores an entry (its id is assigned here) and tells the listeners. */
   record(entry: Omit<RecordedRequest, 'id'>): RecordedRequest {
     const full = entry as RecordedRequest;
     full.id = `req_${(++this.serial).toString(36)}`;
-    const slot = this.advance();
-    this.serials[slot] = this.serial;
-    this.whole[slot] = full;
+    this.ring[this.next] = full;
+    this.next = (this.next + 1) % this.limit;
+    if (this.count < this.limit) this.count++;
     for (const listener of this.listeners) listener(full);
     return full;
   }
 
   /**
-   * Stores a raw record (its id is assigned here) in the ring's columns; it becomes a
-   * RecordedRequest when read, or at once when someone listens.
+   * Stores a raw record and returns the id assigned to it; it becomes a RecordedRequest when
+   * read, or at once when someone listens.
    */
-  recordRaw(raw: RawRecord): void {
-    const slot = this.advance();
-    this.serials[slot] = ++this.serial;
-    this.whole[slot] = undefined;
-    this.wallMs[slot] = raw.wallMs;
-    this.virtualMs[slot] = raw.virtualMs;
-    this.ms[slot] = raw.ms;
-    this.statuses[slot] = raw.status;
-    this.auths[slot] = AUTH_KINDS.indexOf(raw.auth);
-    const strings = this.strings;
-    strings.method[slot] = raw.method;
-    strings.path[slot] = shared(raw.path);
-    strings.clientId[slot] = raw.clientId;
-    strings.environment[slot] = raw.environment;
-    strings.code[slot] = raw.code;
-    strings.message[slot] = raw.message;
-    strings.hint[slot] = raw.hint;
-    strings.fault[slot] = raw.fault;
-    strings.requestBody[slot] = raw.requestBody;
-    strings.responseBody[slot] = raw.responseBody;
-    for (let h = 0; h < SHOWN_HEADERS.length; h++) {
-      const value = raw.headers[SHOWN_HEADERS[h]!];
-      this.headers[h]![slot] = value === undefined || !REPEATED_HEADERS[h] ? value : shared(value);
-    }
+  recordRaw(raw: RawRecord): string {
+    const id = `req_${(++this.serial).toString(36)}`;
+    const slot = this.next;
+    this.ring[slot] = new Pending(id, raw);
+    this.next = (this.next + 1) % this.limit;
+    if (this.count < this.limit) this.count++;
     if (this.listeners.size > 0) {
       const full = this.at(slot);
       for (const listener of this.listeners) listener(full);
     }
+    return id;
   }
 
-  /** The next slot to write, the ring moved on past it. */
-  private advance(): number {
-    const slot = this.next;
-    this.next = (this.next + 1) % this.limit;
-    if (this.count < this.limit) this.count++;
-    return slot;
-  }
-
-  /** The entry in a ring slot, as a RecordedRequest of its own (or the one stored whole). */
+  /** The entry in a ring slot, materialised (and kept so) when it was still raw. */
   private at(slot: number): RecordedRequest {
-    const whole = this.whole[slot];
-    if (whole) return whole;
-    const s = this.strings;
-    const headers: Record<string, string> = {};
-    for (let h = 0; h < SHOWN_HEADERS.length; h++) {
-      const value = this.headers[h]![slot];
-      if (value !== undefined) headers[SHOWN_HEADERS[h]!] = value;
-    }
-    const raw: RawRecord = {
-      wallMs: this.wallMs[slot]!,
-      virtualMs: this.virtualMs[slot]!,
-      method: s.method[slot]!,
-      path: s.path[slot]!,
-      status: this.statuses[slot]!,
-      ms: this.ms[slot]!,
-      auth: AUTH_KINDS[this.auths[slot]!]!,
-      headers,
-    };
-    for (const field of OPTIONAL_FIELDS) {
-      const value = s[field][slot];
-      if (value !== undefined) (raw as unknown as Record<string, string>)[field] = value;
-    }
-    const full = materialise(raw) as RecordedRequest;
-    full.id = `req_${this.serials[slot]!.toString(36)}`;
+    const e = this.ring[slot]!;
+    if (!(e instanceof Pending)) return e;
+    const full = materialise(e.raw) as RecordedRequest;
+    full.id = e.id;
+    this.ring[slot] = full;
     return full;
   }
 
-  /** Newest first, filtered. */
+  /** Newest first, filtered: the first `per_page` (or `limit`, default 50) of page `page`. */
   list(q: Partial<RequestsQuery> = {}): RecordedRequest[] {
-    const out: RecordedRequest[] = [];
-    const limit = q.limit ?? 50;
+    return this.page(q).items;
+  }
+
+  /**
+   * One page of the matching entries, newest first, and how many match in all (CONTRACT §15:
+   * lists page through everything kept). Entries are matched on what they were recorded with,
+   * so counting the matches does not materialise the ring; only the page returned is.
+   */
+  page(q: Partial<RequestsQuery> = {}): { items: RecordedRequest[]; total: number } {
+    const perPage = q.per_page ?? q.limit ?? 50;
+    const first = ((q.page ?? 1) - 1) * perPage;
     const statusClass = q.status?.endsWith('xx') ? Number(q.status[0]) : undefined;
     const status = q.status && statusClass === undefined ? Number(q.status) : undefined;
-    for (let i = 1; i <= this.count && out.length < limit; i++) {
-      const e = this.at((this.next - i + this.limit) % this.limit);
-      if (q.client_id !== undefined && e.client_id !== q.client_id) continue;
+    const needle = q.q?.trim().toLowerCase() || undefined;
+    const items: RecordedRequest[] = [];
+    let total = 0;
+    for (let i = 1; i <= this.count; i++) {
+      const slot = (this.next - i + this.limit) % this.limit;
+      const e = fieldsOf(this.ring[slot]!);
+      if (q.client_id !== undefined && e.clientId !== q.client_id) continue;
       if (q.environment !== undefined && e.environment !== q.environment) continue;
       if (status !== undefined && e.status !== status) continue;
       if (statusClass !== undefined && Math.floor(e.status / 100) !== statusClass) continue;
       if (q.path !== undefined && !e.path.includes(q.path)) continue;
-      out.push(e);
+      if (needle !== undefined && !matches(e, needle)) continue;
+      if (total >= first && items.length < perPage) items.push(this.at(slot));
+      total++;
     }
-    return out;
+    return { items, total };
   }
 
   get(id: string): RecordedRequest | undefined {
     for (let i = 1; i <= this.count; i++) {
       const slot = (this.next - i + this.limit) % this.limit;
-      if (`req_${this.serials[slot]!.toString(36)}` === id) return this.at(slot);
+      if (this.ring[slot]!.id === id) return this.at(slot);
     }
     return undefined;
   }
@@ -252,8 +232,7 @@ export class RequestLog {
   }
 
   clear(): void {
-    // The columns are kept (their room is reused); what the slots hold is let go.
-    for (const column of [...Object.values(this.strings), ...this.headers, this.whole]) column.fill(undefined);
+    this.ring.fill(undefined);
     this.next = 0;
     this.count = 0;
   }
@@ -263,33 +242,6 @@ export class RequestLog {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-}
-
-/** The optional string fields, in the order `materialise` reads them. */
-const OPTIONAL_FIELDS = ['clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const satisfies readonly StringField[];
-
-/**
- * Short strings that repeat from request to request (a path polled again, a client's user agent
- * and content type, a masked key), kept once: the ring then holds one string for many requests
- * rather than one each, promoted with each. At most SHARED_MAX of them (then new ones are kept
- * as they are, until a clear of the table at SHARED_MAX × 2 lookups that found nothing).
- */
-const SHARED = new Map<string, string>();
-const SHARED_MAX = 4096;
-const SHARED_LENGTH = 256;
-let sharedMisses = 0;
-
-function shared(text: string): string {
-  if (text.length > SHARED_LENGTH) return text;
-  const known = SHARED.get(text);
-  if (known !== undefined) return known;
-  if (SHARED.size < SHARED_MAX) SHARED.set(text, text);
-  else if (++sharedMisses > SHARED_MAX * 2) {
-    // The table is full of strings that stopped coming: start it again.
-    SHARED.clear();
-    sharedMisses = 0;
-  }
-  return text;
 }
 
 /**
@@ -318,21 +270,28 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
     const raw = headers[name];
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
-    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownExcerpt(value, HEADER_EXCERPT);
+    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownCopy(value.slice(0, 256));
   }
   return out;
 }
 
 /**
- * A header value is kept up to this many characters: as it is when shorter (node's parser makes
- * each value a string of its own, holding nothing else alive), a flat copy of its start when
- * longer (a slice would keep the whole value).
+ * The answer's headers the inspector keeps (SHOWN_RESPONSE_HEADERS), as flat copies; undefined
+ * when it had none of them. `hint`, the entry's own copy of `svc-sandbox-hint`, is shared rather
+ * than copied again.
  */
-const HEADER_EXCERPT = 256;
+export function shownResponseHeaders(headers: Record<string, number | string | string[] | undefined>, hint?: string): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const name of SHOWN_RESPONSE_HEADERS) {
+    const raw = headers[name];
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : String(raw);
+    (out ??= {})[name] = name === 'svc-sandbox-hint' && hint !== undefined ? hint : ownCopy(value.slice(0, FIELD_EXCERPT));
+  }
+  return out;
+}
 
 const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
-/** Which shown headers repeat from request to request (kept once, `shared`): not a timestamp or a request id. */
-const REPEATED_HEADERS = SHOWN_HEADERS.map((name) => name !== 'svc-timestamp' && name !== 'x-request-id');
 
 /** `Bearer <partner key prefix>?<rest>`, the prefixes being spec §5's (auth's KEY_PREFIX). */
 const BEARER = new RegExp(`^(Bearer\\s+)((?:${Object.values(KEY_PREFIX).join('|')})_(?:${ENVIRONMENTS.join('|')})_)?(\\S*)$`, 'i');
@@ -348,4 +307,29 @@ function maskBearer(value: string): string {
 
 function maskSignature(value: string): string {
   return value.startsWith('sha256=') ? 'sha256=****' : '****';
+}
+
+/** What the filters read of an entry, raw or materialised. */
+interface Fields {
+  id: string;
+  clientId: string | undefined;
+  environment: string | undefined;
+  status: number;
+  path: string;
+  requestBody: string | undefined;
+  responseBody: string | undefined;
+}
+
+function fieldsOf(e: RecordedRequest | Pending): Fields {
+  if (e instanceof Pending) {
+    const { raw } = e;
+    return { id: e.id, clientId: raw.clientId || undefined, environment: raw.environment, status: raw.status, path: raw.path, requestBody: raw.requestBody, responseBody: raw.responseBody };
+  }
+  return { id: e.id, clientId: e.client_id, environment: e.environment, status: e.status, path: e.path, requestBody: e.request_body, responseBody: e.response_body };
+}
+
+/** `q`: the id itself, or text (lower case) in the path or a body. */
+function matches(e: Fields, needle: string): boolean {
+  if (e.id === needle) return true;
+  return [e.path, e.requestBody, e.responseBody].some((text) => text !== undefined && text.toLowerCase().includes(needle));
 }

@@ -5,7 +5,7 @@ import type { ArrivePayinParams, OrderEvent, PayoutParams, RefundParams } from '
 import type { OrderRecord, TimelineRecord } from './order.store';
 import { isFinal } from './order.vocabulary';
 import { appended } from './packed-order';
-import { settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
+import { eventSummary, settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 
 /** What orders publish on the bus (CONTRACT §5, §15). */
 export interface OrderEvents {
@@ -48,7 +48,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
     const entryId = order.timeline.push('webhook', event, null, at);
     order.version++;
     bus.emit('order.changed', order.reference);
-    if (bus.has('order.emitted')) bus.emit('order.emitted', { event, order, summary: summaryOf(order), at, entryId });
+    if (bus.has('order.emitted')) bus.emit('order.emitted', { event, order, summary: summaryOf(order, event), at, entryId });
   }
 
   /**
@@ -69,8 +69,8 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
    * The order's summary on demand. Returned unnamed: tsx compiles with esbuild's keepNames, which
    * would give a named closure a `defineProperty` call (~2 µs) every time one is made.
    */
-  function summaryOf(order: OrderRecord): () => OrderSummary {
-    return () => toSummary(order, core.precisions(order));
+  function summaryOf(order: OrderRecord, event: WebhookEvent): () => OrderSummary {
+    return () => eventSummary(event, toSummary(order, core.precisions(order)));
   }
 
   /** A pay-in on the record (its reference drawn unless given); a pay-in on a final order is late. */

@@ -37,7 +37,8 @@ export const OrderContextSchema = z.object({
   outcome: z.enum(PAYOUT_OUTCOMES),
   percentage: finite,
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
-  autoPayin: z.object({ fraction: finite.positive(), confirmed: z.boolean() }).nullable().default(null),
+  // (not finite.positive(): a minimum beside exclusiveMinimum is a mixed range in the document)
+  autoPayin: z.object({ fraction: z.number().gt(0).max(MAX_STORED_AMOUNT), confirmed: z.boolean() }).nullable().default(null),
   /** When the pay-in window closes by itself, in ms from the order's creation; set as it opens (null before). */
   payinClosesAfter: z.number().nonnegative().max(MAX_INSTANT).nullable().default(null),
 });
@@ -56,12 +57,13 @@ export const TimelineRecordSchema = z
   });
 
 // Recipients as the routes take them (CONTRACT §13: a restored document obeys the same rules).
-const FiatTarget = FiatRecipientSchema.extend({ kind: z.literal('fiat') });
-const CryptoTarget = CryptoRecipientSchema.extend({ kind: z.literal('crypto'), network: z.string().min(1).max(64) });
+// The variants are named, so the document's discriminator on `kind` can refer to them.
+const FiatTarget = FiatRecipientSchema.extend({ kind: z.literal('fiat') }).meta({ id: 'StateFiatTarget' });
+const CryptoTarget = CryptoRecipientSchema.extend({ kind: z.literal('crypto'), network: z.string().min(1).max(64) }).meta({ id: 'StateCryptoTarget' });
 export const RecipientSchema = z.discriminatedUnion('kind', [FiatTarget, CryptoTarget]);
 export const PayinSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('fiat'), currency: z.string(), institution_code: z.string(), account_number: z.string(), account_name: z.string() }),
-  z.object({ kind: z.literal('crypto'), asset: z.string(), network: z.string(), address: z.string() }),
+  z.object({ kind: z.literal('fiat'), currency: z.string(), institution_code: z.string(), account_number: z.string(), account_name: z.string() }).meta({ id: 'StateFiatPayin' }),
+  z.object({ kind: z.literal('crypto'), asset: z.string(), network: z.string(), address: z.string() }).meta({ id: 'StateCryptoPayin' }),
 ]);
 
 const StoredLeg = PricedLegSchema.extend({ amount: finite });
@@ -96,8 +98,8 @@ export const OrderSnapshotSchema = PricedSchema.extend({
 });
 
 const MagicSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('auto_payin'), fraction: finite, confirmed: z.boolean() }),
-  z.object({ kind: z.literal('hold_initiated') }),
+  z.object({ kind: z.literal('auto_payin'), fraction: finite, confirmed: z.boolean() }).meta({ id: 'StateAutoPayin' }),
+  z.object({ kind: z.literal('hold_initiated') }).meta({ id: 'StateHoldInitiated' }),
 ]);
 
 export const QuoteSnapshotSchema = PricedSchema.extend({

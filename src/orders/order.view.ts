@@ -42,6 +42,15 @@ export function toSummary(o: OrderRecord, p: Precisions): OrderSummary {
     : { reference, merchant_reference, customer_reference, type, from, to, pricing, fee: { ...o.fee }, metadata, amount_paid, amount_settled, amount_refunded, percentage_settled, status, created_at, updated_at };
 }
 
+/**
+ * The `data` of a webhook event: the summary, but an order.created payload carries status
+ * awaiting_user_payment (spec §6.2), whenever it is sent: a magic amount's pay-in may already have
+ * moved the order on, and one sent on demand may be for an order long completed.
+ */
+export function eventSummary(event: string, summary: OrderSummary): OrderSummary {
+  return event === 'order.created' && summary.status !== 'awaiting_user_payment' ? { ...summary, status: 'awaiting_user_payment' } : summary;
+}
+
 /** The detail form (spec §2.3); payout and timeline only when included. */
 export function toDetail(o: OrderRecord, p: Precisions, include: ReadonlySet<Include>): OrderDetail {
   // Extends the fresh summary in place (no spread of a 16-field object): keys keep spec order.

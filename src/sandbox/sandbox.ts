@@ -22,12 +22,16 @@ import { LiveFeed, registerDashboard } from '../http/routes/dashboard.routes';
 import { createOrderService, type OrderEvents, type OrderService } from '../orders';
 import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher, type DispatcherOptions } from '../webhooks';
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
+import { registerTailRoute } from '../http/control/tail.routes';
+import { TailFeed } from '../http/tail-feed';
+import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
 import { exportState, exportStateChunks, restoreState, summarise, type StateParts } from './state/snapshot';
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from '../shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from '../http/control/inspector.routes';
+import { registerExportRoutes } from '../http/control/exports.routes';
 import { FaultStore } from '../http/faults/fault.store';
 import { RequestLog } from '../http/request-log';
 import { recordRequests, type RequestEvents } from '../http/middleware/inspect';
@@ -96,7 +100,13 @@ export interface Sandbox {
    * Rejects with a StateSaveError naming the cause.
    */
   saveState(): Promise<number>;
-  /** Stops the clock's host timer. */
+  /**
+   * Ends the open event streams (the dashboard's live feed, `ramp-sandbox tail`, listeners) and
+   * refuses new ones: a graceful stop does this as soon as the server stops accepting, as an open
+   * stream is a request that would hold it for its whole grace.
+   */
+  closeStreams(): void;
+  /** Stops the clock's host timer and ends the event streams. */
   close(): void;
 }
 
@@ -178,6 +188,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const requests = new RequestLog(config.inspectLimit);
   const faults = new FaultStore(config.seed);
   const live = new LiveFeed({ clock, bus });
+  const tail = new TailFeed({ bus });
 
   const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults };
   if (saved) {
@@ -218,9 +229,14 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     async saveState() {
       return config.statePath ? writeStateFile(config.statePath, exportStateChunks(stateParts)) : 0;
     },
+    closeStreams() {
+      live.close();
+      tail.close();
+      dispatcher.closeListeners();
+    },
     close() {
       clock.stop();
-      live.close();
+      sandbox.closeStreams();
     },
   };
 
@@ -253,10 +269,13 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
-      registerWebhookRoutes(api, { dispatcher, partners, orders });
+      registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
+      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
-      registerDashboard(api, { live });
+      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
+      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
+      registerTailRoute(api, { tail });
       registerStateRoutes(api, {
         exportChunks: () => exportStateChunks(stateParts),
         restoreState: (doc) => restoreState(stateParts, doc),
@@ -340,6 +359,11 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
         attempts: { get count() { return dispatcher.inFlightCount; }, idle: () => dispatcher.idle() },
         graceMs: sandbox.config.webhookTimeoutMs + SHUTDOWN_MARGIN_MS,
         now: () => wall.now(),
+        // Event streams (the dashboard's, tails, listeners) are requests that never finish on their
+        // own: ended as soon as the server stops accepting, they do not hold the stop (issue 20: a
+        // dashboard tab held it for the whole grace); a listener's pending attempts fail and stay
+        // scheduled for retry.
+        endStreams: () => sandbox.closeStreams(),
       });
       sandbox.close();
       let saveError: string | undefined;

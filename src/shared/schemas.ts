@@ -25,16 +25,22 @@ export const ErrorEnvelopeSchema = z
     message: z.string().min(1),
   })
   .strict()
-  .meta({ id: 'Error', description: 'Spec §7 error envelope; message is `<field>: <reason>` for 422' });
+  .meta({
+    id: 'Error',
+    description: 'Spec §7 error envelope; message is `<field.path>: <reason>` for 422',
+    example: { status: false, code: 'E_VALIDATION_ERROR', message: 'customer.email: must be an email address' },
+  });
 
 /** Spec §5.4 alternative failure body (missing client id, public key on a secret route). */
 export const AlternativeErrorSchema = z
   .object({ status: z.literal('failed'), message: z.string().min(1), data: z.null() })
   .strict()
-  .meta({ id: 'AlternativeError', description: 'Spec §5.4: some authentication failures use this body' });
+  .meta({ id: 'AlternativeError', description: 'Spec §5.4: some authentication failures use this body', example: { status: 'failed', message: 'Missing svc-client-id header', data: null } });
 
 /** Both auth failure bodies. */
-export const AuthErrorSchema = z.union([ErrorEnvelopeSchema, AlternativeErrorSchema]);
+export const AuthErrorSchema = z
+  .union([ErrorEnvelopeSchema, AlternativeErrorSchema])
+  .meta({ id: 'AuthError', description: 'An authentication failure: the error envelope, or the spec §5.4 alternative body (`status` tells them apart)' });
 
 /**
  * The latest virtual instant (Unix ms) the sandbox holds: the largest valid Date less a century
@@ -62,11 +68,13 @@ export const DateTime = z.iso.datetime();
 export const pageQueryParam = (name: string, max: number, fallback: number) =>
   z
     .string()
-    .regex(/^\d+$/, `${name} must be a positive integer`)
+    .regex(/^[0-9]+$/, `${name} must be a positive integer`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, `${name} must be from 1 to ${max}`)
     .optional()
-    .transform((n) => n ?? fallback);
+    .transform((n) => n ?? fallback)
+    // Documented as what it is on the wire: a digit string, read as an integer.
+    .meta({ type: 'integer', minimum: 1, maximum: max, default: fallback, example: fallback });
 
 /** The `page` and `per_page` of a control API list (at most 500 a page, 50 by default). */
 export const ControlPageQuery = { page: pageQueryParam('page', 1_000_000, 1), per_page: pageQueryParam('per_page', 500, 50) };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OrderSummarySchema } from '../orders/order.schemas';
+import { OrderCreatedSummarySchema, OrderSummarySchema } from '../orders/order.schemas';
 import { ENVIRONMENTS } from '../reference';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
 import { DateTime } from '../shared/schemas';
@@ -10,9 +10,19 @@ export type DeliveryStatus = z.output<typeof DeliveryStatusSchema>;
 
 export const WebhookEventSchema = z.enum(WEBHOOK_EVENTS).meta({ id: 'WebhookEvent' });
 
-/** Spec §6.2 webhook body of one event: `{event, data: <order summary>}`. */
-export const webhookPayloadSchema = (event: WebhookEvent) =>
-  z.object({ event: z.literal(event), data: OrderSummarySchema }).meta({ id: `Webhook_${event.replace('.', '_')}` });
+/** Spec §6.2 webhook body of one event: `{event, data: <order summary>}` (order.created: status awaiting_user_payment). */
+export function webhookPayloadSchema(event: WebhookEvent) {
+  let schema = PAYLOADS.get(event);
+  if (!schema) {
+    schema = z
+      .object({ event: z.literal(event), data: event === 'order.created' ? OrderCreatedSummarySchema : OrderSummarySchema })
+      .meta({ id: `Webhook_${event.replace('.', '_')}`, description: `Spec §6.2: the body of an ${event} delivery` });
+    PAYLOADS.set(event, schema);
+  }
+  return schema;
+}
+/** One schema per event, made once (the OpenAPI document of every app refers to the same). */
+const PAYLOADS = new Map<WebhookEvent, z.ZodType>();
 
 export const AttemptSchema = z
   .object({
@@ -25,6 +35,10 @@ export const AttemptSchema = z
     http_status: z.number().int().nullable(),
     error: z.string().nullable(),
     response_excerpt: z.string().nullable(),
+    via: z
+      .literal('listener')
+      .optional()
+      .meta({ description: 'handed to a `ramp-sandbox listen` (GET /sandbox/listen) instead of POSTed: `url` is where the listener forwarded it' }),
   })
   .meta({ id: 'DeliveryAttempt' });
 

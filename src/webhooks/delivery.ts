@@ -7,6 +7,9 @@ import { PackedBody } from './packed-body';
 
 export type { DeliveryStatus };
 
+/** How much of a receiver's answer the log keeps (characters). */
+export const RESPONSE_EXCERPT = 500;
+
 /** Delivery state: one event to one receiver, with every attempt (CONTRACT §5); a snapshot's check. */
 export const AttemptRecordSchema = z.object({
   number: z.number().int().positive(),
@@ -18,6 +21,8 @@ export const AttemptRecordSchema = z.object({
   http_status: z.number().int().nullable(),
   error: z.string().nullable(),
   response_excerpt: z.string().nullable(),
+  /** Handed to a listener (CONTRACT §17 `listen`) instead of POSTed to `url`. */
+  via: z.literal('listener').optional(),
 });
 
 export const DeliveryRecordSchema = z.object({
@@ -118,6 +123,7 @@ export function deliveryView(d: Delivery): DeliveryView {
       http_status: a.http_status,
       error: a.error,
       response_excerpt: a.response_excerpt,
+      ...(a.via ? { via: a.via } : {}),
     })),
     next_attempt_at: d.next_attempt_at === null ? null : ISO(d.next_attempt_at),
     created_at: ISO(d.created_at),

@@ -1,9 +1,11 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPartnerRegistry } from '../auth';
 import { fixedWallClock, VirtualClock } from '../clock';
+import type { WebhookEvent } from '../shared/events';
 import { createIds } from '../shared/ids';
 import { bodyOf } from './delivery';
-import { createDispatcher, DEFAULT_RETRY_SCHEDULE_MS, type DispatcherOptions } from './dispatcher';
+import { createDispatcher, DEFAULT_RETRY_SCHEDULE_MS, type DispatcherOptions, type ListenerAttempt } from './dispatcher';
 import { postAttempt } from './transport';
 
 // CONTRACT §5: at least once, retried on the virtual clock 5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h
@@ -231,5 +233,193 @@ describe('createDispatcher', () => {
     expect(t.clock.pending).toBe(0);
     slow.resolve(200);
     await t.dispatcher.idle();
+  });
+});
+
+// CONTRACT §17 `listen`: while a listener is connected for a partner, its attempts are handed to
+// the listener instead of POSTed; the answer it reports is logged like any attempt, and a failure
+// (an error answer, the timeout, the listener going) follows the §5 schedule.
+describe('createDispatcher with a listener', () => {
+  const FORWARD = 'http://127.0.0.1:3000/webhooks?from=listen';
+
+  /** A listener that records what it is handed and how it was ended. */
+  function connect(t: ReturnType<typeof makeDispatcher>, options: { events?: WebhookEvent[]; forward_to?: string | null } = {}) {
+    const handed: ListenerAttempt[] = [];
+    const ended: string[] = [];
+    const listener = t.dispatcher.listen(
+      { client_id: t.partner.client_id, events: options.events ?? null, forward_to: options.forward_to === undefined ? FORWARD : options.forward_to },
+      { send: (a) => handed.push(a), end: (reason) => ended.push(reason) },
+    );
+    return { listener, handed, ended };
+  }
+
+  const answer = (t: ReturnType<typeof makeDispatcher>, a: ListenerAttempt, status: number, body = 'ok') =>
+    t.dispatcher.answerListener(a.id, { status, body, duration_ms: 12.4 });
+
+  it('hands the attempt, signed over the forward URL’s path, to the listener instead of POSTing it, and logs the answer', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t);
+    const d = t.send();
+    expect(t.calls).toEqual([]);
+    expect(l.handed).toHaveLength(1);
+    const a = l.handed[0]!;
+    expect(a).toMatchObject({ id: `${d.id}.1`, delivery_id: d.id, client_id: 'ptr_hooks', environment: 'test', event: 'order.created', order: 'ORD1', attempt: 1, path: '/webhooks?from=listen', body: bodyOf(d) });
+    expect(a.headers).toMatchObject({ 'content-type': 'application/json', 'svc-event': 'order.created', 'svc-delivery-id': d.id, 'svc-attempt': '1', 'svc-timestamp': String(T0) });
+    const expected = createHmac('sha256', t.partner.keys.test.encryption_key).update(`ptr_hooks|${T0}|POST|/webhooks?from=listen|${a.body}`).digest('hex');
+    expect(a.headers['svc-signature']).toBe(`sha256=${expected}`);
+    expect(d.inFlight).toBe(true);
+    expect(answer(t, a, 204, 'accepted')).toEqual({ id: a.id, delivery_id: d.id, attempt: 1, succeeded: true });
+    await t.dispatcher.idle();
+    expect(d.status).toBe('succeeded');
+    expect(d.attempts).toEqual([expect.objectContaining({ number: 1, url: FORWARD, via: 'listener', http_status: 204, response_excerpt: 'accepted', duration_ms: 12, error: null })]);
+  });
+
+  it('retries an attempt the listener reports as failed on the §5 schedule, through the listener again', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t);
+    const d = t.send();
+    answer(t, l.handed[0]!, 500, 'boom');
+    await t.dispatcher.idle();
+    expect(d.status).toBe('retrying');
+    expect(d.attempts[0]).toMatchObject({ http_status: 500, error: 'HTTP 500', response_excerpt: 'boom' });
+    expect(d.next_attempt_at).toBe(T0 + 5 * S);
+    const advanced = t.advance(5 * S);
+    await flush();
+    expect(l.handed.map((a) => [a.attempt, a.headers['svc-attempt']])).toEqual([[1, '1'], [2, '2']]);
+    t.dispatcher.answerListener(l.handed[1]!.id, { error: 'connection refused', duration_ms: 1 });
+    await advanced;
+    expect(d.attempts[1]).toMatchObject({ virtual_at: T0 + 5 * S, http_status: null, error: 'connection refused', via: 'listener' });
+    expect(d.next_attempt_at).toBe(T0 + 5 * S + 5 * M);
+    expect(t.calls).toEqual([]);
+  });
+
+  it('fails the pending attempt when the listener disconnects, retries it on schedule, and then POSTs to webhook_url again', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t);
+    const d = t.send();
+    t.dispatcher.unlisten(l.listener);
+    await t.dispatcher.idle();
+    expect(d.attempts[0]).toMatchObject({ via: 'listener', http_status: null, error: 'listener disconnected' });
+    expect(d.status).toBe('retrying');
+    expect(d.next_attempt_at).toBe(T0 + 5 * S);
+    await t.advance(5 * S);
+    expect(t.calls.map((c) => [c.url, c.number, c.at])).toEqual([[URL_A, 2, T0 + 5 * S]]);
+    expect(d.status).toBe('succeeded');
+    expect(d.attempts[1]!.via).toBeUndefined();
+    expect(t.dispatcher.listenerCount).toBe(0);
+  });
+
+  it('fails an attempt whose answer does not come within the timeout, like a receiver timeout', async () => {
+    const t = makeDispatcher(() => 200, { timeoutMs: 1 });
+    const l = connect(t);
+    const d = t.send();
+    await t.dispatcher.idle();
+    expect(d.attempts[0]).toMatchObject({ error: 'timed out after 1 ms', http_status: null });
+    expect(d.status).toBe('retrying');
+    // A late answer changes nothing.
+    expect(() => answer(t, l.handed[0]!, 200)).toThrow(expect.objectContaining({ status: 409, message: expect.stringMatching(/already ended \(timed out after 1 ms\)/) }));
+  });
+
+  it('refuses a second answer (409) and an answer for an attempt no listener was handed (404)', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t);
+    const d = t.send();
+    answer(t, l.handed[0]!, 200);
+    await t.dispatcher.idle();
+    expect(() => answer(t, l.handed[0]!, 500)).toThrow(expect.objectContaining({ status: 409, code: 'E_CONFLICT', message: expect.stringMatching(/already ended \(answered 200\)/) }));
+    expect(d.attempts).toHaveLength(1);
+    expect(d.attempts[0]!.http_status).toBe(200);
+    t.dispatcher.unlisten(l.listener);
+    const posted = t.send();
+    await t.dispatcher.idle();
+    for (const id of [`${posted.id}.1`, `${d.id}.2`, 'dlv_nope.1', 'nothing', '.1', `${d.id}.x`]) {
+      expect(() => t.dispatcher.answerListener(id, { status: 200, duration_ms: 1 }), id).toThrow(expect.objectContaining({ status: 404, code: 'E_NOTFOUND' }));
+    }
+  });
+
+  it('keeps at most 500 characters of the answer in the log', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t);
+    const d = t.send();
+    answer(t, l.handed[0]!, 200, 'x'.repeat(4096));
+    await t.dispatcher.idle();
+    expect(d.attempts[0]!.response_excerpt).toBe('x'.repeat(500));
+  });
+
+  it('hands over only the events of its filter; the others go to webhook_url', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t, { events: ['order.settled'] });
+    expect(t.dispatcher.listening('ptr_hooks', 'order.settled')).toBe(true);
+    expect(t.dispatcher.listening('ptr_hooks', 'order.created')).toBe(false);
+    expect(t.dispatcher.listening('ptr_other', 'order.settled')).toBe(false);
+    const created = t.send();
+    const settled = t.dispatcher.enqueue({ partner: t.partner, environment: 'live', order: 'ORD1', event: 'order.settled', data: {} });
+    expect(t.calls.map((c) => c.delivery)).toEqual([created.id]);
+    expect(l.handed.map((a) => [a.delivery_id, a.environment])).toEqual([[settled.id, 'live']]);
+    answer(t, l.handed[0]!, 200);
+    await t.dispatcher.idle();
+    expect([created.status, settled.status]).toEqual(['succeeded', 'succeeded']);
+  });
+
+  it('gives the partner to the newest listener: the previous one is ended and what it had pending fails and is retried', async () => {
+    const t = makeDispatcher(() => 200);
+    const first = connect(t);
+    const d = t.send();
+    const second = connect(t, { forward_to: 'http://laptop.test:8080/other' });
+    expect(first.ended).toEqual(['replaced']);
+    expect(second.ended).toEqual([]);
+    expect(t.dispatcher.listenerCount).toBe(1);
+    await t.dispatcher.idle();
+    expect(d.attempts[0]).toMatchObject({ url: FORWARD, error: 'listener replaced by a newer one for this partner' });
+    // The first listener's late stream close does not disconnect the second.
+    t.dispatcher.unlisten(first.listener);
+    const advanced = t.advance(5 * S);
+    await flush();
+    expect(second.handed.map((a) => [a.id, a.path])).toEqual([[`${d.id}.2`, '/other']]);
+    answer(t, second.handed[0]!, 200);
+    await advanced;
+    expect(d.status).toBe('succeeded');
+    expect(first.handed).toHaveLength(1);
+  });
+
+  it('signs over the path of webhook_url when the listener names no URL, and delivers with no webhook_url at all', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t, { forward_to: null });
+    t.send();
+    expect(l.handed[0]!.path).toBe('/hooks');
+    t.partners.update('ptr_hooks', { webhook_url: null });
+    const d = t.send();
+    expect(l.handed[1]!.path).toBe('/');
+    answer(t, l.handed[1]!, 200);
+    answer(t, l.handed[0]!, 200);
+    await t.dispatcher.idle();
+    expect(d.status).toBe('succeeded');
+    expect(d.attempts[0]!.url).toBeNull();
+  });
+
+  it('sends a delivery that has its own URL there, not to the listener', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t);
+    t.send(URL_B);
+    await t.dispatcher.idle();
+    expect(t.calls.map((c) => c.url)).toEqual([URL_B]);
+    expect(l.handed).toEqual([]);
+  });
+
+  it('ends every listener on close and on reset forgets what was pending, scheduling nothing', async () => {
+    const t = makeDispatcher(() => 200);
+    const l = connect(t);
+    const d = t.send();
+    t.dispatcher.clear();
+    await flush();
+    expect(t.clock.pending).toBe(0);
+    expect(d.attempts[0]!.error).toBe('the sandbox was reset');
+    expect(() => answer(t, l.handed[0]!, 200)).toThrow(expect.objectContaining({ status: 404 }));
+    const after = t.send();
+    t.dispatcher.closeListeners();
+    expect(l.ended).toEqual(['closing']);
+    await t.dispatcher.idle();
+    expect(after.attempts[0]!.error).toBe('sandbox stopping');
+    expect(t.dispatcher.listenerCount).toBe(0);
   });
 });

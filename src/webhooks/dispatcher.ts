@@ -3,11 +3,15 @@ import type { TimerTag, VirtualClock, WallClock } from '../clock';
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
 import { createBus, type Bus } from '../shared/bus';
+import { conflict, notFound } from '../shared/errors';
 import { unused, type Ids } from '../shared/ids';
-import { deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
+import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
+import { createListeners, type Listener, type ListenerAnswer, type ListenerOptions, type ListenerSink } from './listeners';
+import { deliveryHeaders, signedPath } from './delivery-headers';
 import { postAttempt } from './transport';
 
 export type { Attempt, Delivery, DeliveryStatus } from './delivery';
+export type { Listener, ListenerAnswer, ListenerAttempt, ListenerEnd, ListenerOptions, ListenerSink } from './listeners';
 export { deliveryView } from './delivery';
 
 export interface DispatcherOptions {
@@ -51,7 +55,9 @@ export interface DeliveryEvents {
 /**
  * Webhook delivery (CONTRACT §5): signed per spec §6.4, at least once, retried on the virtual
  * clock, every attempt logged. The only outbound HTTP in the sandbox. Each attempt is its own
- * request: a slow or dead receiver never holds up another delivery.
+ * request: a slow or dead receiver never holds up another delivery. The one place that decides
+ * where an attempt goes: to a listener connected for the partner (CONTRACT §17 `listen`), to the
+ * delivery's own URL, or to the partner's `webhook_url`.
  */
 export function createDispatcher(deps: DispatcherDeps) {
   const { clock, wall, ids, partners } = deps;
@@ -63,6 +69,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   let generation = 0;
   const bus = deps.bus ?? createBus<DeliveryEvents>();
   const changed = (delivery: Delivery | null) => bus.emit('delivery.changed', delivery);
+  const userAgent = deps.userAgent ?? 'ramp-sandbox';
+  const listeners = createListeners({ timeoutMs: options.timeoutMs });
 
   /** Queues a delivery and starts its first attempt; does not wait for it. */
   function enqueue(input: DeliveryInput): Delivery {
@@ -107,7 +115,9 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   async function attempt(delivery: Delivery, manual: boolean): Promise<void> {
     const partner = partners.get(delivery.client_id);
-    const url = delivery.urlOverride ?? partner?.webhook_url ?? null;
+    // A delivery sent to a URL of its own goes there; the partner's others go to its listener, if one is connected.
+    const listener = partner && delivery.urlOverride === null ? listeners.pick(partner.client_id, delivery.event) : undefined;
+    const url = listener ? listener.forward_to : (delivery.urlOverride ?? partner?.webhook_url ?? null);
     const number = delivery.attempts.length + 1;
     if (!manual) delivery.automaticAttempts++;
     const record: Attempt = {
@@ -120,6 +130,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       http_status: null,
       error: null,
       response_excerpt: null,
+      ...(listener ? { via: 'listener' as const } : {}),
     };
     delivery.attempts.push(record);
     delivery.inFlight = true;
@@ -127,10 +138,28 @@ export function createDispatcher(deps: DispatcherDeps) {
     changed(delivery);
     let ok = false;
     const generationAtStart = generation;
-    if (!url || !partner) {
+    if (listener && partner) {
+      // Signed as the HTTP transport signs, over the path the listener's receiver sees.
+      const target = listenerTarget(listener.forward_to ?? partner.webhook_url);
+      const body = bodyOf(delivery);
+      const { id: delivery_id, client_id, environment, order, event } = delivery;
+      const headers = deliveryHeaders({
+        clientId: client_id,
+        encryptionKey: partner.keys[environment].encryption_key,
+        url: target,
+        body,
+        // Transport time (CONTRACT §2), as over HTTP.
+        timestamp: String(wall.now()),
+        event,
+        deliveryId: delivery_id,
+        attempt: number,
+      });
+      const handed = { id: `${delivery_id}.${number}`, delivery_id, client_id, environment, event, order, attempt: number, path: signedPath(target), headers: { ...headers, 'user-agent': userAgent }, body };
+      ok = await listeners.hand(listener, handed, record);
+    } else if (!url || !partner) {
       record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
     } else {
-      ok = await postAttempt(delivery, partner, url, number, record, { wall, timeoutMs: options.timeoutMs, userAgent: deps.userAgent ?? 'ramp-sandbox' });
+      ok = await postAttempt(delivery, partner, url, number, record, { wall, timeoutMs: options.timeoutMs, userAgent });
     }
     // A reset while the receiver answered: this delivery is gone and schedules nothing.
     if (generation !== generationAtStart) return;
@@ -186,10 +215,42 @@ export function createDispatcher(deps: DispatcherDeps) {
     return delivery;
   }
 
+  /**
+   * Records a listener's answer to an attempt it was handed. 404 when no attempt of that id was
+   * handed to a listener, 409 when it has already ended (answered, timed out, or its listener went).
+   */
+  function answerListener(id: string, answer: ListenerAnswer): { id: string; delivery_id: string; attempt: number; succeeded: boolean } {
+    const dot = id.lastIndexOf('.');
+    const deliveryId = id.slice(0, dot);
+    const number = Number(id.slice(dot + 1));
+    const answered = listeners.answer(id, answer);
+    if (answered) return { id, delivery_id: deliveryId, attempt: number, ...answered };
+    const record = dot > 0 && Number.isInteger(number) && number > 0 ? deliveries.get(deliveryId)?.attempts[number - 1] : undefined;
+    if (record?.via !== 'listener') throw notFound(`No attempt ${id} was handed to a listener`);
+    const outcome = record.error ?? `answered ${record.http_status}`;
+    throw conflict(`Attempt ${id} has already ended (${outcome}): an answer counts once, within the webhook timeout (${options.timeoutMs} ms)`);
+  }
+
   return {
     enqueue,
     send,
     retry,
+    /**
+     * Connects a listener for a partner (CONTRACT §17 `listen`): from now on the partner's
+     * attempts (of `events`, when given) are handed to `sink` instead of POSTed, until
+     * `unlisten`. A listener already connected for the partner is replaced (ended `replaced`).
+     */
+    listen: (listenerOptions: ListenerOptions, sink: ListenerSink): Listener => listeners.connect(listenerOptions, sink),
+    /** The listener's stream closed: what it had pending fails (and is retried on schedule). */
+    unlisten: (listener: Listener) => listeners.disconnect(listener),
+    /** Whether a listener would take this partner's attempts of this event. */
+    listening: (clientId: string, event: WebhookEvent): boolean => listeners.pick(clientId, event) !== undefined,
+    answerListener,
+    /** Ends every listener's stream: the sandbox stops (a connected listener must not hold it open). */
+    closeListeners: () => listeners.closeAll(),
+    get listenerCount() {
+      return listeners.connected;
+    },
     get: (id: string) => deliveries.get(id),
     list: () => [...deliveries.values()],
     /** Resolves when no attempt is in flight (attempts started meanwhile are waited for too). */
@@ -229,6 +290,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       deliveries.clear();
       inFlight.clear();
       generation++;
+      listeners.failPending('the sandbox state was replaced');
       for (const entry of saved) {
         // The entry is the restore's own (parsed for it alone): taken over, not copied.
         const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false });
@@ -251,10 +313,22 @@ export function createDispatcher(deps: DispatcherDeps) {
       deliveries.clear();
       inFlight.clear();
       generation++;
+      listeners.failPending('the sandbox was reset');
       changed(null);
     },
   };
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
+
+/** Whose path and query a listener's attempt is signed over (spec §6.4): the URL given, else `/`. */
+function listenerTarget(url: string | null): URL {
+  const root = new URL('http://listener.invalid/');
+  if (url === null) return root;
+  try {
+    return new URL(url);
+  } catch {
+    return root;
+  }
+}
 

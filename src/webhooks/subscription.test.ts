@@ -15,16 +15,18 @@ import { routeOrderEvents } from './subscription';
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const HOOK = 'http://receiver.invalid/hooks';
 
-/** A dispatcher that only remembers what it was asked to deliver. */
+/** A dispatcher that only remembers what it was asked to deliver; `listening` lists the (client, event) pairs a listener takes. */
 function fakeDispatcher() {
   const enqueued: DeliveryInput[] = [];
+  const listening = new Set<string>();
   const dispatcher = {
     enqueue: (input: DeliveryInput) => {
       enqueued.push(input);
       return { id: `dlv_${enqueued.length}` };
     },
+    listening: (clientId: string, event: WebhookEvent) => listening.has(`${clientId} ${event}`),
   } as unknown as Dispatcher;
-  return { dispatcher, enqueued };
+  return { dispatcher, enqueued, listening };
 }
 
 /**
@@ -53,10 +55,10 @@ function fakeOrders() {
 function setup() {
   const clock = new VirtualClock({ start: T0, mode: 'manual' });
   const partners = createPartnerRegistry({ ids: createIds(1), clock });
-  const { dispatcher, enqueued } = fakeDispatcher();
+  const { dispatcher, enqueued, listening } = fakeDispatcher();
   const { bus, orders, emit, noted } = fakeOrders();
   const stop = routeOrderEvents({ bus, orders, partners, dispatcher });
-  return { clock, partners, enqueued, emit, bus, noted, stop };
+  return { clock, partners, enqueued, listening, emit, bus, noted, stop };
 }
 
 describe('routeOrderEvents', () => {
@@ -83,6 +85,15 @@ describe('routeOrderEvents', () => {
     t.partners.create({ client_id: 'ptr_sub', webhook_url: null });
     expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery: 'skipped: no webhook_url' }]);
     expect(t.enqueued).toEqual([]);
+  });
+
+  it('delivers to a partner with no webhook_url the events a connected listener takes (CONTRACT §17 listen)', () => {
+    const t = setup();
+    t.partners.create({ client_id: 'ptr_sub', webhook_url: null });
+    t.listening.add('ptr_sub order.created');
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery_id: 'dlv_1' }]);
+    expect(t.emit('order.cancelled', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery: 'skipped: no webhook_url' }]);
+    expect(t.enqueued.map((d) => d.event)).toEqual(['order.created']);
   });
 
   it('skips the events of an order whose partner was removed, saying so', () => {

@@ -12,14 +12,14 @@ const SKIPPED = {
 
 /**
  * The subscription rule (CONTRACT §5): each event the orders publish becomes a delivery when
- * the partner subscribes to it and has a URL; either way the webhooks report what happened to
+ * the partner subscribes to it and has a URL or a listener that takes it (§17); either way the webhooks report what happened to
  * it on the order's timeline (`orders.noteDelivery`). Returns the unsubscribe.
  */
 export function routeOrderEvents(deps: {
   bus: Pick<Bus<OrderEvents>, 'on'>;
   orders: Pick<OrderService, 'noteDelivery'>;
   partners: PartnerRegistry;
-  dispatcher: Pick<Dispatcher, 'enqueue'>;
+  dispatcher: Pick<Dispatcher, 'enqueue' | 'listening'>;
 }): () => void {
   const { orders, partners, dispatcher } = deps;
   return deps.bus.on('order.emitted', ({ event, order, summary, entryId }) => {
@@ -28,7 +28,7 @@ export function routeOrderEvents(deps: {
       ? SKIPPED.partner
       : !partner.events.includes(event)
         ? SKIPPED.unsubscribed
-        : !partner.webhook_url
+        : !partner.webhook_url && !dispatcher.listening(partner.client_id, event)
           ? SKIPPED.noUrl
           : { delivery_id: dispatcher.enqueue({ partner, environment: order.env, order: order.reference, event, data: summary() }).id };
     orders.noteDelivery(order.reference, entryId, outcome);

@@ -1,8 +1,8 @@
 import type { Partner } from '../auth';
-import { sign } from '../auth';
 import type { WallClock } from '../clock';
 import { httpRequest } from './http-request';
 import { bodyOf, type Attempt, type Delivery } from './delivery';
+import { deliveryHeaders } from './delivery-headers';
 
 /** How much of a receiver's answer the log keeps. */
 const EXCERPT = 500;
@@ -30,23 +30,21 @@ export async function postAttempt(delivery: Delivery, partner: Partner, url: str
   // Transport time (CONTRACT §2): the receiver checks staleness against its real clock.
   const timestamp = String(opts.wall.now());
   const body = bodyOf(delivery);
-  const signature = sign(
-    { clientId: partner.client_id, timestamp, method: 'POST', path: target.pathname + target.search, rawBody: body },
-    partner.keys[delivery.environment].encryption_key,
-  );
+  const headers = deliveryHeaders({
+    clientId: partner.client_id,
+    encryptionKey: partner.keys[delivery.environment].encryption_key,
+    url: target,
+    body,
+    timestamp,
+    event: delivery.event,
+    deliveryId: delivery.id,
+    attempt: number,
+  });
   const started = performance.now();
   try {
     const res = await httpRequest(target, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': opts.userAgent,
-        'svc-signature': signature,
-        'svc-timestamp': timestamp,
-        'svc-event': delivery.event,
-        'svc-delivery-id': delivery.id,
-        'svc-attempt': String(number),
-      },
+      headers: { ...headers, 'user-agent': opts.userAgent },
       body,
       timeoutMs: opts.timeoutMs,
       maxBodyChars: EXCERPT,

@@ -56,9 +56,14 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
     await page.goto(`${s.url}/`);
     await page.locator('input[name="admin-token"]').waitFor();
     await shot('01-token');
+    // A refused token says so (issue 20), and the form asks again.
+    await page.fill('input[name="admin-token"]', 'not-the-token');
+    await page.click('button[type="submit"]');
+    await page.locator('[data-testid="token-refused"]', { hasText: 'did not accept' }).waitFor();
+    expect(await page.locator('input[name="admin-token"]').getAttribute('aria-invalid')).toBe('true');
     await page.fill('input[name="admin-token"]', TOKEN);
     await page.click('button[type="submit"]');
-    await page.locator('[data-testid="live"]', { hasText: 'live' }).waitFor();
+    await page.locator('[data-testid="connection"][data-state="connected"]', { hasText: 'connected' }).waitFor();
     await page.locator('text=No orders').waitFor();
     // The token is kept for the tab, never put in the URL.
     expect(page.url()).not.toContain(TOKEN);
@@ -216,6 +221,8 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
     await page.click('button:has-text("Create partner")');
     await page.locator('[data-testid="new-keys"]').waitFor();
     await page.locator('[data-testid="partners"] td', { hasText: 'Browser Co' }).waitFor();
+    // Rotation asks first (issue 20).
+    page.once('dialog', (dialog) => void dialog.accept());
     await page.click('button:has-text("Rotate test keys")');
     await page.locator('[data-testid="new-keys"]', { hasText: 'previous set no longer works' }).waitFor();
     await shot('07-partners');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrder, legs } from '../support/orders';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
 /** Reads server-sent events from a fetch() response until `until` says stop (or `ms` pass). */
@@ -157,5 +158,108 @@ describe('GET /sandbox/events (CONTRACT §15)', () => {
     const ended = again.text().then(() => 'ended', () => 'ended');
     await s.close();
     await expect(ended).resolves.toBe('ended');
+  });
+});
+
+describe('what the dashboard reads, round two (issue 20, CONTRACT §15)', () => {
+  let s: TestServer;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    s = await startTestServer();
+  });
+  afterAll(async () => {
+    await s.close();
+    await receiver.close();
+  });
+
+  it('gives the page its vocabularies and the demo partner in the HTML, and a favicon', async () => {
+    const page = await s.request('GET', '/sandbox/dashboard');
+    const boot = JSON.parse(/<script type="application\/json" id="bootstrap">(.*?)<\/script>/.exec(page.text)![1]!);
+    expect(boot.demo_client_id).toBe(s.demo.clientId);
+    expect(boot.vocabulary.statuses).toContain('awaiting_user_payment');
+    expect(boot.vocabulary.events).toContain('order.created');
+    expect(boot.vocabulary).toMatchObject({ types: ['onramp', 'offramp', 'swap'], environments: ['test', 'live'], kyb: ['approved', 'pending', 'rejected'] });
+    expect(page.text).toContain('rel="icon" href="/sandbox/dashboard/assets/favicon.svg"');
+    const icon = await s.request('GET', '/sandbox/dashboard/assets/favicon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    const readme = await s.request('GET', '/sandbox/dashboard/assets/README.md');
+    expect(readme.status).toBe(200);
+    expect(readme.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(readme.text).toContain('ramp-sandbox');
+  });
+
+  it('serves assets with no-cache and an ETag, and a 304 when it still matches', async () => {
+    const first = await s.request('GET', '/sandbox/dashboard/assets/app.js');
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    // As a browser revalidates (fetch() alone would add cache-control: no-cache, which forces a 200).
+    const again = await s.request('GET', '/sandbox/dashboard/assets/app.js', { headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    const changed = await s.request('GET', '/sandbox/dashboard/assets/app.js', { headers: { 'if-none-match': '"other"' } });
+    expect(changed.status).toBe(200);
+    expect((await s.request('GET', '/sandbox/dashboard/assets/..%2Fpackage.json')).status).toBe(422);
+  });
+
+  it('reveals a partner’s keys in full on demand, and 404 for an unknown partner', async () => {
+    const res = await s.control('GET', `/sandbox/partners/${s.demo.clientId}/keys`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ client_id: s.demo.clientId, keys: { test: s.demo.keys.test, live: s.demo.keys.live } });
+    const missing = await s.control('GET', '/sandbox/partners/ptr_nobody/keys');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ status: false, code: 'E_NOTFOUND' });
+  });
+
+  it('pages the requests with a total, and finds one by id or by text in its path or bodies', async () => {
+    await s.control('DELETE', '/sandbox/requests');
+    const order = await createOrder(s, 'onramp');
+    for (let i = 0; i < 7; i++) await s.pub('GET', '/v1/networks');
+    const page = await s.control('GET', '/sandbox/requests?per_page=3&page=2');
+    expect(page.status).toBe(200);
+    expect(page.body.meta).toEqual({ total: 8, per_page: 3, current_page: 2, last_page: 3 });
+    expect(page.body.data).toHaveLength(3);
+    const all = (await s.control('GET', '/sandbox/requests?per_page=100')).body.data;
+    expect(page.body.data.map((r: any) => r.id)).toEqual(all.slice(3, 6).map((r: any) => r.id));
+    // limit is still the page size
+    expect((await s.control('GET', '/sandbox/requests?limit=2')).body.data).toHaveLength(2);
+    const byId = await s.control('GET', `/sandbox/requests?q=${all[4].id}`);
+    expect(byId.body.data.map((r: any) => r.id)).toEqual([all[4].id]);
+    const byOrder = await s.control('GET', `/sandbox/requests?q=${order.reference.toLowerCase()}`);
+    expect(byOrder.body.meta.total).toBe(1);
+    expect(byOrder.body.data[0].path).toBe('/v1/orders');
+    for (const bad of ['page=0', 'per_page=1001', 'per_page=x', `q=${'x'.repeat(201)}`]) {
+      const res = await s.control('GET', `/sandbox/requests?${bad}`);
+      expect(res.status, bad).toBe(422);
+      expect(res.body).toMatchObject({ status: false, code: 'E_VALIDATION_ERROR' });
+    }
+  });
+
+  it('finds deliveries by id or order reference, with the total', async () => {
+    const order = await createOrder(s, 'offramp');
+    const sent = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await s.control('POST', '/sandbox/webhooks/send', { client_id: s.demo.clientId, event: 'order.created', order: order.reference, url: receiver.url });
+      expect(res.status, res.text).toBe(200);
+      sent.push(res.body.data.id);
+    }
+    const byOrder = await s.control('GET', `/sandbox/webhooks/deliveries?q=${order.reference}&per_page=2`);
+    expect(byOrder.body.meta).toMatchObject({ total: 3, last_page: 2 });
+    const byId = await s.control('GET', `/sandbox/webhooks/deliveries?q=${sent[1]}`);
+    expect(byId.body.data.map((d: any) => d.id)).toEqual([sent[1]]);
+    expect((await s.control('GET', `/sandbox/webhooks/deliveries?q=${'x'.repeat(201)}`)).status).toBe(422);
+  });
+
+  it('ends open event streams at once on a graceful stop, and opens none after', async () => {
+    const t = await startTestServer();
+    const res = await fetch(`${t.url}/sandbox/events`);
+    const ended = res.text();
+    const started = Date.now();
+    const report = await t.shutdown();
+    await ended;
+    expect(report.requestsCut).toBe(0);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

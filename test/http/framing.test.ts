@@ -32,6 +32,9 @@ const cases: Array<[string, () => string, number, RegExp]> = [
   ['a huge URL', () => `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 431, /larger than the server accepts/],
   ['huge headers', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, /larger than the server accepts/],
   ['a header name with spaces', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nBad Header Name: x\r\n\r\n`, 400, /header name/],
+  // issue 18: the value is what is wrong, so the message says so (not the name)
+  ['a control character in a header value', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nsvc-client-id: ptr\u0001x\r\n\r\n`, 400, /^(?!.*header name).*a header value has a character a header value cannot have/],
+  ['DEL in a header value', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nX-A: a\u007fb\r\n\r\n`, 400, /header value/],
 ];
 
 describe('framing errors', () => {

@@ -88,6 +88,9 @@ function expectEnvelope(where: string, status: number, text: string, method: str
   } catch {
     throw new Error(`${where}: ${status} answered with a body that is not JSON: ${text.slice(0, 120)}`);
   }
+  // The exports answer a document of their own format, not the envelope (CONTRACT §19).
+  if (status === 200 && where.includes('/sandbox/requests.har')) return void expect(body.log?.version, where).toBe('1.2');
+  if (status === 200 && where.includes('/sandbox/postman.json')) return void expect(body.info?.schema, where).toMatch(/v2\.1/);
   if (status < 400) {
     expect(body.status, where).toBe(true);
     expect('data' in body, where).toBe(true);
@@ -137,6 +140,11 @@ const ROUTES: Route[] = [
   { method: 'POST', path: () => `/sandbox/orders/${lastRef()}/payin`, body: () => ({}) },
   { method: 'POST', path: () => `/sandbox/orders/${ref()}/payout`, body: () => ({ outcome: 'success' }) },
   { method: 'POST', path: () => `/sandbox/orders/${lastRef()}/expire`, body: () => ({}) },
+  { method: 'POST', path: () => `/sandbox/orders/${ref()}/simulate`, body: () => ({ status: 'completed', reason: 'fuzz' }) },
+  { method: 'GET', path: () => '/sandbox/requests.har?limit=5' },
+  { method: 'GET', path: () => '/sandbox/webhooks/vectors' },
+  { method: 'POST', path: () => '/sandbox/listen/attempts/dlv_none.1', body: () => ({ status: 200, body: 'ok', duration_ms: 3 }) },
+  { method: 'GET', path: () => `/sandbox/postman.json?client_id=${s.demo.clientId}&environment=test` },
   { method: 'GET', path: () => '/sandbox/webhooks/deliveries?per_page=5' },
   { method: 'POST', path: () => '/sandbox/webhooks/deliveries/dlv_none/retry', body: () => ({}) },
   { method: 'POST', path: () => '/sandbox/webhooks/send', body: () => ({ client_id: s.demo.clientId, event: 'order.created', order: ref() }) },
@@ -278,7 +286,11 @@ describe('a hostile run (hardening issue: fuzz of every route)', () => {
     expect(seen5xx).toEqual([]);
     expect(references.length).toBeGreaterThan(100);
 
-    // Afterwards every stored order reads back through /v1 and lists, for its own environment.
+    // Afterwards every stored order reads back through /v1 and lists, for its own environment; a
+    // valid create first, since the run may have ended with a reset or a restore.
+    const create = ROUTES.find((r) => r.method === 'POST' && r.path() === '/v1/orders')!;
+    const made = await send(build(create, { kind: 'none' }, 'test'));
+    expect(made.status, made.text).toBe(200);
     const stored = [...s.sandbox.orders.store.orders.values()];
     expect(stored.length).toBeGreaterThan(0);
     for (const env of ['test', 'live'] as const) {

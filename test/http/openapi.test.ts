@@ -55,8 +55,12 @@ describe('GET /openapi.json (CONTRACT §10)', () => {
   it('documents the error statuses of each route, in the error envelope', () => {
     const create = doc.paths['/v1/orders'].post;
     for (const status of ['400', '401', '403', '409', '413', '415', '422', '429']) expect(Object.keys(create.responses)).toContain(status);
-    expect(create.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
-    expect(create.responses['401'].content['application/json'].schema.anyOf).toHaveLength(2);
+    // Errors refer to named responses (CONTRACT §19: no inline envelope), which carry their headers.
+    expect(create.responses['422'].$ref).toBe('#/components/responses/ValidationError');
+    expect(doc.components.responses.ValidationError.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    expect(create.responses['401'].$ref).toBe('#/components/responses/Unauthorized');
+    expect(doc.components.responses.Unauthorized.content['application/json'].schema.$ref).toBe('#/components/schemas/AuthError');
+    expect(doc.components.schemas.AuthError.oneOf).toHaveLength(2);
   });
 
   it('documents both security schemes: public key, and secret key with HMAC headers', () => {
@@ -76,7 +80,11 @@ describe('GET /openapi.json (CONTRACT §10)', () => {
     const ref = doc.webhooks['order.created'].post.requestBody.content['application/json'].schema.$ref as string;
     const payload = doc.components.schemas[ref.split('/').pop()!];
     expect(payload.properties.event.enum).toEqual(['order.created']);
-    expect(payload.properties.data.$ref).toBe('#/components/schemas/OrderSummary');
+    // spec §6.2: the order-created payload carries status awaiting_user_payment
+    expect(payload.properties.data.$ref).toBe('#/components/schemas/OrderCreatedSummary');
+    expect(doc.components.schemas.OrderCreatedSummary.properties.status.enum).toEqual(['awaiting_user_payment']);
+    const settled = doc.webhooks['order.settled'].post.requestBody.content['application/json'].schema.$ref as string;
+    expect(doc.components.schemas[settled.split('/').pop()!].properties.data.$ref).toBe('#/components/schemas/OrderSummary');
   });
 
   it('describes every webhook body the sandbox sends along a lifecycle', async () => {

@@ -275,6 +275,24 @@ describe('delivery log and controls (CONTRACT §4)', () => {
     expect((await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.settled', order: 'ORDNOPE' })).status).toBe(404);
   });
 
+  it('sends order.created on demand with status awaiting_user_payment, whatever status the order is in (spec §6.2)', async () => {
+    const r = await receiver();
+    const p = await partnerWith(r);
+    const o = await createOrder(s, 'onramp', {}, { as: p });
+    await s.control('POST', `/sandbox/orders/${o.reference}/payin`, {});
+    await advance(s, '2h');
+    await idle();
+    expect((await s.control('GET', `/sandbox/orders/${o.reference}`)).body.data.status).toBe('completed');
+    const res = await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.created', order: o.reference });
+    expect(res.status).toBe(200);
+    const got = r.received.at(-1)!;
+    expect(got.body).toMatchObject({ event: 'order.created', data: { reference: o.reference, status: 'awaiting_user_payment' } });
+    (await s.openapi()).checkWebhook(got.body);
+    // every other event carries the order's status as it stands
+    await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.settled', order: o.reference });
+    expect(r.received.at(-1)!.body.data.status).toBe('completed');
+  });
+
   it('keeps deliveries when partner settings change', async () => {
     const r = await receiver();
     const p = await partnerWith(r, { events: ['order.created'] });

@@ -9,9 +9,11 @@ import addFormatsModule from 'ajv-formats';
 // ajv-formats is CommonJS; under ESM its default export is the function or holds it.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
+type Response = { content?: Record<string, unknown>; $ref?: string };
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
   webhooks?: Record<string, unknown>;
+  components?: { responses?: Record<string, Response> };
 };
 
 export interface ResponseChecker {
@@ -19,12 +21,29 @@ export interface ResponseChecker {
   check(method: string, pathWithQuery: string, status: number, contentType: string | null, text: string): void;
   /** Throws when a webhook body is not the documented payload of its event. */
   checkWebhook(body: unknown): void;
+  /**
+   * Compiles every validator now (once per process): compiled on first use, a large one holds the
+   * event loop long enough to time out a webhook attempt to an in-process receiver mid-test.
+   */
+  warm(): void;
 }
 
 const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** Checkers made in this process, by the document's text: every test server of a file shares one. */
+const CHECKERS = new Map<string, ResponseChecker>();
+
 export function createResponseChecker(doc: Doc): ResponseChecker {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
+  const text = JSON.stringify(doc);
+  let checker = CHECKERS.get(text);
+  if (!checker) CHECKERS.set(text, (checker = newChecker(doc)));
+  return checker;
+}
+
+function newChecker(doc: Doc): ResponseChecker {
+  // inlineRefs off: a component is compiled once and shared by every response that refers to
+  // it, rather than copied into each (the order detail's variants made that copy slow).
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false, inlineRefs: false });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: 'openapi.json' });
   const templates = Object.keys(doc.paths).map((template) => ({
@@ -76,8 +95,14 @@ export function createResponseChecker(doc: Doc): ResponseChecker {
         validate(where, errorPointer, parse());
         return;
       }
-      const response = op.responses[String(status)];
+      let response = op.responses[String(status)];
       if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${item!.template}`);
+      // An error answer refers to a named response (components.responses).
+      let pointer = `/paths/${escape(item!.template)}/${m}/responses/${status}`;
+      if (response.$ref) {
+        pointer = response.$ref.slice(1);
+        response = doc.components?.responses?.[response.$ref.split('/').pop()!] ?? {};
+      }
       const types = Object.keys(response.content ?? {});
       const media = types[0];
       if (!media) return;
@@ -87,7 +112,22 @@ export function createResponseChecker(doc: Doc): ResponseChecker {
         return;
       }
       if (!contentType?.startsWith('application/json')) throw new Error(`${where}: expected application/json, got ${contentType}`);
-      validate(where, `/paths/${escape(item!.template)}/${m}/responses/${status}/content/${escape(media)}/schema`, parse());
+      validate(where, `${pointer}/content/${escape(media)}/schema`, parse());
+    },
+    warm() {
+      const seen = new Set<string>();
+      for (const [template, item] of Object.entries(doc.paths)) {
+        for (const [m, op] of Object.entries(item)) {
+          for (const [status, response] of Object.entries(op.responses)) {
+            const pointer = response.$ref ? response.$ref.slice(1) : `/paths/${escape(template)}/${m}/responses/${status}`;
+            const target = response.$ref ? doc.components?.responses?.[response.$ref.split('/').pop()!] : response;
+            if (!target?.content?.['application/json'] || seen.has(pointer)) continue;
+            seen.add(pointer);
+            validator(`${pointer}/content/application~1json/schema`);
+          }
+        }
+      }
+      for (const event of Object.keys(doc.webhooks ?? {})) validator(`/webhooks/${escape(event)}/post/requestBody/content/application~1json/schema`);
     },
     checkWebhook(body) {
       const event = (body as { event?: unknown })?.event;

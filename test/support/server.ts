@@ -52,7 +52,11 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
   });
   const demoPartner = running.sandbox.demoPartner;
   const demo: Caller = { clientId: demoPartner.client_id, keys: { test: { ...demoPartner.keys.test }, live: { ...demoPartner.keys.live } } };
-  return { ...running, ...clientFor(running.url, demo, running.sandbox.config.adminToken) };
+  const client = clientFor(running.url, demo, running.sandbox.config.adminToken);
+  // The document is made at its first GET (once per process, then copied): made now, it never
+  // holds the event loop in the middle of a test (a webhook attempt with a short timeout, say).
+  (await client.openapi()).warm();
+  return { ...running, ...client };
 }
 
 /** The test client (signed, control, … every response checked against OpenAPI) for any sandbox URL. */

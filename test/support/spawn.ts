@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 
 /** tsx as a loader of this Node process, so the child's PID is the program's own. */
-const TSX_LOADER = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+export const TSX_LOADER = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 /**
  * Runs a TypeScript file as `tsx FILE ARGS…` would, but in one process: the tsx CLI runs the

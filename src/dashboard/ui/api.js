@@ -155,7 +155,7 @@ export function onLive(fn) {
 }
 
 /**
- * Subscribes to the connection state: connecting, live, offline.
+ * Subscribes to the connection state: connecting, connected, reconnecting, offline.
  * @param {(state: LiveState) => void} fn
  */
 export function onLiveState(fn) {
@@ -173,13 +173,18 @@ function setState(s) {
 /** @type {AbortController | undefined} */
 let controller;
 
-/** Opens the stream, and reopens it whenever it ends, until `stopLive()`. */
+/**
+ * Opens the stream, and reopens it whenever it ends, until `stopLive()`. The state says what is
+ * true: `connected` while the stream is open; `reconnecting` after it ended (the sandbox
+ * stopping, say) while the next tries go on; `offline` once two tries in a row found nothing.
+ */
 export async function startLive() {
   stopLive();
   const mine = (controller = new AbortController());
   let delay = 1000;
+  let failures = 0;
+  setState('connecting');
   while (!mine.signal.aborted) {
-    setState('connecting');
     try {
       const res = await fetch('/sandbox/events', { headers: headers({ accept: 'text/event-stream' }), signal: mine.signal });
       if (res.status === 401) {
@@ -188,15 +193,17 @@ export async function startLive() {
         return;
       }
       if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-      setState('live');
+      setState('connected');
       delay = 1000;
+      failures = 0;
       // A reconnect may have missed changes: everything is refetched.
       emit({ event: 'reconnect', data: {} });
       await readStream(res.body);
     } catch {
       if (mine.signal.aborted) return;
+      failures++;
     }
-    setState('offline');
+    setState(failures >= 2 ? 'offline' : 'reconnecting');
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 10_000);
   }

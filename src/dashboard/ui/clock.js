@@ -51,9 +51,9 @@ export function ClockBar() {
   /** @param {ClockBody} body */
   const configure = (body) => action.run('clock updated', /** @returns {Promise<Clock>} */ () => post('/sandbox/clock', body)).then(apply);
 
-  if (!clock) return html`<div class="clockbar muted">Clock…</div>`;
+  if (!clock) return html`<div class="clockbar muted" aria-label="Virtual clock" role="region">Clock…</div>`;
   const nextTimer = clock.next_timer_at;
-  return html`<div class="clockbar" data-testid="clock">
+  return html`<section class="clockbar" data-testid="clock" aria-label="Virtual clock">
     <div class="clock-now">
       <span class="label">Virtual now</span>
       <strong class="now" data-testid="clock-now"><${Time} iso=${clock.now} /></strong>
@@ -62,7 +62,7 @@ export function ClockBar() {
     </div>
     <div class="clock-controls">
       <span class="label">Advance</span>
-      ${PRESETS.map((d) => html`<button class="small" disabled=${action.busy} onClick=${() => advance({ duration: d }, `advanced ${d}`)}>+${d}</button>`)}
+      ${PRESETS.map((d) => html`<button type="button" class="small" data-action=${`advance-${d}`} disabled=${action.busy} onClick=${() => advance({ duration: d }, `advanced ${d}`)}>+${d}</button>`)}
       ${nextTimer
         ? html`<button class="small" disabled=${action.busy} title="Advance to the next pending timer" onClick=${() => advance({ to: nextTimer }, 'advanced to the next timer')}>next timer</button>`
         : null}
@@ -87,5 +87,5 @@ export function ClockBar() {
       ${action.busy ? html`<span class="muted small">working…</span>` : null}
     </div>
     <${ErrorBox} error=${action.error} />
-  </div>`;
+  </section>`;
 }

@@ -1,27 +1,21 @@
-// The vocabularies the page offers in its selects (statuses, events, …), read from the
-// sandbox's own OpenAPI document so the page never keeps a list of its own.
-/** @import { Meta, OpenApiVocabularies } from './types' */
+// What the page is given with its HTML (GET /sandbox/dashboard): the vocabularies its selects
+// offer (statuses, events, …, the server's own lists) and the demo partner's client id. Read
+// once, synchronously: no request, and no list kept here.
+/** @import { Bootstrap, Meta } from './types' */
 
-/** @type {Promise<Meta> | undefined} */
-let loaded;
+/** @returns {Bootstrap} */
+function read() {
+  const text = document.getElementById('bootstrap')?.textContent;
+  if (!text) throw new Error('The dashboard page has no bootstrap data (#bootstrap)');
+  return /** @type {Bootstrap} */ (JSON.parse(text));
+}
 
-/**
- * `{statuses, events, types, kyb, deliveryStatuses, environments}`, from GET /openapi.json.
- * @returns {Promise<Meta>}
- */
-export function loadMeta() {
-  loaded ??= fetch('/openapi.json')
-    .then((res) => res.json())
-    .then((/** @type {OpenApiVocabularies} */ doc) => {
-      const s = doc.components.schemas;
-      return {
-        statuses: s.OrderSummary.properties.status.enum,
-        events: s.WebhookEvent.enum,
-        types: s.OrderType.enum,
-        kyb: s.KybStatus.enum,
-        deliveryStatuses: s.DeliveryStatus.enum,
-        environments: s.SandboxOrderSummary.properties.environment.enum,
-      };
-    });
-  return loaded;
+export const bootstrap = read();
+
+/** `{statuses, events, types, kyb, deliveryStatuses, environments, payoutOutcomes}`. */
+export const meta = bootstrap.vocabulary;
+
+/** The vocabularies, as a hook (kept for the screens that read them so). @returns {Meta} */
+export function useMeta() {
+  return meta;
 }

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { post } from './api.js';
 import { ErrorBox, html, Section, useAction } from './ui.js';
 /** @import { FieldEvent } from './ui.js' */
-/** @import { CancelBody, OrderActions, OrderDetail, PayinBody, PayoutBody } from './types' */
+/** @import { CancelBody, OrderActions, OrderDetail, OrderStatus, PayinBody, PayoutBody, SimulateBody, SimulatedOrder } from './types' */
 
 /**
  * Whole amounts where possible: they fit every currency's precision.
@@ -14,8 +14,8 @@ const half = (n) => (n >= 2 ? Math.floor(n / 2) : Math.round(n * 50) / 100);
 /** @param {number} n */
 const over = (n) => (n >= 10 ? Math.ceil(n * 1.1) : Math.round(n * 110) / 100);
 
-/** @param {{ order: OrderDetail, actions: OrderActions, onDone: () => void }} props */
-export function Actions({ order, actions, onDone }) {
+/** @param {{ order: OrderDetail, actions: OrderActions, reachable: OrderStatus[], onDone: () => Promise<unknown> }} props */
+export function Actions({ order, actions, reachable, onDone }) {
   const action = useAction();
   const due = order.from.amount;
   const outstanding = Math.max(0, due - order.amount_paid);
@@ -31,8 +31,18 @@ export function Actions({ order, actions, onDone }) {
    * @param {'payin' | 'fulfil' | 'payout' | 'expire' | 'cancel'} path
    * @param {PayinBody | PayoutBody | CancelBody} [body]
    */
-  const run = (label, path, body) => action.run(label, () => post(`${base}/${path}`, body)).then((r) => r && onDone());
-  const any = Object.values(actions).some(Boolean);
+  const run = (label, path, body) =>
+    action.run(label, async () => {
+      /** @type {OrderDetail} */
+      const o = await post(`${base}/${path}`, body);
+      // The page shows the order as it is now before focus goes back (the control used may be gone).
+      await onDone();
+      return o;
+    });
+  const targets = reachable.filter((st) => st !== order.status);
+  // Its result outlives the control: taken to a final status, the order reaches nothing more.
+  const simulate = useAction();
+  const any = Object.values(actions).some(Boolean) || targets.length > 0;
   const cur = order.from.currency;
 
   return html`<${Section} title="Actions" id="actions">
@@ -85,6 +95,9 @@ export function Actions({ order, actions, onDone }) {
           </div>`
         : null}
     </div>
+    ${targets.length ? html`<${TakeItTo} order=${order} targets=${targets} action=${simulate} onDone=${onDone} />` : null}
+    ${simulate.done && !simulate.error ? html`<p class="ok small result" data-testid="simulate-result">${simulate.done}</p>` : null}
+    <${ErrorBox} error=${simulate.error} />
     ${action.done && !action.error && any ? html`<p class="ok small" role="status">Done: ${action.done}. Advance the clock to move the order on.</p>` : null}
     <${ErrorBox} error=${action.error} />
     <details class="help"><summary>How to reach each outcome</summary>
@@ -98,4 +111,42 @@ export function Actions({ order, actions, onDone }) {
       </ul>
     </details>
   </${Section}>`;
+}
+
+/**
+ * "Take it to …" (CONTRACT §16): POST /sandbox/orders/{reference}/simulate takes the order to a
+ * status it can still reach (the lifecycle's `reachable`), every webhook on the way sent, the
+ * clock left where it is; the page shows the statuses it went through.
+ * @param {{ order: OrderDetail, targets: OrderStatus[], action: ReturnType<typeof useAction>, onDone: () => Promise<unknown> }} props
+ */
+function TakeItTo({ order, targets, action, onDone }) {
+  const [status, setStatus] = useState(/** @type {string} */ (targets.includes('completed') ? 'completed' : (targets.at(-1) ?? '')));
+  const [reason, setReason] = useState('');
+  const chosen = targets.includes(/** @type {OrderStatus} */ (status)) ? status : (targets[0] ?? '');
+  /** @param {Event} e */
+  const submit = (e) => {
+    e.preventDefault();
+    /** @type {SimulateBody} */
+    const body = { status: chosen };
+    if (reason.trim()) body.reason = reason.trim();
+    action.run(
+      (/** @type {SimulatedOrder} */ r) => `Took ${r.reference} to ${r.status}: ${r.path.join(' → ')}`,
+      async () => {
+        /** @type {SimulatedOrder} */
+        const r = await post(`/sandbox/orders/${encodeURIComponent(order.reference)}/simulate`, body);
+        await onDone();
+        return r;
+      },
+    );
+  };
+  return html`<div class="action-group take-it-to"><span class="label">Take it to</span>
+    <form class="inline wrap" onSubmit=${submit}>
+      <select name="simulate_status" aria-label="Status to take the order to" value=${chosen} onChange=${(/** @type {FieldEvent} */ e) => setStatus(e.currentTarget.value)}>
+        ${targets.map((st) => html`<option value=${st}>${st}</option>`)}
+      </select>
+      <input name="simulate_reason" aria-label="Reason (optional, kept on the failing step)" placeholder="reason (optional)" maxlength="200" size="18" value=${reason} onInput=${(/** @type {FieldEvent} */ e) => setReason(e.currentTarget.value)} />
+      <button type="submit" data-action="simulate" disabled=${action.busy}>Take it there</button>
+    </form>
+    <span class="muted small">along the shortest path, every webhook sent, the clock unmoved</span>
+  </div>`;
 }

@@ -1,6 +1,6 @@
 // One order: summary, pay-in, payout, refund, timeline, its lifecycle diagram, its webhook
 // deliveries, and the control steps its status allows now (the sandbox says which).
-import { html, ErrorBox, Json, KeyValue, link, money, Section, Status, Time, useResource } from './ui.js';
+import { html, CopyButton, ErrorBox, Json, KeyValue, link, money, Section, Status, Time, useResource } from './ui.js';
 import { Actions } from './order-actions.js';
 import { Diagram, NextSteps } from './diagram.js';
 import { DeliveryTable } from './deliveries.js';
@@ -28,24 +28,21 @@ export function OrderScreen({ reference }) {
   const lifecycle = useResource(`/sandbox/orders/${encodeURIComponent(reference)}/lifecycle`, ['order'], concerns);
   const o = order.data;
   const l = lifecycle.data;
-  const reload = () => {
-    order.reload();
-    lifecycle.reload();
-  };
+  const reload = () => Promise.all([order.reload(), lifecycle.reload()]);
   if (!o) {
     return html`<div class="screen"><p><a href="#/orders">← Orders</a></p>${order.error ? html`<${ErrorBox} error=${order.error} />` : html`<p class="loading">Loading ${reference}…</p>`}</div>`;
   }
   return html`<div class="screen order-screen" data-testid="order" data-status=${o.status}>
     <div class="crumbs"><a href="#/orders">← Orders</a></div>
     <div class="order-head">
-      <h1 class="mono">${o.reference}</h1>
+      <h1 class="mono">${o.reference}</h1><${CopyButton} text=${o.reference} label="the order reference" />
       <${Status} status=${o.status} />
       <span class="muted">${o.type}${l ? ` · ${l.environment} · ${l.client_id}` : ''}</span>
     </div>
     <${ErrorBox} error=${order.error} />
     <div class="columns">
       <div class="col-main">
-        ${l ? html`<${Actions} order=${o} actions=${l.actions} onDone=${reload} />` : null}
+        ${l ? html`<${Actions} order=${o} actions=${l.actions} reachable=${l.reachable} onDone=${reload} />` : null}
         <${Section} title="Order">
           <${KeyValue} rows=${[
             ['From', money(o.from.amount, o.from.currency) + (o.from.network ? ` on ${o.from.network}` : '')],
@@ -76,17 +73,17 @@ export function OrderScreen({ reference }) {
       <${Section} title="Payout">${o.payout?.length ? o.payout.map((p) => html`<${Party} value=${p} kind="payout" />`) : html`<p class="muted small">Not sent yet. Recipient:</p><${Party} value=${o.recipient} kind="recipient" />`}</${Section}>
       <${Section} title="Refund">${o.refund ? html`<${Party} value=${o.refund} kind="refund" />` : html`<p class="muted small">No refund.</p>`}</${Section}>
     </div>
-    <${Section} title="Timeline">
-      <table class="list timeline" data-testid="timeline">
+    <${Section} title="Timeline" id="timeline">
+      <div><table class="list timeline cards" data-testid="timeline">
         <thead><tr><th>Virtual time</th><th>What</th><th>Event</th><th>Details</th></tr></thead>
         <tbody>${(o.timeline ?? []).map(
-          (t) => html`<tr class=${`tl-${t.group}`}><td><${Time} iso=${t.created_at} /></td><td>${t.group}</td>
-            <td>${t.group === 'status' ? html`<${Status} status=${t.event} />` : html`<span class="mono">${t.event}</span>`}</td>
-            <td class="details">${t.details ? Object.entries(t.details).map(([k, v]) => html`<span class="detail"><span class="muted">${k}</span> ${k === 'delivery_id' ? html`<a href=${link('deliveries')}>${String(v)}</a>` : String(v)}</span>`) : null}</td></tr>`,
+          (t) => html`<tr class=${`tl-${t.group}`}><td class="key"><${Time} iso=${t.created_at} /></td><td data-label="What">${t.group}</td>
+            <td data-label="Event">${t.group === 'status' ? html`<${Status} status=${t.event} />` : html`<span class="mono">${t.event}</span>`}</td>
+            <td class="details" data-label="Details">${t.details ? Object.entries(t.details).map(([k, v]) => html`<span class="detail"><span class="muted">${k}</span> ${k === 'delivery_id' ? html`<a class="mono" href=${link('deliveries', String(v))}>${String(v)}</a>` : String(v)}</span>`) : null}</td></tr>`,
         )}</tbody>
-      </table>
+      </table></div>
     </${Section}>
-    <${Section} title="Webhook deliveries of this order" actions=${html`<a class="small" href=${link('deliveries')}>All deliveries →</a>`}>
+    <${Section} title="Webhook deliveries of this order" id="order-deliveries" actions=${html`<a class="small" href=${`#/deliveries?q=${encodeURIComponent(o.reference)}`}>In the delivery log →</a>`}>
       <${DeliveryTable} order=${o.reference} compact />
     </${Section}>
   </div>`;

@@ -1,10 +1,12 @@
 // Orders of every partner: filters, paging, and a form that creates one (POST /sandbox/orders).
-import { useEffect, useState } from 'preact/hooks';
-import { call, post, qs } from './api.js';
-import { loadMeta } from './meta.js';
-import { Empty, ErrorBox, html, Input, link, money, Section, Select, shownError, Status, Time, useAction, useLiveVersion, useResource } from './ui.js';
-/** @import { Resource, ShownError } from './ui.js' */
-/** @import { CreateOrderBody, Envelope, Meta, OrderDetail, OrderLegBody, OrderType, PageMeta, Partner, SandboxOrderSummary } from './types' */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { post, qs } from './api.js';
+import { useMeta } from './meta.js';
+import { useListParams } from './router.js';
+import { GetStarted } from './start.js';
+import { EmptyList, ErrorBox, html, Input, link, money, Pager, Section, Select, Status, Time, useAction, usePaged, useResource } from './ui.js';
+/** @import { Resource } from './ui.js' */
+/** @import { CreateOrderBody, OrderDetail, OrderLegBody, OrderType, Paged, Partner, SandboxOrderSummary } from './types' */
 
 /**
  * A leg of the create form, as typed: currency, network (crypto), amount.
@@ -35,79 +37,48 @@ export function usePartners() {
   return useResource('/sandbox/partners', ['reconnect']);
 }
 
-export function useMeta() {
-  const [meta, setMeta] = useState(/** @type {Meta | undefined} */ (undefined));
-  useEffect(() => {
-    loadMeta().then(setMeta, () => {});
-  }, []);
-  return meta;
-}
-
-/** @param {{ meta: PageMeta | undefined, page: number, setPage: (page: number) => void }} props */
-function Paged({ meta, page, setPage }) {
-  if (!meta || meta.last_page <= 1) return null;
-  return html`<div class="pager">
-    <button class="small" disabled=${page <= 1} onClick=${() => setPage(page - 1)}>Newer</button>
-    <span class="muted small">page ${meta.current_page} of ${meta.last_page} (${meta.total})</span>
-    <button class="small" disabled=${page >= meta.last_page} onClick=${() => setPage(page + 1)}>Older</button>
-  </div>`;
-}
-
 export function OrdersScreen() {
   const meta = useMeta();
   const partners = usePartners();
-  const [filter, setFilter] = useState({ client_id: '', environment: '', status: '', type: '' });
-  const [page, setPage] = useState(1);
-  const [result, setResult] = useState(
-    /** @type {{ data: SandboxOrderSummary[] | undefined, meta: PageMeta | undefined, error: ShownError | undefined }} */ ({ data: undefined, meta: undefined, error: undefined }),
-  );
-  const path = `/sandbox/orders${qs({ ...filter, page, per_page: 50 })}`;
-  // The list is paged: the envelope's meta is needed too, so this one calls the API directly.
-  const version = useLiveVersion(['order']);
-  useEffect(() => {
-    let stale = false;
-    /** @type {Promise<Envelope<SandboxOrderSummary[]>>} */
-    const answer = call('GET', path);
-    answer.then(
-      (r) => !stale && setResult({ data: r.data, meta: r.meta, error: undefined }),
-      (/** @type {unknown} */ error) => !stale && setResult((s) => ({ ...s, error: shownError(error) })),
-    );
-    return () => {
-      stale = true;
-    };
-  }, [path, version]);
-  /** @param {keyof typeof filter} key */
-  const set = (key) => (/** @type {string} */ value) => {
-    setPage(1);
-    setFilter({ ...filter, [key]: value });
-  };
+  const [params, set] = useListParams('orders', { client_id: '', environment: '', status: '', type: '' });
+  const { page, ...filter } = params;
+  /** @type {Resource<Paged<SandboxOrderSummary>>} */
+  const list = usePaged(`/sandbox/orders${qs({ ...filter, page, per_page: 50 })}`, ['order']);
+  const [startHidden, setStartHidden] = useState(false);
   const partnerOptions = (partners.data ?? []).map((p) => [p.client_id, `${p.name} (${p.client_id})`]);
+  const filtered = Object.values(filter).some(Boolean);
+  const rows = list.data?.data;
+  // A first visit (no order at all): what it takes to call the API comes first.
+  const firstVisit = list.data !== undefined && list.data.meta.total === 0 && !filtered;
 
   return html`<div class="screen">
-    <${CreateOrder} partners=${partners.data ?? []} />
-    <${Section} title="Orders" actions=${html`<${Paged} meta=${result.meta} page=${page} setPage=${setPage} />`}>
-      <div class="filters">
-        <${Select} label="Partner" name="client_id" value=${filter.client_id} onChange=${set('client_id')} any="any partner" options=${partnerOptions} />
-        <${Select} label="Environment" name="environment" value=${filter.environment} onChange=${set('environment')} any="both" options=${meta?.environments ?? []} />
-        <${Select} label="Status" name="status" value=${filter.status} onChange=${set('status')} any="any status" options=${meta?.statuses ?? []} />
-        <${Select} label="Type" name="type" value=${filter.type} onChange=${set('type')} any="any type" options=${meta?.types ?? []} />
+    <div class="screen-head"><h1>Orders</h1><${CreateOrder} partners=${partners.data ?? []} /></div>
+    ${firstVisit && !startHidden ? html`<${GetStarted} onClose=${() => setStartHidden(true)} />` : null}
+    <${Section} title="Every partner's orders" id="orders-list">
+      <div class="filters" role="search" aria-label="Filter orders">
+        <${Select} label="Partner" name="client_id" value=${filter.client_id} onChange=${(/** @type {string} */ client_id) => set({ client_id })} any="any partner" options=${partnerOptions} />
+        <${Select} label="Environment" name="environment" value=${filter.environment} onChange=${(/** @type {string} */ environment) => set({ environment })} any="both" options=${meta.environments} />
+        <${Select} label="Status" name="status" value=${filter.status} onChange=${(/** @type {string} */ status) => set({ status })} any="any status" options=${meta.statuses} />
+        <${Select} label="Type" name="type" value=${filter.type} onChange=${(/** @type {string} */ type) => set({ type })} any="any type" options=${meta.types} />
       </div>
-      <${ErrorBox} error=${result.error} />
-      ${result.data && result.data.length === 0
-        ? html`<${Empty}>No orders${Object.values(filter).some(Boolean) ? ' match these filters' : ' yet: create one above, or through /v1'}.</${Empty}>`
-        : html`<table class="list" data-testid="orders">
+      <${ErrorBox} error=${list.error} />
+      <${Pager} meta=${list.data?.meta} label="Orders" onPage=${(/** @type {number} */ p) => set({ page: p })} />
+      ${rows && rows.length === 0
+        ? html`<${EmptyList} what="orders" filters=${[['partner', filter.client_id], ['environment', filter.environment], ['status', filter.status], ['type', filter.type]]} onClear=${() => set({ client_id: '', environment: '', status: '', type: '' })}>
+            Create one with <em>New order</em>, or through /v1 (<a href="#/start">Get started</a>).</${EmptyList}>`
+        : html`<table class="list cards" data-testid="orders">
             <thead><tr><th>Reference</th><th>Type</th><th>Status</th><th>Env</th><th>Partner</th><th>From</th><th>To</th><th>Paid</th><th>Updated (virtual)</th></tr></thead>
-            <tbody>${(result.data ?? []).map(
+            <tbody>${(rows ?? []).map(
               (o) => html`<tr key=${o.reference}>
-                <td><a href=${link('orders', o.reference)} class="mono">${o.reference}</a></td>
-                <td>${o.type}</td>
-                <td><${Status} status=${o.status} /></td>
-                <td>${o.environment}</td>
-                <td class="mono small" title=${o.client_id}>${o.client_id}</td>
-                <td class="num">${money(o.from.amount, o.from.currency)}</td>
-                <td class="num">${money(o.to.amount, o.to.currency)}</td>
-                <td class="num">${money(o.amount_paid, o.from.currency)}</td>
-                <td><${Time} iso=${o.updated_at} /></td>
+                <td class="key" data-label="Reference"><a href=${link('orders', o.reference)} class="mono">${o.reference}</a></td>
+                <td data-label="Type">${o.type}</td>
+                <td data-label="Status"><${Status} status=${o.status} /></td>
+                <td data-label="Env">${o.environment}</td>
+                <td class="mono small" data-label="Partner" title=${o.client_id}>${o.client_id}</td>
+                <td class="num" data-label="From">${money(o.from.amount, o.from.currency)}</td>
+                <td class="num" data-label="To">${money(o.to.amount, o.to.currency)}</td>
+                <td class="num" data-label="Paid">${money(o.amount_paid, o.from.currency)}</td>
+                <td data-label="Updated"><${Time} iso=${o.updated_at} /></td>
               </tr>`,
             )}</tbody>
           </table>`}
@@ -161,15 +132,20 @@ function CreateOrder({ partners }) {
     /** @type {CreateOrderBody} */
     // With no partner to pick, the server's 422 names the missing client_id.
     const body = { client_id: clientId || partners[0]?.client_id || '', environment: env, from: leg(legs.from), to: leg(legs.to) };
-    const order = await action.run('created', /** @returns {Promise<OrderDetail>} */ () => post('/sandbox/orders', body));
+    const order = await action.run((/** @type {OrderDetail} */ o) => `Created ${o.reference}`, /** @returns {Promise<OrderDetail>} */ () => post('/sandbox/orders', body));
     if (order) setCreated(order.reference);
   };
+  // Opening the form puts focus in it (the keyboard's path: New order, Enter, then the fields).
+  const form = useRef(/** @type {HTMLFormElement | null} */ (null));
+  useEffect(() => {
+    if (open) form.current?.querySelector('select')?.focus();
+  }, [open]);
   if (!open) {
-    return html`<div class="toolbar"><button class="primary" onClick=${() => setOpen(true)}>New order…</button>
+    return html`<div class="toolbar"><button class="primary" data-action="open-new-order" onClick=${() => setOpen(true)}>New order…</button>
       <span class="muted small">Orders also appear here live when a partner creates them through /v1.</span></div>`;
   }
-  return html`<${Section} title="New order" actions=${html`<button class="small" onClick=${() => setOpen(false)}>Close</button>`}>
-    <form class="form-grid" onSubmit=${submit}>
+  return html`<${Section} title="New order" id="new-order" actions=${html`<button type="button" class="small" onClick=${() => setOpen(false)}>Close</button>`}>
+    <form class="form-grid" onSubmit=${submit} ref=${form}>
       <${Select} label="Partner" name="partner" value=${clientId} onChange=${setClientId} options=${partners.map((p) => [p.client_id, `${p.name} (${p.client_id})`])} />
       <${Select} label="Environment" name="env" value=${env} onChange=${(/** @type {string} */ v) => { setEnv(v); choose(type, v); }} options=${['test', 'live']} />
       <${Select} label="Type" name="type" value=${type} onChange=${(/** @type {string} */ t) => choose(t)} options=${Object.keys(PRESETS)} />
@@ -179,10 +155,11 @@ function CreateOrder({ partners }) {
       <${Input} label="To currency" name="to_currency" value=${legs.to[0]} onInput=${setLeg('to', 0)} size="6" />
       <${Input} label="To network (crypto)" name="to_network" value=${legs.to[1]} onInput=${setLeg('to', 1)} size="12" />
       <${Input} label="To amount (or from)" name="to_amount" value=${legs.to[2]} onInput=${setLeg('to', 2)} size="9" />
-      <div class="form-actions"><button class="primary" type="submit" disabled=${action.busy}>Create order</button>
-        ${created ? html`<span>Created <a href=${link('orders', created)} class="mono">${created}</a></span>` : null}</div>
+      <div class="form-actions"><button class="primary" type="submit" data-action="create-order" disabled=${action.busy}>Create order</button>
+        ${created ? html`<span data-testid="created">Created <a href=${link('orders', created)} class="mono">${created}</a></span>` : null}</div>
     </form>
-    <p class="muted small">Created for the partner without a signature (POST /sandbox/orders); the recipient is a valid account or address. Magic amounts (README) work here too.</p>
+    <p class="muted small">Created for the partner without a signature (POST /sandbox/orders); the recipient is a valid account or address. Magic amounts (README) work here too.
+      Like every dashboard action it goes through /sandbox, so <strong>faults injected on /v1 do not apply to it</strong>.</p>
     <${ErrorBox} error=${action.error} />
   </${Section}>`;
 }

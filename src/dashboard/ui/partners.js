@@ -2,8 +2,10 @@
 // are shown only in the answer that makes them (creation, rotation), as the API gives them.
 import { useEffect, useState } from 'preact/hooks';
 import { patch, post } from './api.js';
-import { useMeta, usePartners } from './orders.js';
-import { ErrorBox, html, Input, Section, Select, useAction } from './ui.js';
+import { useMeta } from './meta.js';
+import { usePartners } from './orders.js';
+import { go, hashOf } from './router.js';
+import { Copyable, ErrorBox, html, Input, link, Section, Select, useAction } from './ui.js';
 /** @import { FieldEvent } from './ui.js' */
 /** @import { Environment, KeyRotation, KeySet, Partner, PartnerBody, RotateKeysBody } from './types' */
 
@@ -12,31 +14,33 @@ import { ErrorBox, html, Input, Section, Select, useAction } from './ui.js';
  * @param {{ keys: Record<string, KeySet>, title: string }} props
  */
 function Keys({ keys, title }) {
-  return html`<div class="keys" data-testid="new-keys"><strong>${title}</strong> <span class="muted small">shown once: copy them now</span>
+  return html`<div class="keys" data-testid="new-keys" role="status"><strong>${title}</strong> <span class="muted small">the secrets are also under Get started (Reveal), or GET /sandbox/partners/{client_id}/keys</span>
     ${Object.entries(keys).map(([env, set]) => html`<div class="keyset"><span class="label">${env}</span>
-      ${Object.entries(set).map(([k, v]) => html`<div><span class="muted small">${k}</span> <code class="break">${v}</code></div>`)}</div>`)}</div>`;
+      ${Object.entries(set).map(([k, v]) => html`<div><span class="muted small">${k}</span> <${Copyable} value=${v} label=${`the new ${env} ${k.replace('_', ' ')}`} /></div>`)}</div>`)}</div>`;
 }
 
-export function PartnersScreen() {
+/** Partners, and the settings of the one in the URL (`#/partners/{client_id}`), else the first. @param {{ selected?: string }} props */
+export function PartnersScreen({ selected }) {
   const partners = usePartners();
-  const [selected, setSelected] = useState(/** @type {string | undefined} */ (undefined));
   const list = partners.data ?? [];
   const current = list.find((p) => p.client_id === selected) ?? list[0];
   return html`<div class="screen">
-    <${CreatePartner} onCreated=${(/** @type {Partner} */ p) => {
+    <div class="screen-head"><h1>Partners</h1><${CreatePartner} onCreated=${(/** @type {Partner} */ p) => {
       partners.reload();
-      setSelected(p.client_id);
-    }} />
+      go(hashOf('partners', p.client_id), { replace: true });
+    }} /></div>
     <div class="columns partners">
       <div class="col-main">
-        <${Section} title="Partners">
+        <${Section} title="Every partner" id="partners-list">
           <${ErrorBox} error=${partners.error} />
-          <table class="list" data-testid="partners">
+          <table class="list cards" data-testid="partners">
             <thead><tr><th>Name</th><th>Client id</th><th>KYB</th><th>Webhook URL</th><th>Events</th><th>IP whitelist</th></tr></thead>
-            <tbody>${list.map((p) => html`<tr key=${p.client_id} class=${`clickable ${current?.client_id === p.client_id ? 'selected' : ''}`} onClick=${() => setSelected(p.client_id)}>
-              <td>${p.name}</td><td class="mono small">${p.client_id}</td><td><span class=${`status kyb-${p.kyb_status}`}>${p.kyb_status}</span></td>
-              <td class="mono small break">${p.webhook_url ?? html`<span class="muted">none</span>`}</td><td class="num">${p.events.length}</td>
-              <td class="small">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td></tr>`)}</tbody>
+            <tbody>${list.map((p) => html`<tr key=${p.client_id} class=${current?.client_id === p.client_id ? 'selected' : ''} aria-current=${current?.client_id === p.client_id ? 'true' : undefined}>
+              <td class="key" data-label="Name"><a href=${link('partners', p.client_id)}>${p.name}</a></td>
+              <td data-label="Client id"><${Copyable} value=${p.client_id} label=${`the client id of ${p.name}`} /></td>
+              <td data-label="KYB"><span class=${`status kyb-${p.kyb_status}`}>${p.kyb_status}</span></td>
+              <td class="mono small break" data-label="Webhook URL">${p.webhook_url ?? html`<span class="muted">none</span>`}</td><td class="num" data-label="Events">${p.events.length}</td>
+              <td class="small" data-label="IP whitelist">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td></tr>`)}</tbody>
           </table>
         </${Section}>
       </div>
@@ -72,15 +76,26 @@ function Settings({ partner, onSaved }) {
       events: (meta?.events ?? []).filter((ev) => form.events.has(ev)),
       ip_whitelist: form.ip_whitelist.split(/[\s,]+/).filter(Boolean),
     };
-    action.run('saved', () => patch(`/sandbox/partners/${partner.client_id}`, body)).then((r) => r && onSaved());
+    action.run('saved', async () => {
+      const saved = await patch(`/sandbox/partners/${partner.client_id}`, body);
+      onSaved();
+      return saved;
+    });
   };
   /** @param {Environment} environment */
   const rotate = (environment) => {
+    // Rotation revokes the current set at once: a partner's running test would start failing.
+    if (!confirm(`Rotate the ${environment} keys of ${partner.name}? The current ${environment} set stops working at once.`)) return;
     /** @type {RotateKeysBody} */
     const body = { environment };
-    return action
-      .run(`rotated ${environment}`, /** @returns {Promise<KeyRotation>} */ () => post(`/sandbox/partners/${partner.client_id}/keys`, body))
-      .then((r) => r && setRotated(r));
+    return action.run(`Rotated the ${environment} keys of ${partner.name}: the previous set no longer works`, async () => {
+      /** @type {KeyRotation} */
+      const r = await post(`/sandbox/partners/${partner.client_id}/keys`, body);
+      setRotated(r);
+      // The keys shown (masked) are the new ones.
+      onSaved();
+      return r;
+    });
   };
   /** @param {string} ev */
   const toggle = (ev) => {
@@ -102,8 +117,10 @@ function Settings({ partner, onSaved }) {
         ${action.done === 'saved' && !action.error ? html`<span class="ok small">Saved.</span>` : null}</div>
     </form>
     <h3>Keys</h3>
-    <div class="keyset-masked">${/** @type {Array<[Environment, KeySet]>} */ (Object.entries(partner.keys)).map(([env, set]) => html`<div><span class="label">${env}</span> <code>${set.public_key}</code> <code>${set.secret_key}</code>
-      <button class="small" onClick=${() => rotate(env)} disabled=${action.busy}>Rotate ${env} keys</button></div>`)}</div>
+    <div class="keyset-masked" data-testid="keys">${/** @type {Array<[Environment, KeySet]>} */ (Object.entries(partner.keys)).map(([env, set]) => html`<div><span class="label">${env}</span>
+      <${Copyable} value=${set.public_key} label=${`the ${env} public key`} /> <code class="small">${set.secret_key}</code>
+      <button type="button" class="small" data-action=${`rotate-${env}`} onClick=${() => rotate(env)} disabled=${action.busy}>Rotate ${env} keys…</button></div>`)}</div>
+    ${action.done && !action.error && action.done !== 'saved' ? html`<p class="ok small" data-testid="action-result">${action.done}</p>` : null}
     ${rotated ? html`<${Keys} title=${`New ${rotated.environment} keys; the previous set no longer works`} keys=${{ [rotated.environment]: rotated.keys }} />` : null}
     <${ErrorBox} error=${action.error} />
   </${Section}>`;
@@ -125,21 +142,21 @@ function CreatePartner({ onCreated }) {
     const body = { kyb_status: form.kyb_status };
     if (form.name.trim()) body.name = form.name.trim();
     if (form.webhook_url.trim()) body.webhook_url = form.webhook_url.trim();
-    const p = await action.run('created', /** @returns {Promise<Partner>} */ () => post('/sandbox/partners', body));
+    const p = await action.run((/** @type {Partner} */ c) => `Created ${c.client_id}: its keys are below`, /** @returns {Promise<Partner>} */ () => post('/sandbox/partners', body));
     if (p) {
       setCreated(p);
       onCreated(p);
     }
   };
-  if (!open) return html`<div class="toolbar"><button class="primary" onClick=${() => setOpen(true)}>New partner…</button></div>`;
-  return html`<${Section} title="New partner" actions=${html`<button class="small" onClick=${() => setOpen(false)}>Close</button>`}>
+  if (!open) return html`<button type="button" class="primary" data-action="open-new-partner" onClick=${() => setOpen(true)}>New partner…</button>`;
+  return html`<${Section} title="New partner" id="new-partner" actions=${html`<button type="button" class="small" onClick=${() => setOpen(false)}>Close</button>`}>
     <form class="form-grid" onSubmit=${submit}>
       <${Input} label="Name" name="name" value=${form.name} onInput=${set('name')} placeholder="Acme Wallet" />
       <${Select} label="KYB status" name="kyb" value=${form.kyb_status} onChange=${set('kyb_status')} options=${meta?.kyb ?? ['approved']} />
       <${Input} label="Webhook URL" name="webhook" value=${form.webhook_url} onInput=${set('webhook_url')} placeholder="http://127.0.0.1:8080/hooks" size="30" />
       <div class="form-actions"><button class="primary" type="submit" disabled=${action.busy}>Create partner</button></div>
     </form>
-    ${created ? html`<p>Created <span class="mono">${created.client_id}</span>.</p><${Keys} title="Keys" keys=${created.keys} />` : null}
+    ${created ? html`<p>Created <${Copyable} value=${created.client_id} label="the new client id" />.</p><${Keys} title="Keys" keys=${created.keys} />` : null}
     <${ErrorBox} error=${action.error} />
   </${Section}>`;
 }

@@ -23,12 +23,7 @@ export type { WebhookEvent } from '../../shared/events';
 export type { KybStatus } from '../../auth/partner.schemas';
 export type { DeliveryStatus } from '../../webhooks/delivery.schemas';
 export type { ClockMode } from '../../clock/virtual-clock';
-import type { Environment } from '../../reference/fixtures.schema';
 import type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
-import type { WebhookEvent } from '../../shared/events';
-import type { KybStatus } from '../../auth/partner.schemas';
-import type { DeliveryStatus } from '../../webhooks/delivery.schemas';
-import type { ClockMode } from '../../clock/virtual-clock';
 /** An ISO 8601 instant, as the sandbox renders it. */
 export type DateTime = string;
 
@@ -285,6 +280,12 @@ export type PayinBody = FormBody<ControlBody<'simulatePayin'>>;
 /** POST /sandbox/orders/{reference}/payout body (`percentage` with `partial` only). */
 export type PayoutBody = FormBody<ControlBody<'decidePayout'>>;
 
+/** POST /sandbox/orders/{reference}/simulate body, as the page sends it (a status from a select). */
+export type SimulateBody = FormBody<ControlBody<'simulateOrder'>>;
+
+/** POST /sandbox/orders/{reference}/simulate: the order detail with `path`, the statuses passed through. */
+export type SimulatedOrder = ControlData<'simulateOrder'>;
+
 /** POST /sandbox/orders/{reference}/cancel body. */
 export type CancelBody = ControlBody<'sandboxCancelOrder'>;
 
@@ -336,30 +337,18 @@ export type LiveMessage =
 export type LiveKind = LiveMessage['event'];
 
 /** The state of the live connection, shown in the top bar. */
-export type LiveState = 'connecting' | 'live' | 'offline';
+export type LiveState = 'connecting' | 'connected' | 'reconnecting' | 'offline';
 
-// ---- vocabularies from GET /openapi.json ---------------------------------------------------------
+// ---- what the page is given with its HTML (src/dashboard/vocabulary.ts) ------------------------
 
-/** The vocabularies the page offers in its selects (meta.js). */
-export interface Meta {
-  statuses: OrderStatus[];
-  events: WebhookEvent[];
-  types: OrderType[];
-  kyb: KybStatus[];
-  deliveryStatuses: DeliveryStatus[];
-  environments: Environment[];
-}
+export type { DashboardBootstrap as Bootstrap } from '../vocabulary';
+import type { DashboardVocabulary } from '../vocabulary';
 
-/** The parts of the OpenAPI document (GET /openapi.json) meta.js reads them from. */
-export interface OpenApiVocabularies {
-  components: {
-    schemas: {
-      OrderSummary: { properties: { status: { enum: OrderStatus[] } } };
-      WebhookEvent: { enum: WebhookEvent[] };
-      OrderType: { enum: OrderType[] };
-      KybStatus: { enum: KybStatus[] };
-      DeliveryStatus: { enum: DeliveryStatus[] };
-      SandboxOrderSummary: { properties: { environment: { enum: Environment[] } } };
-    };
-  };
-}
+/** The vocabularies the page offers in its selects (meta.js), the server's own lists. */
+export type Meta = DashboardVocabulary;
+
+/** GET /sandbox/partners/{client_id}/keys: a partner's key sets in full. */
+export type PartnerKeys = ControlData<'getPartnerKeys'>;
+
+/** One page of a list and its meta (GET /sandbox/webhooks/deliveries, /sandbox/requests, /sandbox/orders). */
+export type Paged<T> = Envelope<T[]> & { meta: PageMeta };

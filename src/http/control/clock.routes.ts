@@ -2,33 +2,62 @@ import { z } from 'zod';
 import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, clockView, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../../clock';
 import { badRequest, conflict, validationError } from '../../shared/errors';
 import { DateTime, MAX_INSTANT, MAX_SPEED } from '../../shared/schemas';
+import { documentedAs, ruledOut } from '../../shared/documented';
 import type { Api, AnyRouteSpec } from '../api';
 
 const FIRED_SHOWN = 1000;
 
-const ClockBodySchema = z.object({
-  mode: z.enum(CLOCK_MODES).optional(),
-  speed: z.number().positive().max(MAX_SPEED).optional(),
-});
+const ClockBodySchema = z
+  .object({
+    mode: z.enum(CLOCK_MODES).optional(),
+    speed: z.number().positive().max(MAX_SPEED).optional().meta({ description: 'virtual seconds per wall second in realtime mode', example: 60 }),
+  })
+  .meta({ id: 'ClockBody', example: { mode: 'manual' } });
 
 /** CONTRACT §9: the clock moves at most 10 years per advance, whatever the input says. */
 export const MAX_ADVANCE_MS = 10 * 365 * 86_400_000;
 
-const AdvanceBodySchema = z
-  .object({
-    ms: z.number().int().nonnegative().max(MAX_ADVANCE_MS, 'must be at most 10 years (315360000000 ms)').optional(),
-    to: z.iso.datetime({ offset: true }).optional().meta({ description: 'at most 10 years ahead of the virtual now' }),
-    duration: z
-      .string()
-      .max(64)
-      .refine((d) => parseDuration(d) !== undefined, 'must be a duration such as 90s, 5m, 2h, 1d or 1h30m')
-      .refine((d) => (parseDuration(d) ?? 0) <= MAX_ADVANCE_MS, 'must be at most 10 years (3650d)')
-      .optional(),
-  })
-  .refine((b) => [b.ms, b.to, b.duration].filter((v) => v !== undefined).length === 1, {
-    message: 'give exactly one of ms, to or duration',
-    path: ['ms'],
-  });
+const Ms = z.number().int().nonnegative().max(MAX_ADVANCE_MS, 'must be at most 10 years (315360000000 ms)').meta({ example: 60_000 });
+const To = z.iso.datetime({ offset: true });
+const ToDoc = To.meta({
+  // zod's own date-time pattern (a real date, seconds, Z or an offset); `[0-9]` in the document
+  pattern: To.def.pattern?.source,
+  description: 'an instant, at most 10 years ahead of the virtual now (an earlier one is a 400: the clock never goes back)',
+  example: '2026-01-15T13:00:00.000Z',
+});
+const Duration = z
+  .string()
+  .max(64)
+  .refine((d) => parseDuration(d) !== undefined, 'must be a duration such as 90s, 5m, 2h, 1d or 1h30m')
+  .refine((d) => (parseDuration(d) ?? 0) <= MAX_ADVANCE_MS, 'must be at most 10 years (3650d)');
+/**
+ * The durations the document allows: whole units in the order d, h, m, s, ms, each bounded so the
+ * sum stays under 10 years (2999d 9999h 99999m 999999s 999999999ms at most). The server reads
+ * more (any order, repeats, decimals such as 1.5h, up to 3650d).
+ */
+const D = '(?:[12][0-9]{3}|[0-9]{1,3})d';
+const H = '[0-9]{1,4}h';
+const M = '[0-9]{1,5}m';
+const S = '[0-9]{1,6}s';
+const MS = '[0-9]{1,9}ms';
+export const DURATION_PATTERN = `^(?:${D}(?:${H})?(?:${M})?(?:${S})?(?:${MS})?|${H}(?:${M})?(?:${S})?(?:${MS})?|${M}(?:${S})?(?:${MS})?|${S}(?:${MS})?|${MS})$`;
+const DurationDoc = Duration.meta({ pattern: DURATION_PATTERN, description: 'e.g. 90s, 5m, 2h, 1d or 1h30m', example: '2h' });
+
+const AdvanceBodySchema = documentedAs(
+  z
+    .object({ ms: Ms.optional(), to: To.optional(), duration: Duration.optional() })
+    .refine((b) => [b.ms, b.to, b.duration].filter((v) => v !== undefined).length === 1, {
+      message: 'give exactly one of ms, to or duration',
+      path: ['ms'],
+    }),
+  z
+    .union([
+      z.object({ ms: Ms }).meta({ id: 'AdvanceByMs', ...ruledOut('to', 'duration'), example: { ms: 60_000 } }),
+      z.object({ to: ToDoc }).meta({ id: 'AdvanceTo', ...ruledOut('ms', 'duration'), example: { to: '2026-01-15T13:00:00.000Z' } }),
+      z.object({ duration: DurationDoc }).meta({ id: 'AdvanceByDuration', ...ruledOut('ms', 'to'), example: { duration: '2h' } }),
+    ])
+    .meta({ id: 'AdvanceBody', description: 'CONTRACT §4, §9: exactly one of `ms`, `to` or `duration`, at most 10 years ahead' }),
+);
 
 export const AdvanceResultSchema = z
   .object({

@@ -5,23 +5,30 @@ import { RecordedRequestSchema, RequestsQuerySchema, type RequestLog } from '../
 import { notFound } from '../../shared/errors';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
-const IdParamsSchema = z.object({ id: z.string() });
+const RequestIdParamsSchema = z.object({ id: z.string().min(1).meta({ description: 'a recorded request id', example: 'req_1' }) });
+const FaultIdParamsSchema = z.object({ id: z.string().min(1).meta({ description: 'a fault id', example: 'flt_1' }) });
+const ClearedSchema = z.object({ cleared: z.number().int().meta({ example: 12 }) }).meta({ id: 'RequestsCleared' });
+const RemovedSchema = z.object({ removed: z.number().int().meta({ example: 1 }) }).meta({ id: 'FaultsRemoved' });
 
 // The specs are exported so the control client (src/client/control-client.ts) is typed by them.
-export const listRequestsSpec = { ...admin, method: 'GET', path: '/sandbox/requests', operationId: 'listRequests', summary: 'The /v1 requests the sandbox received, newest first', query: RequestsQuerySchema, data: z.array(RecordedRequestSchema), message: 'Requests retrieved' } as const satisfies AnyRouteSpec;
-export const getRequestSpec = { ...admin, method: 'GET', path: '/sandbox/requests/{id}', operationId: 'getRequest', summary: 'One recorded request', params: IdParamsSchema, data: RecordedRequestSchema, message: 'Request retrieved', errors: [404] } as const satisfies AnyRouteSpec;
-export const clearRequestsSpec = { ...admin, method: 'DELETE', path: '/sandbox/requests', operationId: 'clearRequests', summary: 'Forget every recorded request', data: z.object({ cleared: z.number().int() }), message: 'Requests cleared' } as const satisfies AnyRouteSpec;
+export const listRequestsSpec = { ...admin, method: 'GET', path: '/sandbox/requests', operationId: 'listRequests', summary: 'The /v1 requests the sandbox received, newest first, a page at a time', query: RequestsQuerySchema, data: RecordedRequestSchema, paged: true, message: 'Requests retrieved' } as const satisfies AnyRouteSpec;
+export const getRequestSpec = { ...admin, method: 'GET', path: '/sandbox/requests/{id}', operationId: 'getRequest', summary: 'One recorded request', params: RequestIdParamsSchema, data: RecordedRequestSchema, message: 'Request retrieved', errors: [404] } as const satisfies AnyRouteSpec;
+export const clearRequestsSpec = { ...admin, method: 'DELETE', path: '/sandbox/requests', operationId: 'clearRequests', summary: 'Forget every recorded request', data: ClearedSchema, message: 'Requests cleared' } as const satisfies AnyRouteSpec;
 export const addFaultSpec = { ...admin, method: 'POST', path: '/sandbox/faults', operationId: 'addFault', summary: 'Inject a fault on matching /v1 requests: latency, 429/5xx, dropped connection', body: FaultInputSchema, data: FaultSchema, message: 'Fault added' } as const satisfies AnyRouteSpec;
 export const listFaultsSpec = { ...admin, method: 'GET', path: '/sandbox/faults', operationId: 'listFaults', summary: 'Faults in force', data: z.array(FaultSchema), message: 'Faults retrieved' } as const satisfies AnyRouteSpec;
-export const removeFaultSpec = { ...admin, method: 'DELETE', path: '/sandbox/faults/{id}', operationId: 'removeFault', summary: 'Remove one fault', params: IdParamsSchema, data: FaultSchema, message: 'Fault removed', errors: [404] } as const satisfies AnyRouteSpec;
-export const clearFaultsSpec = { ...admin, method: 'DELETE', path: '/sandbox/faults', operationId: 'clearFaults', summary: 'Remove every fault', data: z.object({ removed: z.number().int() }), message: 'Faults removed' } as const satisfies AnyRouteSpec;
+export const removeFaultSpec = { ...admin, method: 'DELETE', path: '/sandbox/faults/{id}', operationId: 'removeFault', summary: 'Remove one fault', params: FaultIdParamsSchema, data: FaultSchema, message: 'Fault removed', errors: [404] } as const satisfies AnyRouteSpec;
+export const clearFaultsSpec = { ...admin, method: 'DELETE', path: '/sandbox/faults', operationId: 'clearFaults', summary: 'Remove every fault', data: RemovedSchema, message: 'Faults removed' } as const satisfies AnyRouteSpec;
 
 /** CONTRACT §11 request inspector routes. */
 export function registerRequestRoutes(api: Api, deps: { requests: RequestLog }): void {
   const { requests } = deps;
   api.route(
     listRequestsSpec,
-    ({ query }) => requests.list(query),
+    ({ query }) => {
+      const perPage = query.per_page ?? query.limit ?? 50;
+      const { items, total } = requests.page(query);
+      return { page: items, meta: { total, per_page: perPage, current_page: query.page, last_page: Math.max(1, Math.ceil(total / perPage)) } };
+    },
   );
   api.route(
     getRequestSpec,

@@ -1,21 +1,51 @@
 import { z } from 'zod';
 import type { AddressFormat, Environment, ReferenceStore } from '../../reference';
 import { ENVIRONMENTS } from '../../reference';
-import { CustomerSchema, LegSchema, OrderSummarySchema, type CreateOrderBody, type LegInput } from '../../orders';
+import {
+  CryptoLegSchema,
+  CryptoRecipientSchema,
+  CustomerSchema,
+  FiatLegSchema,
+  FiatRecipientSchema,
+  LegSchema,
+  OrderSummarySchema,
+  type CreateOrderBody,
+  type LegInput,
+} from '../../orders';
+import { documentedAs, TRIMMED_PATTERN } from '../../shared/documented';
+
+const fields = {
+  client_id: z.string().min(1).meta({ description: 'the partner the order is made for', example: 'ptr_acme' }),
+  environment: z.enum(ENVIRONMENTS).optional().meta({ description: 'default test' }),
+  customer: CustomerSchema.optional(),
+  merchant_reference: z.string().trim().min(1).max(100).optional().meta({ pattern: TRIMMED_PATTERN }),
+  partner_fee: z.number().min(0).max(10).optional(),
+};
+const RECIPIENT = 'default: a valid account (offramp, bank 0123456789 at the fiat’s first institution) or address on the network';
 
 /** `POST /sandbox/orders`: an order created for a partner without signing (CONTRACT §15 dashboard). */
-export const ControlCreateOrderSchema = z.object({
-  client_id: z.string().min(1),
-  environment: z.enum(ENVIRONMENTS).optional().meta({ description: 'default test' }),
-  from: LegSchema,
-  to: LegSchema,
-  recipient: z.record(z.string(), z.unknown(), 'Invalid input: expected object').optional().meta({
-    description: 'default: a valid account (offramp, bank 0123456789 at the fiat’s first institution) or address on the network',
+export const ControlCreateOrderSchema = documentedAs(
+  z.object({
+    ...fields,
+    from: LegSchema,
+    to: LegSchema,
+    recipient: z.record(z.string(), z.unknown(), 'Invalid input: expected object').optional().meta({ description: RECIPIENT }),
   }),
-  customer: CustomerSchema.optional(),
-  merchant_reference: z.string().trim().min(1).max(100).optional(),
-  partner_fee: z.number().min(0).max(10).optional(),
-});
+  // As POST /v1/orders from legs: their networks give the type, and so the recipient's kind.
+  z
+    .union([
+      z
+        .object({ ...fields, from: FiatLegSchema, to: CryptoLegSchema, recipient: CryptoRecipientSchema.optional().meta({ description: RECIPIENT }) })
+        .meta({ id: 'SandboxCreateOnrampOrder', example: { client_id: 'ptr_acme', from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' } } }),
+      z
+        .object({ ...fields, from: CryptoLegSchema, to: FiatLegSchema, recipient: FiatRecipientSchema.optional().meta({ description: RECIPIENT }) })
+        .meta({ id: 'SandboxCreateOfframpOrder', example: { client_id: 'ptr_acme', from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'NGN' } } }),
+      z
+        .object({ ...fields, from: CryptoLegSchema, to: CryptoLegSchema, recipient: CryptoRecipientSchema.optional().meta({ description: RECIPIENT }) })
+        .meta({ id: 'SandboxCreateSwapOrder', example: { client_id: 'ptr_acme', from: { currency: 'USDC', network: 'base-sepolia', amount: 100 }, to: { currency: 'ETH', network: 'base-sepolia' } } }),
+    ])
+    .meta({ id: 'SandboxCreateOrderBody', description: 'An order for any partner, unsigned; customer and recipient are filled in when not given' }),
+);
 export type ControlCreateOrder = z.output<typeof ControlCreateOrderSchema>;
 
 /** An order summary with its owner, as the cross-partner list shows it. */
@@ -52,7 +82,9 @@ function defaultRecipient(reference: ReferenceStore, env: Environment, from: Leg
   if (to.network === undefined) {
     // An offramp pays a bank account: the name must be the bank's (what an account lookup says).
     const bank = reference.institutionsOf(to.currency).find((i) => i.type === 'bank') ?? reference.institutionsOf(to.currency)[0];
-    if (!bank) return {};
+    // No institution (a currency that is no fiat): a recipient of the right shape all the same, so
+    // the create names what is wrong (the currency), not a recipient the caller never sent.
+    if (!bank) return { institution_code: '-', account_number: ACCOUNT_NUMBER, account_name: CUSTOMER.name.toUpperCase() };
     let accountName = CUSTOMER.name.toUpperCase();
     try {
       accountName = reference.lookupAccount(bank.code, ACCOUNT_NUMBER).account_name;

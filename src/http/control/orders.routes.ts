@@ -20,6 +20,7 @@ import {
 import { OrderTypeSchema } from '../../orders/pricing.schemas';
 import { badRequest } from '../../shared/errors';
 import { paginate } from '../../shared/envelope';
+import { TRIMMED_PATTERN } from '../../shared/documented';
 import { ControlCreateOrderSchema, createOrderBody, SandboxOrderSummarySchema } from './order-defaults';
 
 const admin = { auth: 'admin', tag: 'sandbox', params: ReferenceParamsSchema, data: OrderDetailSchema } as const;
@@ -33,11 +34,14 @@ const ListQuerySchema = z.object({
   ...ControlPageQuery,
 });
 
-const FulfilBodySchema = z.object({
-  tx_hash: z.string().trim().min(1).max(200).optional().meta({ description: 'crypto pay-in; default: the hash of the pending pay-in' }),
-  reference: z.string().trim().min(1).max(100).optional().meta({ description: 'fiat pay-in; default: the reference of the pending pay-in' }),
-  institution: z.string().trim().min(1).max(100).optional().meta({ description: 'fiat pay-in; default: the pay-in institution' }),
-});
+const trimmed = (max: number) => z.string().trim().min(1).max(max).meta({ pattern: TRIMMED_PATTERN });
+const FulfilBodySchema = z
+  .object({
+    tx_hash: trimmed(200).optional().meta({ description: 'crypto pay-in; default: the hash of the pending pay-in' }),
+    reference: trimmed(100).optional().meta({ description: 'fiat pay-in; default: the reference of the pending pay-in', example: 'TRF8803344556677881' }),
+    institution: trimmed(100).optional().meta({ description: 'fiat pay-in; default: the pay-in institution', example: '058' }),
+  })
+  .meta({ id: 'SandboxFulfilBody', description: 'Every field optional: the pending pay-in\'s own proof is used', example: {} });
 
 const SimulateBodySchema = z
   .object({

@@ -3,6 +3,7 @@ import {
   ClientIdParamsSchema,
   CreatePartnerBodySchema,
   KeyRotationSchema,
+  PartnerKeysSchema,
   PartnerSchema,
   RotateKeysBodySchema,
   UpdatePartnerBodySchema,
@@ -20,6 +21,7 @@ export const getPartnerSpec = { ...admin, method: 'GET', path: '/sandbox/partner
 export const updatePartnerSpec = { ...admin, method: 'PATCH', path: '/sandbox/partners/{client_id}', operationId: 'updatePartner', summary: 'Update KYB status, webhook URL, events or IP whitelist', params: ClientIdParamsSchema, body: UpdatePartnerBodySchema, data: PartnerSchema, message: 'Partner updated', errors: [404] } as const satisfies AnyRouteSpec;
 export const rotatePartnerKeysSpec = { ...admin, method: 'POST', path: '/sandbox/partners/{client_id}/keys', operationId: 'rotatePartnerKeys', summary: 'New key set for an environment; the previous one is revoked at once', params: ClientIdParamsSchema, body: RotateKeysBodySchema, data: KeyRotationSchema, message: 'Key set created; the previous set is revoked', errors: [404] } as const satisfies AnyRouteSpec;
 
+export const getPartnerKeysSpec = { ...admin, method: 'GET', path: '/sandbox/partners/{client_id}/keys', operationId: 'getPartnerKeys', summary: 'A partner’s key sets in full (what the dashboard reveals on demand; the terminal prints the demo partner’s)', params: ClientIdParamsSchema, data: PartnerKeysSchema, message: 'Keys retrieved', errors: [404] } as const satisfies AnyRouteSpec;
 
 /** CONTRACT §4 partner routes, and the list of CONTRACT §15. */
 export function registerPartnerRoutes(api: Api, deps: { partners: PartnerRegistry }): void {
@@ -39,6 +41,13 @@ export function registerPartnerRoutes(api: Api, deps: { partners: PartnerRegistr
   api.route(
     updatePartnerSpec,
     ({ params, body }) => partnerView(partners.update(partners.require(params.client_id).client_id, body), true),
+  );
+  api.route(
+    getPartnerKeysSpec,
+    ({ params }) => {
+      const partner = partners.require(params.client_id);
+      return { client_id: partner.client_id, keys: { test: { ...partner.keys.test }, live: { ...partner.keys.live } } };
+    },
   );
   api.route(
     rotatePartnerKeysSpec,

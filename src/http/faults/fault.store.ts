@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENVIRONMENTS, type Environment } from '../../reference';
+import { TEXT_PATTERN } from '../../shared/documented';
 import { compileGlob, MAX_GLOB_LENGTH, type CompiledGlob } from './glob';
 
 // One set of rules for every fault field (CONTRACT §12), shared by `POST /sandbox/faults` (and the
@@ -8,37 +9,55 @@ import { compileGlob, MAX_GLOB_LENGTH, type CompiledGlob } from './glob';
 const LatencyMs = z.number().int().min(0).max(120_000);
 const Rate = z.number().min(0).max(1);
 const FaultFields = {
-  client_id: z.string().min(1).optional(),
+  client_id: z.string().min(1).optional().meta({ description: 'only this partner\'s requests (default: every partner)', example: 'ptr_acme' }),
   environment: z.enum(ENVIRONMENTS).optional(),
   method: z
     .string()
     .regex(/^[A-Za-z]+$/, 'must be an HTTP method')
     .transform((m) => m.toUpperCase())
-    .optional(),
+    .optional()
+    .meta({ example: 'POST' }),
   path: z
     .string()
     .max(MAX_GLOB_LENGTH, `must be at most ${MAX_GLOB_LENGTH} characters`)
     .regex(/^\/v1(?:\/|$)/, 'must be a /v1 path glob (faults apply to /v1 only), e.g. /v1/orders or /v1/orders/*')
     .optional()
-    .meta({ description: `glob (at most ${MAX_GLOB_LENGTH} characters): \`*\` one segment, \`**\` any number of segments; the query is ignored` }),
+    .meta({
+      // the server's rule (a /v1 path), with text of the Basic Multilingual Plane (see TEXT_PATTERN)
+      pattern: `^/v1(?:/${TEXT_PATTERN.slice(1, -1)})?$`,
+      description: `glob (at most ${MAX_GLOB_LENGTH} characters): \`*\` one segment, \`**\` any number of segments; the query is ignored`,
+      example: '/v1/orders',
+    }),
   latency_ms: z
     .union([
-      LatencyMs,
-      z.object({ min: LatencyMs, max: LatencyMs }).refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['min'] }),
+      LatencyMs.meta({ description: 'ms added to each matching request', example: 250 }),
+      z
+        .object({ min: LatencyMs, max: LatencyMs })
+        .refine((r) => r.min <= r.max, { message: 'min must not exceed max', path: ['min'] })
+        .meta({
+          id: 'LatencyRange',
+          // JSON Schema cannot compare two fields: the rule is stated here, and the server answers 422 `latency_ms.min: min must not exceed max`.
+          description: 'a random latency from min to max ms, each drawn anew; `min` must not exceed `max`',
+          'x-constraint': 'min <= max',
+          example: { min: 100, max: 500 },
+        }),
     ])
     .optional(),
   error: z
     .object({
-      status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
-      rate: Rate.optional(),
+      status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).meta({ type: 'integer', enum: [429, 500, 502, 503, 504], example: 503 }),
+      rate: Rate.optional().meta({ description: 'the share of matching requests it applies to (default 1)', example: 0.5 }),
     })
-    .optional(),
+    .optional()
+    .meta({ id: 'FaultError', example: { status: 503 } }),
   drop: Rate.optional().meta({ description: 'rate (0..1) at which the connection is closed without an answer' }),
   times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
 };
 const Phase = z.enum(['before', 'after']);
 const hasEffect = (f: { latency_ms?: unknown; error?: unknown; drop?: unknown }) => f.latency_ms !== undefined || f.error !== undefined || f.drop !== undefined;
 const HAS_EFFECT = { message: 'give at least one of latency_ms, error or drop', path: ['error'] };
+/** The document's form of `hasEffect`. */
+const HAS_EFFECT_DOC = { anyOf: [{ required: ['latency_ms'] }, { required: ['error'] }, { required: ['drop'] }] };
 
 /** CONTRACT §12 fault, as created by `POST /sandbox/faults` (and the scenario `fault` step). */
 export const FaultInputSchema = z
@@ -46,7 +65,8 @@ export const FaultInputSchema = z
     ...FaultFields,
     phase: Phase.optional().meta({ description: 'before (default): the request is not carried out; after: it is, then the answer is replaced' }),
   })
-  .refine(hasEffect, HAS_EFFECT);
+  .refine(hasEffect, HAS_EFFECT)
+  .meta({ id: 'FaultBody', description: 'CONTRACT §12: at least one of latency_ms, error or drop', ...HAS_EFFECT_DOC, example: { path: '/v1/orders', method: 'POST', error: { status: 503 }, times: 1 } });
 export type FaultInput = z.output<typeof FaultInputSchema>;
 
 /** The largest fault serial (ids are `flt_<serial>`): far from where `++` stops counting. */
@@ -56,7 +76,7 @@ const FAULT_ID = /^flt_([1-9][0-9]{0,14})$/;
 /** A fault in force (the same field rules as `FaultInputSchema`), as listed and as a state document holds it. */
 export const FaultSchema = z
   .object({
-    id: z.string().regex(FAULT_ID, 'must be flt_ and a counter (1 to 15 digits), as the sandbox makes fault ids'),
+    id: z.string().regex(FAULT_ID, 'must be flt_ and a counter (1 to 15 digits), as the sandbox makes fault ids').meta({ example: 'flt_1' }),
     ...FaultFields,
     phase: Phase,
     remaining: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'applications left (null: unlimited)' }),

@@ -2,22 +2,27 @@ import type { Context } from 'koa';
 import type { AuthContext } from '../../auth';
 import type { Clock, WallClock } from '../../clock';
 import type { Bus } from '../../shared/bus';
-import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, type RawRecord, type RequestLog } from '../request-log';
+import { BODY_EXCERPT, FIELD_EXCERPT, maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord, type RequestLog } from '../request-log';
 import { redactUrl } from '../redact';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
 
-/** What the recorder publishes: a /v1 request was recorded (the dashboard's live feed counts them). */
+/**
+ * What the recorder publishes: a /v1 request was recorded, with its id and the record as the
+ * log keeps it (the dashboard's live feed counts them; `ramp-sandbox tail` shows each). A
+ * listener reads it at once and keeps none of it: it is the log's own.
+ */
 export interface RequestEvents {
-  'request.recorded': undefined;
+  'request.recorded': { readonly id: string; readonly raw: Readonly<RawRecord> };
 }
 
 /**
  * The request inspector's recorder (CONTRACT §11): every /v1 request, once answered, with
  * its auth, the signature hint when one failed, the injected fault, and both bodies cut at
- * 4 KiB. Headers are kept with key material masked. Each record is published on `bus`.
+ * 4 KiB. Request headers are kept with key material masked, and a few of the answer's. Each
+ * record is published on `bus`.
  */
-export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit'>): (ctx: Context, outcome: Outcome) => void {
+export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit' | 'has'>): (ctx: Context, outcome: Outcome) => void {
   return (ctx, outcome) => {
     const path = ctx.path;
     if (path !== '/v1' && !path.startsWith('/v1/')) return;
@@ -49,14 +54,18 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, b
     if (dropped) raw.message = 'connection closed without an answer (injected fault)';
     const hint = ctx.res.getHeader('svc-sandbox-hint');
     if (hint) raw.hint = ownCopy(String(hint).slice(0, FIELD_EXCERPT));
+    if (!dropped) {
+      const responseHeaders = shownResponseHeaders(ctx.response.headers, raw.hint);
+      if (responseHeaders) raw.responseHeaders = responseHeaders;
+    }
     const fault = ctx.state.faultId as string | undefined;
     if (fault) raw.fault = fault;
     const body = rawBodyOf(ctx);
     if (body) raw.requestBody = ownExcerpt(body, BODY_EXCERPT);
     const answer: unknown = ctx.body;
     if (!dropped && typeof answer === 'string' && answer) raw.responseBody = ownExcerpt(answer, BODY_EXCERPT);
-    log.recordRaw(raw);
-    bus?.emit('request.recorded', undefined);
+    const id = log.recordRaw(raw);
+    if (bus?.has('request.recorded')) bus.emit('request.recorded', { id, raw });
   };
 }
 

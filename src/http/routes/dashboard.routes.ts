@@ -1,21 +1,24 @@
 import { z } from 'zod';
 import type { Api } from '../api';
+import { answerEventStream } from '../event-stream';
 import { notFound } from '../../shared/errors';
-import { ASSET_MEDIA, ASSET_PREFIX, createAssetStore } from '../../dashboard/assets';
+import { ASSET_MEDIA, ASSET_NAME, ASSET_PREFIX, createAssetStore } from '../../dashboard/assets';
 import type { LiveFeed } from '../../dashboard/live';
+import { dashboardVocabulary, type DashboardBootstrap } from '../../dashboard/vocabulary';
 
 export { LiveFeed, type LiveFeedDeps, type LiveKind } from '../../dashboard/live';
 
 export const DASHBOARD_PATH = '/sandbox/dashboard';
 
-const AssetParamsSchema = z.object({ name: z.string().regex(/^[\w-]+\.(?:js|css)$/, 'must be an asset name such as app.js') });
+const AssetParamsSchema = z.object({ name: z.string().regex(ASSET_NAME, 'must be an asset name such as app.js').meta({ example: 'app.js' }) });
 
 /**
  * CONTRACT §15: the dashboard page (`GET /sandbox/dashboard`, and `GET /` redirects there),
  * its assets (served by the sandbox, no CDN) and its live feed (`GET /sandbox/events`).
  */
-export function registerDashboard(api: Api, deps: { live: LiveFeed }): void {
+export function registerDashboard(api: Api, deps: { live: LiveFeed; demoClientId: () => string }): void {
   const assets = createAssetStore();
+  const vocabulary = dashboardVocabulary();
   const page = { auth: 'page', tag: 'sandbox', data: z.void() } as const;
 
   api.route(
@@ -28,16 +31,24 @@ export function registerDashboard(api: Api, deps: { live: LiveFeed }): void {
     { ...page, data: z.string(), method: 'GET', path: DASHBOARD_PATH, operationId: 'dashboard', summary: 'The dashboard (HTML; it asks for the admin token when one is set)', html: true, message: 'The dashboard' },
     ({ ctx }) => {
       ctx.set('Cache-Control', 'no-cache');
-      return shell(assets.importMap());
+      return shell(assets.importMap(), { vocabulary, demo_client_id: deps.demoClientId() });
     },
   );
   api.route(
-    { ...page, method: 'GET', path: `${ASSET_PREFIX}/{name}`, operationId: 'dashboardAsset', summary: 'A script or stylesheet of the dashboard', params: AssetParamsSchema, media: ASSET_MEDIA, message: 'The asset', errors: [404] },
+    { ...page, method: 'GET', path: `${ASSET_PREFIX}/{name}`, operationId: 'dashboardAsset', summary: 'A script, stylesheet or icon of the dashboard (or the README), with an ETag', description: 'Cache-Control: no-cache with an ETag: a browser keeps the asset and asks again with If-None-Match (a 304 when unchanged), so an upgraded sandbox is never served stale files.', params: AssetParamsSchema, media: ASSET_MEDIA, message: 'The asset', errors: [304, 404] },
     async ({ params, ctx }) => {
       const asset = await assets.get(params.name);
       if (!asset) throw notFound(`No dashboard asset ${params.name}`);
       ctx.set('Cache-Control', 'no-cache');
+      ctx.set('ETag', asset.etag);
       ctx.type = asset.type;
+      ctx.status = 200;
+      // Koa's ctx.fresh compares If-None-Match with the ETag set above (the `fresh` package).
+      if (ctx.fresh) {
+        ctx.status = 304;
+        ctx.body = null;
+        return;
+      }
       ctx.body = asset.body;
     },
   );
@@ -56,26 +67,23 @@ export function registerDashboard(api: Api, deps: { live: LiveFeed }): void {
       message: 'The event stream',
     },
     ({ ctx }) => {
-      ctx.req.socket.setNoDelay(true);
-      ctx.req.socket.setTimeout(0);
-      ctx.set('Cache-Control', 'no-cache, no-transform');
-      ctx.set('X-Accel-Buffering', 'no');
-      ctx.type = 'text/event-stream; charset=utf-8';
-      ctx.status = 200;
-      ctx.body = deps.live.open();
+      answerEventStream(ctx, deps.live.open());
     },
   );
 }
 
-function shell(importMap: Record<string, string>): string {
-  // The import map is JSON in a script element: `<` is escaped so no value can close it.
+function shell(importMap: Record<string, string>, bootstrap: DashboardBootstrap): string {
+  // The import map and the bootstrap are JSON in script elements: `<` is escaped so no value can close one.
   const map = JSON.stringify({ imports: importMap }).replace(/</g, '\\u003c');
+  const boot = JSON.stringify(bootstrap).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>ramp-sandbox dashboard</title>
+<link rel="icon" href="${ASSET_PREFIX}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSET_PREFIX}/style.css">
+<script type="application/json" id="bootstrap">${boot}</script>
 <script type="importmap">${map}</script>
 <script type="module" src="${ASSET_PREFIX}/app.js"></script>
 </head><body>

@@ -1,10 +1,8 @@
 import type { Context } from 'koa';
-import { z } from 'zod';
 import {
   CancelBodySchema,
   CreateOrderBodySchema,
-  CryptoFulfilSchema,
-  FiatFulfilSchema,
+  FulfilBodySchema,
   IncludeQuerySchema,
   ListQuerySchema,
   OrderDetailSchema,
@@ -64,7 +62,7 @@ export function registerOrderRoutes(api: Api, deps: { orders: OrderService }): v
       description: 'The body depends on the pay-in kind: fiat (onramp) `reference` + `institution`, crypto (offramp, swap) `tx_hash`; it is checked against the order’s kind.',
       params: ReferenceParamsSchema,
       query: IncludeQuerySchema,
-      body: z.union([FiatFulfilSchema, CryptoFulfilSchema]),
+      body: FulfilBodySchema,
       bodyCheckedBy: 'handler',
       data: OrderDetailSchema,
       message: 'Pay-in proof received',

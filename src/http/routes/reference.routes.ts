@@ -6,6 +6,7 @@ import {
   ExchangeRateQuerySchema,
   ExchangeRateSchema,
   FiatCurrencySchema,
+  CryptoSymbolParamsSchema,
   IdentifierParamsSchema,
   InstitutionSchema,
   InstitutionsQuerySchema,
@@ -40,11 +41,11 @@ export function registerReferenceRoutes(api: Api, deps: { reference: ReferenceSt
     },
   );
   api.route(
-    { ...read, method: 'GET', path: '/v1/crypto-currencies/{identifier}', operationId: 'getCryptoCurrency', summary: 'One crypto currency by symbol', params: IdentifierParamsSchema, data: CryptoCurrencySchema, message: 'Crypto currency retrieved', errors: [404] },
+    { ...read, method: 'GET', path: '/v1/crypto-currencies/{identifier}', operationId: 'getCryptoCurrency', summary: 'One crypto currency by symbol', params: CryptoSymbolParamsSchema, data: CryptoCurrencySchema, message: 'Crypto currency retrieved', errors: [404] },
     ({ ctx, params }) => ref.cryptoCurrency(authOf(ctx).env, params.identifier),
   );
   api.route(
-    { ...read, method: 'GET', path: '/v1/crypto-currencies/{identifier}/networks', operationId: 'listCryptoCurrencyNetworks', summary: 'Networks where a crypto currency is available', params: IdentifierParamsSchema, data: z.array(NetworkSchema), message: 'Networks retrieved', errors: [404] },
+    { ...read, method: 'GET', path: '/v1/crypto-currencies/{identifier}/networks', operationId: 'listCryptoCurrencyNetworks', summary: 'Networks where a crypto currency is available', params: CryptoSymbolParamsSchema, data: z.array(NetworkSchema), message: 'Networks retrieved', errors: [404] },
     ({ ctx, params }) => ref.cryptoNetworks(authOf(ctx).env, params.identifier),
   );
   api.route(

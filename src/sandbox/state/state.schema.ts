@@ -16,9 +16,10 @@ const TimerSchema = z.object({
   due: Instant,
   label: z.string(),
   tag: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('order'), reference: z.string(), id: z.string(), event: z.looseObject({ type: z.string() }) }),
-    z.object({ kind: z.literal('quote_forget'), quote_id: z.string() }),
-    z.object({ kind: z.literal('delivery_retry'), id: z.string() }),
+    // named, so the document's discriminator on `kind` can refer to them
+    z.object({ kind: z.literal('order'), reference: z.string(), id: z.string(), event: z.looseObject({ type: z.string() }) }).meta({ id: 'StateOrderTimer' }),
+    z.object({ kind: z.literal('quote_forget'), quote_id: z.string() }).meta({ id: 'StateQuoteTimer' }),
+    z.object({ kind: z.literal('delivery_retry'), id: z.string() }).meta({ id: 'StateDeliveryTimer' }),
   ]),
 });
 export type TimerSnapshot = z.output<typeof TimerSchema>;

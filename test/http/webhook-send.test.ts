@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startTestServer, type TestServer } from '../support/server';
+
+// POST /sandbox/webhooks/send: client_id may be left out (what `ramp-sandbox trigger` relies on).
+let s: TestServer;
+let receiver: Receiver;
+beforeAll(async () => {
+  [s, receiver] = await Promise.all([startTestServer(), startReceiver()]);
+});
+afterAll(async () => {
+  await Promise.all([s?.close(), receiver?.close()]);
+});
+
+describe('POST /sandbox/webhooks/send without client_id', () => {
+  it("sends for the order's partner when an order is named", async () => {
+    const partner = await s.createPartner({ webhook_url: receiver.url });
+    const order = await s.controlApi.sandboxCreateOrder({ body: { client_id: partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } });
+    const delivery = await s.controlApi.sendWebhook({ body: { event: 'order.created', order: order.reference } });
+    expect(delivery).toMatchObject({ client_id: partner.clientId, order: order.reference, status: 'succeeded' });
+  });
+
+  it('sends for the demo partner when no order is named', async () => {
+    const delivery = await s.controlApi.sendWebhook({ body: { event: 'order.expired', data: { reference: 'ORDX' }, url: receiver.url } });
+    expect(delivery).toMatchObject({ client_id: s.demo.clientId, order: 'ORDX', status: 'succeeded' });
+  });
+
+  it('still refuses an empty client_id (422 naming the field) and an unknown order (404)', async () => {
+    const empty = await s.control('POST', '/sandbox/webhooks/send', { client_id: '', event: 'order.created', data: {} });
+    expect(empty.status).toBe(422);
+    expect(empty.body.message).toMatch(/^client_id: /);
+    const unknown = await s.control('POST', '/sandbox/webhooks/send', { event: 'order.created', order: 'ORDNOPE' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: false, code: 'E_NOTFOUND' });
+  });
+});
