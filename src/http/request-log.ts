@@ -125,50 +125,92 @@ export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
   return entry;
 }
 
-/** A ring slot: a raw record until first read, then its RecordedRequest. */
-class Pending {
-  constructor(
-    readonly id: string,
-    readonly raw: RawRecord,
-  ) {}
-}
+/** The string fields of a raw record, each kept in a column of its own. */
+const STRING_FIELDS = ['method', 'path', 'clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const;
+type StringField = (typeof STRING_FIELDS)[number];
+/** The optional ones, in the order `materialise` reads them. */
+const OPTIONAL_FIELDS = ['clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const satisfies readonly StringField[];
+const AUTH_KINDS: ReadonlyArray<RecordedRequest['auth']> = ['public', 'secret', 'none', 'failed'];
 
 /**
  * The request inspector's store: a ring buffer of the last `limit` /v1 requests. Ids are a
  * counter, not the seeded generator, so inspecting never shifts the references a seed makes.
+ *
+ * Kept GC-friendly (docs/decisions/010-inspector-ring-columns.md): a recorded request is not an
+ * object of its own but a slot in a few columns, arrays that grow once to the ring's size and
+ * are then written in place (its numbers unboxed in arrays of numbers, its strings in arrays of
+ * strings, a short string repeated from request to request kept once), and it is turned into a
+ * `RecordedRequest` only when read; filters read the columns. Objects made per request (the
+ * recorder's raw record and its headers objects) die young; what a request leaves in the old
+ * generation is only the strings that are its own. An entry given whole (`record`) is kept as it is.
  */
 export class RequestLog {
-  private readonly ring: Array<RecordedRequest | Pending | undefined>;
   private next = 0;
   private count = 0;
   private serial = 0;
   private readonly listeners = new Set<(entry: RecordedRequest) => void>();
+  /** Per slot: the request's serial (its id), then its numbers and strings by column. */
+  private readonly serials: number[] = [];
+  private readonly wallMs: number[] = [];
+  private readonly virtualMs: number[] = [];
+  private readonly ms: number[] = [];
+  private readonly statuses: number[] = [];
+  private readonly auths: number[] = [];
+  private readonly strings = Object.fromEntries(STRING_FIELDS.map((f) => [f, []])) as unknown as Record<StringField, Array<string | undefined>>;
+  /** The shown request headers, one column per name (SHOWN_HEADERS), and the answer's (SHOWN_RESPONSE_HEADERS). */
+  private readonly headers: Array<Array<string | undefined>> = SHOWN_HEADERS.map(() => []);
+  private readonly responseHeaders: Array<Array<string | undefined>> = SHOWN_RESPONSE_HEADERS.map(() => []);
+  /** Entries stored whole (`record`), by slot; undefined for a raw one. */
+  private readonly whole: Array<RecordedRequest | undefined> = [];
 
-  constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {
-    this.ring = new Array(limit);
-  }
+  constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {}
 
   /** Stores an entry (its id is assigned here) and tells the listeners. */
   record(entry: Omit<RecordedRequest, 'id'>): RecordedRequest {
     const full = entry as RecordedRequest;
     full.id = `req_${(++this.serial).toString(36)}`;
-    this.ring[this.next] = full;
-    this.next = (this.next + 1) % this.limit;
-    if (this.count < this.limit) this.count++;
+    const slot = this.advance();
+    this.serials[slot] = this.serial;
+    this.whole[slot] = full;
     for (const listener of this.listeners) listener(full);
     return full;
   }
 
   /**
-   * Stores a raw record and returns the id assigned to it; it becomes a RecordedRequest when
-   * read, or at once when someone listens.
+   * Stores a raw record in the ring's columns and returns the id assigned to it; it becomes a
+   * RecordedRequest when read, or at once when someone listens.
    */
   recordRaw(raw: RawRecord): string {
-    const id = `req_${(++this.serial).toString(36)}`;
-    const slot = this.next;
-    this.ring[slot] = new Pending(id, raw);
-    this.next = (this.next + 1) % this.limit;
-    if (this.count < this.limit) this.count++;
+    const slot = this.advance();
+    const serial = ++this.serial;
+    this.serials[slot] = serial;
+    this.whole[slot] = undefined;
+    this.wallMs[slot] = raw.wallMs;
+    this.virtualMs[slot] = raw.virtualMs;
+    this.ms[slot] = raw.ms;
+    this.statuses[slot] = raw.status;
+    this.auths[slot] = AUTH_KINDS.indexOf(raw.auth);
+    const s = this.strings;
+    s.method[slot] = raw.method;
+    s.path[slot] = shared(raw.path);
+    s.clientId[slot] = raw.clientId;
+    s.environment[slot] = raw.environment;
+    s.code[slot] = raw.code;
+    s.message[slot] = raw.message;
+    s.hint[slot] = raw.hint;
+    s.fault[slot] = raw.fault;
+    s.requestBody[slot] = raw.requestBody;
+    s.responseBody[slot] = raw.responseBody;
+    for (let h = 0; h < SHOWN_HEADERS.length; h++) {
+      const value = raw.headers[SHOWN_HEADERS[h]!];
+      this.headers[h]![slot] = value === undefined || !REPEATED_HEADERS[h] ? value : shared(value);
+    }
+    const answer = raw.responseHeaders;
+    for (let h = 0; h < SHOWN_RESPONSE_HEADERS.length; h++) {
+      const value = answer?.[SHOWN_RESPONSE_HEADERS[h]!];
+      this.responseHeaders[h]![slot] = value === undefined || !REPEATED_RESPONSE_HEADERS[h] ? value : shared(value);
+    }
+    const id = `req_${serial.toString(36)}`;
     if (this.listeners.size > 0) {
       const full = this.at(slot);
       for (const listener of this.listeners) listener(full);
@@ -176,14 +218,59 @@ export class RequestLog {
     return id;
   }
 
-  /** The entry in a ring slot, materialised (and kept so) when it was still raw. */
+  /** The next slot to write, the ring moved on past it. */
+  private advance(): number {
+    const slot = this.next;
+    this.next = (this.next + 1) % this.limit;
+    if (this.count < this.limit) this.count++;
+    return slot;
+  }
+
+  private idAt(slot: number): string {
+    return `req_${this.serials[slot]!.toString(36)}`;
+  }
+
+  /** The entry in a ring slot, as a RecordedRequest of its own (or the one stored whole). */
   private at(slot: number): RecordedRequest {
-    const e = this.ring[slot]!;
-    if (!(e instanceof Pending)) return e;
-    const full = materialise(e.raw) as RecordedRequest;
-    full.id = e.id;
-    this.ring[slot] = full;
+    const whole = this.whole[slot];
+    if (whole) return whole;
+    const s = this.strings;
+    const headers: Record<string, string> = {};
+    for (let h = 0; h < SHOWN_HEADERS.length; h++) {
+      const value = this.headers[h]![slot];
+      if (value !== undefined) headers[SHOWN_HEADERS[h]!] = value;
+    }
+    let responseHeaders: Record<string, string> | undefined;
+    for (let h = 0; h < SHOWN_RESPONSE_HEADERS.length; h++) {
+      const value = this.responseHeaders[h]![slot];
+      if (value !== undefined) (responseHeaders ??= {})[SHOWN_RESPONSE_HEADERS[h]!] = value;
+    }
+    const raw: RawRecord = {
+      wallMs: this.wallMs[slot]!,
+      virtualMs: this.virtualMs[slot]!,
+      method: s.method[slot]!,
+      path: s.path[slot]!,
+      status: this.statuses[slot]!,
+      ms: this.ms[slot]!,
+      auth: AUTH_KINDS[this.auths[slot]!]!,
+      headers,
+    };
+    if (responseHeaders) raw.responseHeaders = responseHeaders;
+    for (const field of OPTIONAL_FIELDS) {
+      const value = s[field][slot];
+      if (value !== undefined) (raw as unknown as Record<string, string>)[field] = value;
+    }
+    const full = materialise(raw) as RecordedRequest;
+    full.id = this.idAt(slot);
     return full;
+  }
+
+  /** What the filters read of a slot, from its columns (or its whole entry). */
+  private fieldsAt(slot: number): Fields {
+    const whole = this.whole[slot];
+    if (whole) return { id: whole.id, clientId: whole.client_id, environment: whole.environment, status: whole.status, path: whole.path, requestBody: whole.request_body, responseBody: whole.response_body };
+    const s = this.strings;
+    return { id: this.idAt(slot), clientId: s.clientId[slot] || undefined, environment: s.environment[slot], status: this.statuses[slot]!, path: s.path[slot]!, requestBody: s.requestBody[slot], responseBody: s.responseBody[slot] };
   }
 
   /** Newest first, filtered: the first `per_page` (or `limit`, default 50) of page `page`. */
@@ -193,8 +280,8 @@ export class RequestLog {
 
   /**
    * One page of the matching entries, newest first, and how many match in all (CONTRACT §15:
-   * lists page through everything kept). Entries are matched on what they were recorded with,
-   * so counting the matches does not materialise the ring; only the page returned is.
+   * lists page through everything kept). Entries are matched on their columns, so counting the
+   * matches builds no entry; only the page returned is.
    */
   page(q: Partial<RequestsQuery> = {}): { items: RecordedRequest[]; total: number } {
     const perPage = q.per_page ?? q.limit ?? 50;
@@ -206,7 +293,7 @@ export class RequestLog {
     let total = 0;
     for (let i = 1; i <= this.count; i++) {
       const slot = (this.next - i + this.limit) % this.limit;
-      const e = fieldsOf(this.ring[slot]!);
+      const e = this.fieldsAt(slot);
       if (q.client_id !== undefined && e.clientId !== q.client_id) continue;
       if (q.environment !== undefined && e.environment !== q.environment) continue;
       if (status !== undefined && e.status !== status) continue;
@@ -222,7 +309,7 @@ export class RequestLog {
   get(id: string): RecordedRequest | undefined {
     for (let i = 1; i <= this.count; i++) {
       const slot = (this.next - i + this.limit) % this.limit;
-      if (this.ring[slot]!.id === id) return this.at(slot);
+      if (this.idAt(slot) === id) return this.at(slot);
     }
     return undefined;
   }
@@ -232,7 +319,8 @@ export class RequestLog {
   }
 
   clear(): void {
-    this.ring.fill(undefined);
+    // The columns are kept (their room is reused); what the slots hold is let go.
+    for (const column of [...Object.values(this.strings), ...this.headers, ...this.responseHeaders, this.whole]) column.fill(undefined);
     this.next = 0;
     this.count = 0;
   }
@@ -242,6 +330,29 @@ export class RequestLog {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/**
+ * Short strings that repeat from request to request (a path polled again, a client's user agent
+ * and content type, a masked key, an answer's content type), kept once: the ring then holds one
+ * string for many requests rather than one each, promoted with each. At most SHARED_MAX of them
+ * (a table that stops finding anything starts again).
+ */
+const SHARED = new Map<string, string>();
+const SHARED_MAX = 4096;
+const SHARED_LENGTH = 256;
+let sharedMisses = 0;
+
+function shared(text: string): string {
+  if (text.length > SHARED_LENGTH) return text;
+  const known = SHARED.get(text);
+  if (known !== undefined) return known;
+  if (SHARED.size < SHARED_MAX) SHARED.set(text, text);
+  else if (++sharedMisses > SHARED_MAX * 2) {
+    SHARED.clear();
+    sharedMisses = 0;
+  }
+  return text;
 }
 
 /**
@@ -270,15 +381,15 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
     const raw = headers[name];
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
-    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownCopy(value.slice(0, 256));
+    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownExcerpt(value, HEADER_EXCERPT);
   }
   return out;
 }
 
 /**
- * The answer's headers the inspector keeps (SHOWN_RESPONSE_HEADERS), as flat copies; undefined
- * when it had none of them. `hint`, the entry's own copy of `svc-sandbox-hint`, is shared rather
- * than copied again.
+ * The answer's headers the inspector keeps (SHOWN_RESPONSE_HEADERS), each as it is or a flat
+ * copy of its start (`ownExcerpt`); undefined when it had none of them. `hint`, the entry's own
+ * copy of `svc-sandbox-hint`, is shared rather than copied again.
  */
 export function shownResponseHeaders(headers: Record<string, number | string | string[] | undefined>, hint?: string): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
@@ -286,12 +397,22 @@ export function shownResponseHeaders(headers: Record<string, number | string | s
     const raw = headers[name];
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : String(raw);
-    (out ??= {})[name] = name === 'svc-sandbox-hint' && hint !== undefined ? hint : ownCopy(value.slice(0, FIELD_EXCERPT));
+    (out ??= {})[name] = name === 'svc-sandbox-hint' && hint !== undefined ? hint : ownExcerpt(value, FIELD_EXCERPT);
   }
   return out;
 }
 
+/**
+ * A header value is kept up to this many characters: as it is when shorter (node's parser makes
+ * each value a string of its own, holding nothing else alive), a flat copy of its start when
+ * longer (a slice would keep the whole value).
+ */
+const HEADER_EXCERPT = 256;
+
 const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
+/** Which shown headers repeat from request to request (kept once, `shared`): not a timestamp or a request id. */
+const REPEATED_HEADERS = SHOWN_HEADERS.map((name) => name !== 'svc-timestamp' && name !== 'x-request-id');
+const REPEATED_RESPONSE_HEADERS = SHOWN_RESPONSE_HEADERS.map((name) => name !== 'x-request-id');
 
 /** `Bearer <partner key prefix>?<rest>`, the prefixes being spec §5's (auth's KEY_PREFIX). */
 const BEARER = new RegExp(`^(Bearer\\s+)((?:${Object.values(KEY_PREFIX).join('|')})_(?:${ENVIRONMENTS.join('|')})_)?(\\S*)$`, 'i');
@@ -318,14 +439,6 @@ interface Fields {
   path: string;
   requestBody: string | undefined;
   responseBody: string | undefined;
-}
-
-function fieldsOf(e: RecordedRequest | Pending): Fields {
-  if (e instanceof Pending) {
-    const { raw } = e;
-    return { id: e.id, clientId: raw.clientId || undefined, environment: raw.environment, status: raw.status, path: raw.path, requestBody: raw.requestBody, responseBody: raw.responseBody };
-  }
-  return { id: e.id, clientId: e.client_id, environment: e.environment, status: e.status, path: e.path, requestBody: e.request_body, responseBody: e.response_body };
 }
 
 /** `q`: the id itself, or text (lower case) in the path or a body. */

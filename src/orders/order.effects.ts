@@ -56,7 +56,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
    * entry: the webhooks' report, a command of its own. False when there is no such entry.
    */
   function noteDelivery(order: OrderRecord, entryId: number, outcome: Readonly<Record<string, unknown>>): boolean {
-    const entry = order.timeline.toArray()[entryId];
+    const entry = order.timeline.find(entryId);
     if (entry?.group !== 'webhook') return false;
     // Kept as given when it is the only detail: the webhooks share their "skipped" outcomes.
     order.timeline.setDetails(entryId, entry.details ? { ...entry.details, ...outcome } : (outcome as TimelineRecord['details']));

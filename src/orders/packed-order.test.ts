@@ -44,12 +44,14 @@ describe('PackedTimeline', () => {
           }
         }
         expect(packed.length).toBe(model.length);
+        for (const outside of [-1, model.length, model.length + 3, 0.5]) expect(packed.find(outside)).toBeUndefined();
         expect(packed.toArray()).toStrictEqual(model);
         // The same JSON, byte for byte (a state snapshot), and restored from it, the same again.
         expect(JSON.stringify(packed)).toBe(JSON.stringify(model));
         expect(PackedTimeline.from(model).toArray()).toStrictEqual(model);
         model.forEach((r, i) => {
           expect(packed.entry(i)).toStrictEqual(r);
+          expect(packed.find(i)).toStrictEqual(r);
           expect([packed.group(i), packed.event(i), packed.at(i), packed.details(i)]).toStrictEqual([r.group, r.event, r.at, r.details]);
           // A shared details object stays the very same object.
           if (r.details !== null && Object.isFrozen(r.details)) expect(packed.details(i)).toBe(r.details);

@@ -122,11 +122,38 @@ export class PackedTimeline {
     this.bytes = flat(out);
   }
 
-  /** The entry as a record of its own. */
+  /** The entry as a record of its own (read up to it; the entries after it are not decoded). */
   entry(i: number): TimelineRecord {
-    const r = this.toArray()[i];
+    const r = this.read(i);
     if (!r) throw new RangeError(`no timeline entry ${i}`);
     return r;
+  }
+
+  /** The entry at `i` as a record, or undefined when there is none (`noteDelivery`'s check). */
+  find(i: number): TimelineRecord | undefined {
+    return this.read(i);
+  }
+
+  private read(i: number): TimelineRecord | undefined {
+    if (!(i >= 0 && Number.isInteger(i))) return undefined;
+    const s = this.bytes;
+    let last = 0;
+    let n = 0;
+    cursor = 0;
+    while (cursor < s.length) {
+      const code = readVarint(s);
+      const tag = readVarint(s);
+      const body = readVarint(s);
+      let at = 0;
+      if (tag % 4 === 2) at = this.extra![body] as number;
+      else last = at = tag % 4 === 1 ? last - body : last + body;
+      if (n++ !== i) continue;
+      const kind = CODES[code]!;
+      const ref = Math.floor(tag / 4);
+      const own = ref === 0 ? kind.details : this.extra![ref - 1]!;
+      return { group: kind.group, event: kind.event, details: typeof own === 'string' ? { delivery_id: own } : (own as Details | null), at };
+    }
+    return undefined;
   }
 
   /** Every entry as records of their own, oldest first. */
