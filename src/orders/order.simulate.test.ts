@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Partner } from '../auth';
+import { testPartner } from '../../test/support/partner';
 import { VirtualClock } from '../clock';
 import { createReferenceStore, DEFAULT_FIXTURES_DIR, loadFixturesOnce } from '../reference';
 import { ApiError } from '../shared/errors';
@@ -16,11 +16,7 @@ const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const fixtures = loadFixturesOnce(DEFAULT_FIXTURES_DIR);
 
-function partner(clientId: string): Partner {
-  const set = (env: string) => ({ public_key: `pk_${env}_x`, secret_key: `sk_${env}_x`, encryption_key: `enc_${env}_x` });
-  const at = new Date(T0).toISOString();
-  return { client_id: clientId, name: clientId, kyb_status: 'approved', webhook_url: null, events: [], ip_whitelist: [], keys: { test: set('test'), live: set('live') }, created_at: at, updated_at: at };
-}
+const partner = (clientId: string) => testPartner(clientId, T0);
 const ACME: Caller = { partner: partner('ptr_acme'), env: 'test' };
 const customer = { reference: 'cus_1', name: 'Ada Obi', email: 'ada@example.com' };
 
