@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVIRONMENTS, type Environment } from '../reference';
 import { WEBHOOK_EVENTS } from '../shared/events';
 import { DateTime } from '../shared/schemas';

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { KybStatusSchema } from '../auth/partner.schemas';
 import type { ControlBody, ControlClient, ControlOperation } from '../client/control-client';
 import { SandboxError } from '../client/sandbox-error';

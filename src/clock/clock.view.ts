@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DateTime } from '../shared/schemas';
 import { ISO } from './iso';
 import { CLOCK_MODES, type VirtualClock } from './virtual-clock';

@@ -1,6 +1,6 @@
 // Over 300 lines on purpose: the virtual clock (modes, advance, settle, reset, snapshot) is one
 // state machine over one timer queue; its invariants are easier to keep in one place.
-import { z } from 'zod';
+import * as z from 'zod';
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
 import { ISO } from './iso';
 import { TimerQueue, type TimerTag } from './timer-queue';

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVIRONMENTS } from '../reference';
 import type { RecordedRequest } from './request-log';
 

@@ -1,5 +1,5 @@
 import { getRefId, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import * as z from 'zod';
 import { documentationOf } from '../shared/documented';
 import { AuthErrorSchema, ErrorEnvelopeSchema, PageMetaSchema } from '../shared/schemas';
 import { errorStatuses, type AnyRouteSpec, type OpenApiDocument, type RouteAuth } from './api';

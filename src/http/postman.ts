@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Environment } from '../reference';
 import { asArray, asRecord, firstExample, mediaExample, resolve, sampleOf } from './openapi-sample';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ISO } from '../clock';
 import { KEY_PREFIX } from '../auth';
 import { ENVIRONMENTS } from '../reference';

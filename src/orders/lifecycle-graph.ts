@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ORDER_TYPES, type OrderType } from './order.vocabulary';
 import { transitionRows } from './lifecycle-doc';
 import { DEFAULT_TIMINGS, ORDER_STATUSES, type LifecycleTimings, type OrderContext, type OrderMachine, type OrderStatus } from './order.machine';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
 import { DateTime } from '../shared/schemas';
 import { documentedAs, EMAIL_PATTERN, ruledOut, TEXT_PATTERN, TRIMMED_PATTERN } from '../shared/documented';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ORDER_TYPES, type OrderType } from './order.vocabulary';
 
 /** Spec §2.2 / §4.1 order types. */

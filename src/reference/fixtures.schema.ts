@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ENVIRONMENTS = ['test', 'live'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DateTime } from '../shared/schemas';
 
 /** Spec §2.7 wire shapes of reference data; the store's types are inferred from these. */

@@ -38,7 +38,7 @@ import { recordRequests, type RequestEvents } from '../http/middleware/inspect';
 import { createReferenceStore, loadFixturesOnce, type ReferenceStore } from '../reference';
 import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from '../shared/events';
 import { requireAuth } from '../http/middleware/authenticate';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createBus, type Bus } from '../shared/bus';
 import { createIds, type Ids } from '../shared/ids';
 import { createSimulation } from './simulation';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SandboxClient, type PartnerIdentity } from './client';
 import { BuiltInReceiver } from './receiver';
 import { describeFailure, junitXml, summaryTable } from './report';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDuration } from '../clock';
 import { ORDER_STATUSES, PAYOUT_OUTCOMES } from '../orders/order.vocabulary';
 import { ERROR_CODES } from '../shared/errors';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isIpOrCidr, IP_OR_CIDR_PATTERN } from '../auth/ip';
 import { parseDuration } from '../clock/duration';
 import { DURATION_PATTERN, MAX_ADVANCE_MS } from '../http/control/clock.routes';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_CODES } from './errors';
 
 /** Spec §2.1 pagination meta. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OrderCreatedSummarySchema, OrderSummarySchema } from '../orders/order.schemas';
 import { ENVIRONMENTS } from '../reference';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';

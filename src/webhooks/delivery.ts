@@ -1,5 +1,5 @@
 import { ISO } from '../clock';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
 import { Instant } from '../shared/schemas';
 import { DeliveryStatusSchema, WebhookEventSchema, type DeliveryStatus, type DeliveryView } from './delivery.schemas';

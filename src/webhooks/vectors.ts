@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { sign } from '../auth';
 import type { WebhookEvent } from '../shared/events';
 import { deliveryHeaders, signedPath } from './delivery-headers';

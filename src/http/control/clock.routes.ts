@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, clockView, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../../clock';
 import { badRequest, conflict, validationError } from '../../shared/errors';
 import { DateTime, MAX_INSTANT, MAX_SPEED } from '../../shared/schemas';

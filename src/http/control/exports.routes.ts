@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PartnerRegistry } from '../../auth';
 import { ENVIRONMENTS, type AddressFormat, type Environment, type ReferenceStore } from '../../reference';
 import type { Api, AnyRouteSpec } from '../api';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FaultInputSchema, FaultSchema, type FaultStore } from '../faults/fault.store';
 import type { Api, AnyRouteSpec } from '../api';
 import { RecordedRequestSchema, RequestsQuerySchema, type RequestLog } from '../request-log';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { answerEventStream } from '../event-stream';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PartnerRegistry } from '../../auth';
 import { notFound } from '../../shared/errors';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/events';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AddressFormat, Environment, ReferenceStore } from '../../reference';
 import { ENVIRONMENTS } from '../../reference';
 import {

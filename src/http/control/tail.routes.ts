@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { validationError } from '../../shared/errors';
 import type { Api } from '../api';
 import { answerEventStream } from '../event-stream';

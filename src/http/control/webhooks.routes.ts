@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ControlPageQuery } from '../../shared/schemas';
 import type { PartnerRegistry } from '../../auth';
 import type { Api, AnyRouteSpec } from '../api';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVIRONMENTS, type Environment } from '../../reference';
 import { TEXT_PATTERN } from '../../shared/documented';
 import { compileGlob, MAX_GLOB_LENGTH, type CompiledGlob } from './glob';

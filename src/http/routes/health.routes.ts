@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLOCK_MODES, ISO, type VirtualClock } from '../../clock';
 import { DateTime } from '../../shared/schemas';
 import type { Api } from '../api';

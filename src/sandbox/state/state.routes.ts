@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { rawChunks, type AnyRouteSpec, type Api } from '../../http/api';
 import { ApiError, badRequest } from '../../shared/errors';
 import { StateSaveError } from './file';

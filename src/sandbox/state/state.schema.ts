@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLOCK_MODES, ClockStateSchema } from '../../clock/virtual-clock';
 import { IdsStateSchema } from '../../shared/ids';
 import { Instant } from '../../shared/schemas';
