@@ -79,19 +79,19 @@ export function ensureTools(): { wrk: string } {
 }
 
 /**
- * The compiled package, as `npx ramp-sandbox` runs it: tsup with the project's tsup.config.ts
- * (what `npm run build` and `npm pack` run), written to tmp/bench-dist rather than dist/ so a
- * bench never rebuilds dist/ under a concurrent `npm pack` (test/cli/package.test.ts). Skipped:
- * the .d.ts and the copy of the dashboard's files (they change nothing the routes run; the
- * dashboard falls back to src/dashboard/ui). Its package root is still this repository's.
+ * The compiled CLI, as `npx ramp-sandbox` runs it: tsup with the project's tsup.config.ts `cli`
+ * build (what `npm run build` and `npm pack` run for dist/cli), written to tmp/bench-dist/cli
+ * rather than dist/ so a bench never rebuilds dist/ under a concurrent `npm pack`
+ * (test/cli/package.test.ts). The library build (the .d.ts, the dashboard's files) is skipped:
+ * it changes nothing the routes run (the dashboard falls back to src/dashboard/ui). Its package
+ * root is still this repository's.
  */
 export async function buildPackage(): Promise<string> {
   const { build } = await import('tsup');
-  const { default: config } = await import('../tsup.config');
-  if (typeof config === 'function' || Array.isArray(config)) throw new Error('tsup.config.ts: the bench expects one options object');
-  const outDir = `${root}tmp/bench-dist`;
-  await build({ ...config, config: false, outDir, clean: true, dts: false, onSuccess: undefined, silent: true });
-  return `${outDir}/cli/bin.js`;
+  const { cli } = await import('../tsup.config');
+  const outDir = `${root}tmp/bench-dist/cli`;
+  await build({ ...cli, config: false, outDir, clean: true, silent: true });
+  return `${outDir}/bin.js`;
 }
 
 // --- wrk ------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,10 +61,46 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
     expect(files.filter((f) => /^(src|test|bench|examples)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
     for (const f of files.filter((name) => name.endsWith('.js'))) {
       const text = readFileSync(join(installed, f), 'utf8');
-      expect(text, f).not.toMatch(/from\s+["'][^"']*\.ts["']|import\(["'][^"']*\.ts["']\)|["']tsx["']/);
+      // (A bundled dependency's JSDoc may name its own .d.ts: `@type {import('./list.d.ts')…}`.)
+      expect(text, f).not.toMatch(/from\s+["'][^"']*(?<!\.d)\.ts["']|import\(["'][^"']*(?<!\.d)\.ts["']\)|["']tsx["']/);
     }
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+  });
+
+  it('bundles the command with its dependencies, one copy of each package version, pino and the MCP SDK left out (decision 013)', () => {
+    const cli = join(installed, 'dist', 'cli');
+    const chunks = readdirSync(cli).filter((name) => name.endsWith('.js'));
+    const imported = new Set<string>();
+    const bundled: string[] = [];
+    for (const name of chunks) {
+      const text = readFileSync(join(cli, name), 'utf8');
+      // Statements at the start of a line (esbuild's own); a bundled JSDoc line starts with ` *`.
+      for (const m of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["'];?$|^[^*/\n][^\n]*?\b(?:import|__require)\(\s*["']([^"']+)["']\s*\)/gm)) {
+        imported.add((m[1] ?? m[2])!);
+      }
+      for (const m of text.matchAll(/^\/\/ (node_modules\/\S+)$/gm)) bundled.push(m[1]!);
+    }
+    const packages = [...imported].filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s));
+    for (const s of packages) expect(s, 'a package the command imports at run time').toMatch(/^(pino|@modelcontextprotocol\/sdk)(\/|$)/);
+    expect(packages.some((s) => s.startsWith('pino'))).toBe(true);
+    // The copies esbuild bundled, each a file of a package of the build's node_modules: no file
+    // of the same package name and version twice (mime-types 2.1.35 sits in three places there).
+    expect(bundled.some((p) => p.startsWith('node_modules/koa/'))).toBe(true);
+    const seen = new Map<string, string>();
+    // (esbuild may mark one module twice, its hoisted imports and its body: distinct paths.)
+    for (const path of new Set(bundled)) {
+      const at = path.lastIndexOf('node_modules/') + 'node_modules/'.length;
+      const parts = path.slice(at).split('/');
+      const name = parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+      const root = path.slice(0, at + name.length);
+      const { version } = JSON.parse(readFileSync(join(ROOT, root, 'package.json'), 'utf8')) as { version: string };
+      const key = `${name}@${version}${path.slice(root.length)}`;
+      expect(seen.get(key), `${path} is ${key}, already bundled`).toBeUndefined();
+      seen.set(key, path);
+    }
+    // zod reached as `import * as z` is tree-shaken: its English messages, no other locale.
+    expect(bundled.filter((p) => p.startsWith('node_modules/zod/v4/locales/'))).toEqual(['node_modules/zod/v4/locales/en.js']);
   });
 
   it('answers --help with the subcommands, --version, and exit 2 for an unknown command', async () => {
