@@ -37,7 +37,8 @@ export const TARGETS = {
 
 /** Figures later sections reuse, and the summary of targets at the head of the report. */
 export interface Results {
-  throughput: Record<string, { rps: number; bare: number; pct: number }>;
+  /** Per route: the sandbox's (tsx) req/s, bare Koa's, the ratio in %, and bare Koa's p99 in ms. */
+  throughput: Record<string, { rps: number; bare: number; pct: number; bareP99?: number }>;
   createRun?: { p99: number; decay: number };
   memory: { plain?: number; webhooks?: number; million?: boolean };
   /** One line per target measured: what, the figure, the target, met or not (undefined: no verdict, e.g. an invalid run). */

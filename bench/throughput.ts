@@ -94,6 +94,16 @@ export async function buildPackage(): Promise<string> {
   return `${outDir}/bin.js`;
 }
 
+/**
+ * The p99 targets are in ms, set on the issue's machine, where bare Koa's create p99 was 2.6 ms;
+ * on a slower machine bare Koa alone can miss them. Beside a p99 figure: bare Koa's own p99 on
+ * the same route in this run's throughput section (when it ran and was valid), as the scale.
+ */
+function bareP99Note(out: Results, key: Route['key']): string {
+  const bare = out.throughput[key]?.bareP99;
+  return bare === undefined ? '' : ` (bare Koa's own p99 on this route in this run: ${fmtMs(bare)} ms)`;
+}
+
 // --- wrk ------------------------------------------------------------------------------------
 
 export interface Wrk {
@@ -324,7 +334,7 @@ export async function throughput(ctx: Ctx, out: Results): Promise<string[]> {
   log(valid ? 'throughput: valid run' : `throughput: INVALID run\n  ${problems.join('\n  ')}`);
   const ratio = (k: ServerKey, r: Route['key']) => results[k][r].rps / results.koa[r].rps;
   if (valid) {
-    for (const r of routes) out.throughput[r.key] = { rps: Math.round(results.tsx[r.key].rps), bare: Math.round(results.koa[r.key].rps), pct: 100 * ratio('tsx', r.key) };
+    for (const r of routes) out.throughput[r.key] = { rps: Math.round(results.tsx[r.key].rps), bare: Math.round(results.koa[r.key].rps), pct: 100 * ratio('tsx', r.key), bareP99: results.koa[r.key].p99 };
   }
   for (const r of routes) {
     for (const k of ['tsx', 'dist'] as const) {
@@ -398,7 +408,7 @@ export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
     const problems = problemsOf('create run', l);
     const valid = problems.length === 0;
     if (valid) out.createRun = { p99: l.p99, decay: last / first };
-    out.summary.push({ target: `create p99, ${RUN_SECONDS} s of creates at ${CONNECTIONS} connections (the store grows past 100,000 orders)`, figure: `${fmtMs(l.p99)} ms`, goal: `≤ ${TARGETS.createP99Ms} ms`, met: valid ? l.p99 <= TARGETS.createP99Ms : undefined });
+    out.summary.push({ target: `create p99, ${RUN_SECONDS} s of creates at ${CONNECTIONS} connections (the store grows past 100,000 orders)`, figure: `${fmtMs(l.p99)} ms${bareP99Note(out, 'create')}`, goal: `≤ ${TARGETS.createP99Ms} ms`, met: valid ? l.p99 <= TARGETS.createP99Ms : undefined });
     log(`create run: ${secs.join(' ')} creates/s; ${rate(l.rps)} req/s, p99 ${fmtMs(l.p99)} ms, max ${fmtMs(l.max)} ms; wrk ${fmt(l.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(l.wrkCore)}% busy)${valid ? '' : ` INVALID: ${problems.join('; ')}`}`);
     const created = l.requests - l.non2xx;
     return [
@@ -483,7 +493,7 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
   const getMet = big.length && big.every((x) => x.valid) ? worstGet <= TARGETS.getP99Ms : undefined;
   out.summary.push(
     { target: `create p99 with ${full?.n.toLocaleString('en')} stored orders ÷ with ${empty?.n.toLocaleString('en')}`, figure: `${fmtMs(full?.create ?? NaN)} ÷ ${fmtMs(empty?.create ?? NaN)} ms = ${factor.toFixed(2)}×`, goal: `≤ ${TARGETS.storedP99Factor}×`, met: factorMet },
-    { target: 'GET /v1/orders/{reference} p99 with 100,000 stored orders or more (worst count)', figure: `${fmtMs(worstGet)} ms`, goal: `≤ ${TARGETS.getP99Ms} ms`, met: getMet },
+    { target: 'GET /v1/orders/{reference} p99 with 100,000 stored orders or more (worst count)', figure: `${fmtMs(worstGet)} ms${bareP99Note(out, 'order')}`, goal: `≤ ${TARGETS.getP99Ms} ms`, met: getMet },
   );
   const verdictOf = (met: boolean | undefined) => (met === undefined ? 'no verdict (invalid or missing loads)' : verdict(met));
   return [
