@@ -169,7 +169,7 @@ export const SIGNING_SCRIPT: string[] = [
   "const clientId = pm.variables.replaceIn('{{clientId}}');",
   "const encryptionKey = pm.variables.replaceIn('{{encryptionKey}}');",
   '// Unix time in milliseconds, as a string (seconds are refused).',
-  'const timestamp = String(Date.now());',
+  'const timestamp = String(Date.now());', // wall: the clock of the Postman runner this script text runs in
   '// The exact body string sent: variables resolved once, then written back so it is what goes out.',
   "let rawBody = '';",
   "if (pm.request.body && pm.request.body.mode === 'raw' && pm.request.body.raw) {",
