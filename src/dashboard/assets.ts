@@ -41,12 +41,19 @@ export interface Asset {
 }
 
 /**
- * The UI's own modules live in `ui/` beside this file. When the package is compiled to dist/,
- * the build copies them to dist/dashboard/ui (tsup.config.ts); the source tree is the fallback
- * (running from src/ with tsx).
+ * Where to look for the UI's own modules, first choice first. They live in `ui/` beside this
+ * file; the build copies them to dist/dashboard/ui (tsup.config.ts). The sandbox serves the UI
+ * of the code it runs: run from the source tree (tsx, `npm start`, the tests), src/ first, even
+ * when a dist/ built earlier sits beside it; run compiled, dist/ first.
  */
+export function uiDirCandidates(moduleUrl: string): string[] {
+  const source = packagePath('src/dashboard/ui');
+  const compiled = packagePath('dist/dashboard/ui');
+  return /\.[cm]?ts$/.test(new URL(moduleUrl).pathname) ? [source, compiled] : [compiled, source];
+}
+
 function uiDir(): string {
-  const candidates = [packagePath('dist/dashboard/ui'), packagePath('src/dashboard/ui')];
+  const candidates = uiDirCandidates(import.meta.url);
   return candidates.find((dir) => existsSync(join(dir, 'app.js'))) ?? candidates[0]!;
 }
 

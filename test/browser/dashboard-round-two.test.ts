@@ -35,6 +35,9 @@ describe('dashboard, round two (issue 20)', () => {
   let page: Page;
   let profile: string;
   const pageErrors: string[] = [];
+  // The order and its lifecycle both read, of the same status: the page then shows that status whole.
+  const orderStatus = (status: string) =>
+    page.locator(`[data-testid="order"][data-status="${status}"][data-lifecycle-status="${status}"]`).waitFor({ timeout: 10_000 });
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const open = async (hash: string) => {
     await page.goto(`${s.url}/sandbox/dashboard${hash}`);
@@ -183,18 +186,18 @@ describe('dashboard, round two (issue 20)', () => {
     await page.waitForFunction(`document.activeElement?.getAttribute('data-action') === 'create-order'`);
     presses += await tabTo('[data-testid="created"] a');
     await page.keyboard.press('Enter');
-    await page.locator(`[data-testid="order"][data-status="awaiting_user_payment"]`).waitFor();
+    await orderStatus('awaiting_user_payment');
 
     presses += await tabTo('[data-action="payin-exact"]');
     await page.keyboard.press('Enter');
-    await page.locator(`[data-testid="order"][data-status="processing"]`).waitFor();
+    await orderStatus('processing');
     await page.locator('[data-testid="announcer"]', { hasText: 'paid' }).waitFor();
     // The pay-in buttons are gone: focus goes to the Actions panel's heading, not lost on the page.
     await page.waitForFunction('document.activeElement?.id === "actions-title"');
 
     presses += await tabTo('[data-action="advance-30m"]', { back: true });
     await page.keyboard.press('Enter');
-    await page.locator(`[data-testid="order"][data-status="completed"]`).waitFor();
+    await orderStatus('completed');
     await page.waitForFunction(`document.activeElement?.getAttribute('data-action') === 'advance-30m'`);
 
     // The order's delivery, from its timeline, retried: the page says what the attempt got.
@@ -217,14 +220,14 @@ describe('dashboard, round two (issue 20)', () => {
   it('takes an order to a status it can reach from its page, with a reason (CONTRACT §16)', async () => {
     const order = await createOrder(s, 'offramp');
     await open(`#/orders/${order.reference}`);
-    await page.locator('[data-testid="order"][data-status="awaiting_user_payment"]').waitFor();
+    await orderStatus('awaiting_user_payment');
     const offered = await page.locator('select[name="simulate_status"] option').allInnerTexts();
     expect(offered).toContain('refunded');
     expect(offered).not.toContain('awaiting_user_payment');
     await page.selectOption('select[name="simulate_status"]', 'refunded');
     await page.fill('input[name="simulate_reason"]', 'bank rejected the account');
     await page.click('[data-action="simulate"]');
-    await page.locator('[data-testid="order"][data-status="refunded"]').waitFor();
+    await orderStatus('refunded');
     const result = await page.locator('[data-testid="simulate-result"]').innerText();
     expect(result).toMatch(new RegExp(`^Took ${order.reference} to refunded: awaiting_user_payment → .*failed → refunded$`));
     expect(await page.locator('[data-testid="timeline"]').innerText()).toContain('bank rejected the account');

@@ -27,7 +27,9 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
   const admin = { authorization: `Bearer ${TOKEN}` };
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   /** Waits until the order screen shows `status`. */
-  const orderStatus = (status: string) => page.locator(`[data-testid="order"][data-status="${status}"]`).waitFor({ timeout: 10_000 });
+  // The order and its lifecycle both read, of the same status: the page then shows that status whole.
+  const orderStatus = (status: string) =>
+    page.locator(`[data-testid="order"][data-status="${status}"][data-lifecycle-status="${status}"]`).waitFor({ timeout: 10_000 });
 
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });

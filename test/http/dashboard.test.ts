@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uiDirCandidates } from '../../src/dashboard/assets';
+import { packagePath } from '../../src/shared/package-root';
 import { createOrder, legs } from '../support/orders';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
@@ -50,6 +53,14 @@ describe('dashboard page and assets (CONTRACT §15)', () => {
     // the token is never taken from a URL
     expect((await s.request('GET', '/sandbox/clock?token=tok')).status).toBe(401);
     expect((await s.request('GET', '/sandbox/dashboard?token=tok')).text).not.toContain('tok');
+  });
+
+  it('serves the UI of the code it runs: the source tree’s from source, even beside a built dist/', async () => {
+    const served = await s.request('GET', '/sandbox/dashboard/assets/order-detail.js');
+    expect(served.text).toBe(readFileSync(packagePath('src/dashboard/ui/order-detail.js'), 'utf8'));
+    expect(uiDirCandidates('file:///p/src/dashboard/assets.ts')).toEqual([packagePath('src/dashboard/ui'), packagePath('dist/dashboard/ui')]);
+    expect(uiDirCandidates('file:///p/dist/index.js')).toEqual([packagePath('dist/dashboard/ui'), packagePath('src/dashboard/ui')]);
+    expect(uiDirCandidates('file:///p/dist/cli/bin.js')[0]).toBe(packagePath('dist/dashboard/ui'));
   });
 
   it('redirects / to the dashboard', async () => {

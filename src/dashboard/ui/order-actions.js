@@ -14,9 +14,14 @@ const half = (n) => (n >= 2 ? Math.floor(n / 2) : Math.round(n * 50) / 100);
 /** @param {number} n */
 const over = (n) => (n >= 10 ? Math.ceil(n * 1.1) : Math.round(n * 110) / 100);
 
-/** @param {{ order: OrderDetail, actions: OrderActions, reachable: OrderStatus[], onDone: () => Promise<unknown> }} props */
-export function Actions({ order, actions, reachable, onDone }) {
+/**
+ * @param {{ order: OrderDetail, actions: OrderActions, reachable: OrderStatus[], stale: boolean, onDone: () => Promise<unknown> }} props
+ * `stale`: the lifecycle read is of another status than the order's (one of the two is still
+ * loading); every control is disabled until they agree.
+ */
+export function Actions({ order, actions, reachable, stale, onDone }) {
   const action = useAction();
+  const busy = action.busy || stale;
   const due = order.from.amount;
   const outstanding = Math.max(0, due - order.amount_paid);
   const [partial, setPartial] = useState(String(half(outstanding || due)));
@@ -50,24 +55,24 @@ export function Actions({ order, actions, reachable, onDone }) {
     <div class="actions" data-testid="actions">
       ${actions.payin
         ? html`<div class="action-group"><span class="label">Pay in</span>
-            <button class="primary" data-action="payin-exact" disabled=${action.busy} onClick=${() => run('paid in', 'payin', {})}>Exact (${outstanding || due} ${cur})</button>
+            <button class="primary" data-action="payin-exact" disabled=${busy} onClick=${() => run('paid in', 'payin', {})}>Exact (${outstanding || due} ${cur})</button>
             <form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('paid in part', 'payin', { amount: Number(partial) }))}>
               <input aria-label="Partial amount" name="partial" size="9" value=${partial} onInput=${(/** @type {FieldEvent} */ e) => setPartial(e.currentTarget.value)} />
-              <button data-action="payin-partial" type="submit" disabled=${action.busy}>Partial</button>
+              <button data-action="payin-partial" type="submit" disabled=${busy}>Partial</button>
             </form>
             <form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('overpaid', 'payin', { amount: Number(excess) }))}>
               <input aria-label="Over amount" name="over" size="9" value=${excess} onInput=${(/** @type {FieldEvent} */ e) => setExcess(e.currentTarget.value)} />
-              <button data-action="payin-over" type="submit" disabled=${action.busy}>Over</button>
+              <button data-action="payin-over" type="submit" disabled=${busy}>Over</button>
             </form>
             ${actions.payin_unconfirmed
-              ? html`<button data-action="payin-unconfirmed" disabled=${action.busy} title="The pay-in is seen but not confirmed: the order waits in pending until fulfilled" onClick=${() => run('seen, unconfirmed', 'payin', { confirmed: false })}>Unconfirmed</button>`
+              ? html`<button data-action="payin-unconfirmed" disabled=${busy} title="The pay-in is seen but not confirmed: the order waits in pending until fulfilled" onClick=${() => run('seen, unconfirmed', 'payin', { confirmed: false })}>Unconfirmed</button>`
               : null}
             ${['cancelled', 'expired'].includes(order.status) ? html`<span class="muted small">a late pay-in is refunded</span>` : null}
           </div>`
         : null}
       ${actions.fulfil
         ? html`<div class="action-group"><span class="label">Pending pay-in</span>
-            <button class="primary" data-action="fulfil" disabled=${action.busy} onClick=${() => run('fulfilled', 'fulfil', {})}>Fulfil (confirm)</button></div>`
+            <button class="primary" data-action="fulfil" disabled=${busy} onClick=${() => run('fulfilled', 'fulfil', {})}>Fulfil (confirm)</button></div>`
         : null}
       ${actions.payout
         ? html`<div class="action-group"><span class="label">Payout outcome</span>
@@ -80,22 +85,22 @@ export function Actions({ order, actions, reachable, onDone }) {
                 <option value="revert">revert → refunded</option><option value="partial">partial → partially_completed</option>
               </select>
               ${outcome === 'partial' ? html`<input aria-label="Percentage paid out" name="percentage" size="4" value=${percentage} onInput=${(/** @type {FieldEvent} */ e) => setPercentage(e.currentTarget.value)} /><span class="muted">%</span>` : null}
-              <button data-action="payout" type="submit" disabled=${action.busy}>Decide</button>
+              <button data-action="payout" type="submit" disabled=${busy}>Decide</button>
             </form>
             <span class="muted small">applied when the payout runs</span></div>`
         : null}
       ${actions.expire || actions.cancel
         ? html`<div class="action-group"><span class="label">End it</span>
-            ${actions.expire ? html`<button data-action="expire" disabled=${action.busy} title="End the pay-in window now" onClick=${() => run('expired', 'expire')}>Expire window</button>` : null}
+            ${actions.expire ? html`<button data-action="expire" disabled=${busy} title="End the pay-in window now" onClick=${() => run('expired', 'expire')}>Expire window</button>` : null}
             ${actions.cancel
               ? html`<form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {}))}>
                   <input aria-label="Cancel reason" name="reason" placeholder="reason (optional)" size="16" value=${reason} onInput=${(/** @type {FieldEvent} */ e) => setReason(e.currentTarget.value)} />
-                  <button class="danger" data-action="cancel" type="submit" disabled=${action.busy}>Cancel order</button></form>`
+                  <button class="danger" data-action="cancel" type="submit" disabled=${busy}>Cancel order</button></form>`
               : null}
           </div>`
         : null}
     </div>
-    ${targets.length ? html`<${TakeItTo} order=${order} targets=${targets} action=${simulate} onDone=${onDone} />` : null}
+    ${targets.length ? html`<${TakeItTo} order=${order} targets=${targets} action=${simulate} stale=${stale} onDone=${onDone} />` : null}
     ${simulate.done && !simulate.error ? html`<p class="ok small result" data-testid="simulate-result">${simulate.done}</p>` : null}
     <${ErrorBox} error=${simulate.error} />
     ${action.done && !action.error && any ? html`<p class="ok small" role="status">Done: ${action.done}. Advance the clock to move the order on.</p>` : null}
@@ -117,9 +122,9 @@ export function Actions({ order, actions, reachable, onDone }) {
  * "Take it to …" (CONTRACT §16): POST /sandbox/orders/{reference}/simulate takes the order to a
  * status it can still reach (the lifecycle's `reachable`), every webhook on the way sent, the
  * clock left where it is; the page shows the statuses it went through.
- * @param {{ order: OrderDetail, targets: OrderStatus[], action: ReturnType<typeof useAction>, onDone: () => Promise<unknown> }} props
+ * @param {{ order: OrderDetail, targets: OrderStatus[], action: ReturnType<typeof useAction>, stale: boolean, onDone: () => Promise<unknown> }} props
  */
-function TakeItTo({ order, targets, action, onDone }) {
+function TakeItTo({ order, targets, action, stale, onDone }) {
   const [status, setStatus] = useState(/** @type {string} */ (targets.includes('completed') ? 'completed' : (targets.at(-1) ?? '')));
   const [reason, setReason] = useState('');
   const chosen = targets.includes(/** @type {OrderStatus} */ (status)) ? status : (targets[0] ?? '');
@@ -145,7 +150,7 @@ function TakeItTo({ order, targets, action, onDone }) {
         ${targets.map((st) => html`<option value=${st}>${st}</option>`)}
       </select>
       <input name="simulate_reason" aria-label="Reason (optional, kept on the failing step)" placeholder="reason (optional)" maxlength="200" size="18" value=${reason} onInput=${(/** @type {FieldEvent} */ e) => setReason(e.currentTarget.value)} />
-      <button type="submit" data-action="simulate" disabled=${action.busy}>Take it there</button>
+      <button type="submit" data-action="simulate" disabled=${action.busy || stale}>Take it there</button>
     </form>
     <span class="muted small">along the shortest path, every webhook sent, the clock unmoved</span>
   </div>`;

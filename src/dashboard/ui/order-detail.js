@@ -32,7 +32,10 @@ export function OrderScreen({ reference }) {
   if (!o) {
     return html`<div class="screen"><p><a href="#/orders">← Orders</a></p>${order.error ? html`<${ErrorBox} error=${order.error} />` : html`<p class="loading">Loading ${reference}…</p>`}</div>`;
   }
-  return html`<div class="screen order-screen" data-testid="order" data-status=${o.status}>
+  // The order and its lifecycle are two reads: until both are of the same status, the controls
+  // stay on the page (what they said stays) but disabled, not offering a step the order may no
+  // longer allow.
+  return html`<div class="screen order-screen" data-testid="order" data-status=${o.status} data-lifecycle-status=${l ? l.status : ''}>
     <div class="crumbs"><a href="#/orders">← Orders</a></div>
     <div class="order-head">
       <h1 class="mono">${o.reference}</h1><${CopyButton} text=${o.reference} label="the order reference" />
@@ -42,7 +45,7 @@ export function OrderScreen({ reference }) {
     <${ErrorBox} error=${order.error} />
     <div class="columns">
       <div class="col-main">
-        ${l ? html`<${Actions} order=${o} actions=${l.actions} reachable=${l.reachable} onDone=${reload} />` : null}
+        ${l ? html`<${Actions} order=${o} actions=${l.actions} reachable=${l.reachable} stale=${l.status !== o.status} onDone=${reload} />` : null}
         <${Section} title="Order">
           <${KeyValue} rows=${[
             ['From', money(o.from.amount, o.from.currency) + (o.from.network ? ` on ${o.from.network}` : '')],
