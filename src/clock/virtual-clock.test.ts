@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fixedWallClock } from './clock';
 import { parseDuration } from './duration';
-import { AdvanceInterruptedError, ClockBusyError, VirtualClock, type HostTimers, type WorkSlicing } from './virtual-clock';
+import type { HostTimers, WorkSlicing } from './clock.host';
+import { AdvanceInterruptedError, ClockBusyError, VirtualClock } from './virtual-clock';
 import { seeded } from '../../test/support/property';
 
 const START = Date.UTC(2026, 0, 1);
