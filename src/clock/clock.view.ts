@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { DateTime } from '../shared/schemas';
 import { ISO } from './iso';
-import { CLOCK_MODES, type VirtualClock } from './virtual-clock';
+import { CLOCK_MODES } from './clock.schemas';
+import type { VirtualClock } from './virtual-clock';
 
 /** CONTRACT §4 clock view: what `GET /sandbox/clock`, the dashboard and a reset show. */
 export const ClockViewSchema = z

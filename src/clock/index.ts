@@ -1,6 +1,8 @@
 export * from './clock';
 export * from './iso';
 export * from './virtual-clock';
+export * from './clock.schemas';
+export type { HostTimers, WorkSlicing } from './clock.host';
 export * from './duration';
 export type { TimerTag } from './timer-queue';
 export * from './clock.view';

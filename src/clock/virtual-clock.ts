@@ -1,34 +1,17 @@
 // Over 300 lines on purpose: the virtual clock (modes, advance, settle, reset, snapshot) is one
 // state machine over one timer queue; its invariants are easier to keep in one place.
-import * as z from 'zod';
+// Its modes and state schema are clock.schemas.ts; the host timers it uses, clock.host.ts.
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
+import { MAX_HOST_DELAY, nodeSlicing, nodeTimers, type HostTimers, type WorkSlicing } from './clock.host';
+import type { ClockMode, ClockState } from './clock.schemas';
 import { ISO } from './iso';
 import { TimerQueue, type TimerTag } from './timer-queue';
-import { Instant, MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
-
-/** `realtime`: virtual time follows the wall clock × speed; `manual`: it moves only when advanced. */
-export const CLOCK_MODES = ['realtime', 'manual'] as const;
-export type ClockMode = (typeof CLOCK_MODES)[number];
+import { MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
 
 export interface FiredTimer {
   at: number;
   label: string;
 }
-
-/** Host timers, injectable so tests never wait on real time. */
-export interface HostTimers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const nodeTimers: HostTimers = {
-  set: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 export interface VirtualClockOptions {
   /** Virtual start, Unix ms (default: the wall clock at creation). */
@@ -43,27 +26,6 @@ export interface VirtualClockOptions {
   /** How an advance or a realtime tick shares the event loop (tests inject a counted one). */
   slicing?: Partial<WorkSlicing>;
 }
-
-/**
- * CONTRACT §9: an advance never blocks other requests for long. It measures its own work on
- * `now` and, after `sliceMs` of it, lets the event loop run (I/O included) before going on.
- */
-export interface WorkSlicing {
-  /** Monotonic work time, ms (default `performance.now()`). */
-  now(): number;
-  /** Work between two yields, ms (default 20: well inside the contract's 50). */
-  sliceMs: number;
-  /** Lets the event loop run, I/O included (default `setImmediate`, never a microtask). */
-  yield(): Promise<void>;
-}
-
-const nodeSlicing: WorkSlicing = {
-  now: () => performance.now(),
-  sliceMs: 20,
-  yield: () => new Promise<void>((resolve) => setImmediate(resolve)),
-};
-
-const MAX_HOST_DELAY = 2 ** 31 - 1;
 
 /** Another advance is under way: the clock moves for one caller at a time. */
 export class ClockBusyError extends Error {
@@ -90,16 +52,6 @@ export class AdvanceInterruptedError extends Error {
 interface AdvanceRun {
   stoppedBy: AdvanceStopReason | undefined;
 }
-
-/** The clock's own part of a state snapshot (CONTRACT §13): the same bounds as its routes. */
-export const ClockStateSchema = z.object({
-  now_ms: Instant,
-  start_ms: Instant,
-  mode: z.enum(CLOCK_MODES),
-  speed: z.number().positive().max(MAX_SPEED),
-});
-export type ClockState = z.output<typeof ClockStateSchema>;
-
 
 /**
  * The virtual clock of CONTRACT §2. `manual` moves only on `advance`/`advanceTo`;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { seeded } from '../../test/support/property';
-import { materialise, RequestLog, type RawRecord, type RecordedRequest, type RequestsQuery } from './request-log';
+import { RequestLog } from './request-log';
+import { materialise, type RawRecord } from './request-log.record';
+import type { RecordedRequest, RequestsQuery } from './request-log.schemas';
 
 /**
  * The ring as it was before its columns (docs/decisions/010-inspector-ring-columns.md): one

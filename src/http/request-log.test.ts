@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RequestLog, materialise, maskedHeaders, ownExcerpt, type RawRecord } from './request-log';
+import { RequestLog } from './request-log';
+import { materialise, maskedHeaders, ownExcerpt, type RawRecord } from './request-log.record';
 
 const raw = (i: number): RawRecord => ({
   wallMs: Date.UTC(2026, 0, 1) + i,

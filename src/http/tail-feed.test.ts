@@ -3,7 +3,7 @@ import type { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createBus } from '../shared/bus';
 import type { Delivery } from '../webhooks';
-import type { RawRecord } from './request-log';
+import type { RawRecord } from './request-log.record';
 import { TailFeed, type TailEvents } from './tail-feed';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -3,7 +3,8 @@ import { ISO } from '../clock';
 import type { Bus } from '../shared/bus';
 import type { Delivery, DeliveryEvents } from '../webhooks';
 import type { RequestEvents } from './middleware/inspect';
-import { materialise, type RawRecord, type RecordedRequest } from './request-log';
+import { materialise, type RawRecord } from './request-log.record';
+import type { RecordedRequest } from './request-log.schemas';
 
 /** What `ramp-sandbox tail` follows (CONTRACT §17): each /v1 request and each delivery attempt. */
 export type TailEvents = DeliveryEvents & RequestEvents;

@@ -4,7 +4,8 @@ import { lookupMagicAmount } from '../reference';
 import { unused } from '../shared/ids';
 import { checkLegs } from './order.legs';
 import { requireKyb, type Caller, type OrdersCore } from './order.core';
-import type { Quote, QuoteBody } from './order.schemas';
+import type { Quote } from './order.responses';
+import type { QuoteBody } from './order.schemas';
 import type { QuoteRecord } from './order.store';
 import { toQuoteView } from './order.view';
 

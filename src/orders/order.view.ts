@@ -1,6 +1,7 @@
 import { ISO } from '../clock';
 import { round } from '../shared/money';
-import type { Include, OrderDetail, OrderSummary, Quote, TimelineEntry } from './order.schemas';
+import type { OrderDetail, OrderSummary, Quote, TimelineEntry } from './order.responses';
+import type { Include } from './order.schemas';
 import type { OrderRecord, QuoteRecord, Recipient } from './order.store';
 import { isSettled } from './order.vocabulary';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { OrderCreatedSummarySchema, OrderSummarySchema } from '../orders/order.schemas';
+import { OrderCreatedSummarySchema, OrderSummarySchema } from '../orders/order.responses';
 import { ENVIRONMENTS } from '../reference';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
 import { DateTime } from '../shared/schemas';

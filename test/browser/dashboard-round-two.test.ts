@@ -1,23 +1,24 @@
 /**
  * The dashboard, round two (issue 20), in Chromium: a first visit's signed curl run in a shell,
  * the 150th delivery and a delivery reached from an order's timeline, the main flow by keyboard
- * alone, axe-core on every screen, the page at 390 px, and SIGTERM with a tab open. Screens are
- * saved under screenshots/ (ignored by git) as in dashboard.test.ts.
+ * alone, axe-core on every screen, the page at 390 px, and SIGTERM with a tab open. Set up as
+ * dashboard.test.ts is (test/support/dashboard.ts); screens are saved under screenshots/ (ignored
+ * by git) as there.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchPersistentChromium } from '../support/browser';
+import { openDashboard, SHOTS, type Dashboard } from '../support/dashboard';
 import { createOrder } from '../support/orders';
-import { startReceiver, type Receiver } from '../support/receiver';
-import { startTestServer, type TestServer } from '../support/server';
+import type { Receiver } from '../support/receiver';
+import type { TestServer } from '../support/server';
 import { spawnTs } from '../support/spawn';
 
-const SHOTS = join(import.meta.dirname, 'screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SERVE = new URL('../../src/cli/serve.ts', import.meta.url).pathname;
 
@@ -29,20 +30,14 @@ interface AxeViolation {
 }
 
 describe('dashboard, round two (issue 20)', () => {
+  let dashboard: Dashboard | undefined;
   let s: TestServer;
   let receiver: Receiver;
-  let context: BrowserContext;
   let page: Page;
-  let profile: string;
-  const pageErrors: string[] = [];
-  // The order and its lifecycle both read, of the same status: the page then shows that status whole.
-  const orderStatus = (status: string) =>
-    page.locator(`[data-testid="order"][data-status="${status}"][data-lifecycle-status="${status}"]`).waitFor({ timeout: 10_000 });
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  const open = async (hash: string) => {
-    await page.goto(`${s.url}/sandbox/dashboard${hash}`);
-    await page.locator('[data-testid="connection"][data-state="connected"]').waitFor();
-  };
+  let pageErrors: string[];
+  const orderStatus = (status: string) => dashboard!.orderStatus(status);
+  const shot = (name: string) => dashboard!.shot(name);
+  const open = (hash: string) => dashboard!.open(hash);
   /** Presses Tab (or Shift+Tab) until the focused element matches `selector`; the presses taken. */
   const tabTo = async (selector: string, { back = false, max = 120 } = {}) => {
     for (let presses = 0; presses <= max; presses++) {
@@ -62,25 +57,12 @@ describe('dashboard, round two (issue 20)', () => {
     })()`);
 
   beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    receiver = await startReceiver();
-    receiver.behave(() => '500');
-    s = await startTestServer();
-    profile = await mkdtemp(join(tmpdir(), 'ramp-dashboard-'));
-    context = await launchPersistentChromium(profile, { viewport: { width: 1440, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.url });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/status of (40[014]|422|50\d)/.test(m.text())) pageErrors.push(m.text());
-    });
+    dashboard = await openDashboard({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    ({ s, receiver, page, pageErrors } = dashboard);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    await s?.close();
-    await receiver?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await dashboard?.close();
   });
 
   it('greets a first visit with Get started, whose signed curl answers 200 when pasted into a shell', async () => {

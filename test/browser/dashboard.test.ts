@@ -1,57 +1,38 @@
 /**
  * The dashboard in a real browser (CONTRACT §15): Chromium driven by playwright-core, against the
- * sandbox started in process. The browser is CHROMIUM_PATH, the system's chromium, or else the
- * one npm installed (test/support/browser.ts). Each screen is saved under screenshots/ (ignored
- * by git) so a person can look at what the test saw.
+ * sandbox started in process (test/support/dashboard.ts). The browser is CHROMIUM_PATH, the
+ * system's chromium, or else the one npm installed (test/support/browser.ts). Each screen is saved
+ * under screenshots/ (ignored by git) so a person can look at what the test saw.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchPersistentChromium } from '../support/browser';
+import { openDashboard, type Dashboard } from '../support/dashboard';
 import { createOrder } from '../support/orders';
-import { startReceiver, type Receiver } from '../support/receiver';
-import { startTestServer, type TestServer } from '../support/server';
+import type { Receiver } from '../support/receiver';
+import type { TestServer } from '../support/server';
 
-const SHOTS = join(import.meta.dirname, 'screenshots');
 const TOKEN = 'dashboard-admin-token';
 
 describe('dashboard in a browser (CONTRACT §15)', () => {
+  let dashboard: Dashboard | undefined;
   let s: TestServer;
   let receiver: Receiver;
-  let context: BrowserContext;
   let page: Page;
-  let profile: string;
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
   const admin = { authorization: `Bearer ${TOKEN}` };
-  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => dashboard!.shot(name);
   /** Waits until the order screen shows `status`. */
-  // The order and its lifecycle both read, of the same status: the page then shows that status whole.
-  const orderStatus = (status: string) =>
-    page.locator(`[data-testid="order"][data-status="${status}"][data-lifecycle-status="${status}"]`).waitFor({ timeout: 10_000 });
+  const orderStatus = (status: string) => dashboard!.orderStatus(status);
 
   beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    receiver = await startReceiver();
-    receiver.behave(() => '500');
-    s = await startTestServer({ adminToken: TOKEN });
+    dashboard = await openDashboard({ server: { adminToken: TOKEN }, viewport: { width: 1280, height: 800 } });
+    ({ s, receiver, page, pageErrors } = dashboard);
     const patched = await s.control('PATCH', `/sandbox/partners/${s.demo.clientId}`, { webhook_url: receiver.url }, admin);
     expect(patched.status).toBe(200);
-    profile = await mkdtemp(join(tmpdir(), 'ramp-dashboard-'));
-    context = await launchPersistentChromium(profile, { viewport: { width: 1280, height: 800 } });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !/status of (40[014]|422|50\d)/.test(m.text())) pageErrors.push(m.text());
-    });
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    await s?.close();
-    await receiver?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await dashboard?.close();
   });
 
   it('asks for the admin token once, then shows an order created through /v1 live', async () => {

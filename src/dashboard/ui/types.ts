@@ -22,7 +22,7 @@ export type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
 export type { WebhookEvent } from '../../shared/events';
 export type { KybStatus } from '../../auth/partner.schemas';
 export type { DeliveryStatus } from '../../webhooks/delivery.schemas';
-export type { ClockMode } from '../../clock/virtual-clock';
+export type { ClockMode } from '../../clock/clock.schemas';
 import type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
 /** An ISO 8601 instant, as the sandbox renders it. */
 export type DateTime = string;

@@ -6,7 +6,8 @@ import { ENVIRONMENTS, type AddressFormat, type Environment, type ReferenceStore
 import type { Api, AnyRouteSpec } from '../api';
 import { harChunks, HarSchema } from '../har';
 import { buildPostmanCollection, PostmanCollectionSchema, type HappyPathBodies } from '../postman';
-import { RequestsQuerySchema, type RequestLog } from '../request-log';
+import type { RequestLog } from '../request-log';
+import { RequestsQuerySchema } from '../request-log.schemas';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 

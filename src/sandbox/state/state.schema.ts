@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CLOCK_MODES, ClockStateSchema } from '../../clock/virtual-clock';
+import { CLOCK_MODES, ClockStateSchema } from '../../clock/clock.schemas';
 import { IdsStateSchema } from '../../shared/ids';
 import { Instant } from '../../shared/schemas';
 import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schemas';
