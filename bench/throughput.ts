@@ -9,8 +9,8 @@
  * creates into one fresh sandbox) and `stored-orders` (create p99 with 0, 100k, 500k, 1M orders
  * already stored).
  *
- * Environment: BENCH_SECONDS (measured seconds per load, 8), BENCH_ROUNDS (the throughput
- * section's interleaved rounds those seconds are split into, 4), BENCH_WARMUP (seconds of warm-up
+ * Environment: BENCH_ROUNDS and BENCH_ROUND_SECONDS (the throughput section's interleaved rounds
+ * per route, 8 of 2 s on each server), BENCH_SECONDS (measured seconds of the other loads, 8), BENCH_WARMUP (seconds of warm-up
  * per route, 4), BENCH_CONNECTIONS (50), BENCH_RUN_SECONDS (the create run, 30),
  * BENCH_STORED (stored-order counts, "0,100000,500000,1000000"), BENCH_STORED_SECONDS
  * (BENCH_SECONDS), BENCH_SERVER_CPU (0), BENCH_WRK_CPU (1).
@@ -26,9 +26,9 @@ const SECONDS = env('BENCH_SECONDS', 8);
 const WARMUP = env('BENCH_WARMUP', 4);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const RUN_SECONDS = env('BENCH_RUN_SECONDS', 30);
-/** The throughput section's measured seconds per server and route, in this many interleaved rounds. */
-const ROUNDS = Math.max(1, env('BENCH_ROUNDS', 4));
-const ROUND_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
+/** The throughput section: per route, this many interleaved rounds of this many seconds on each server. */
+const ROUNDS = Math.max(1, env('BENCH_ROUNDS', 8));
+const ROUND_SECONDS = Math.max(1, Math.round(env('BENCH_ROUND_SECONDS', 2)));
 const STORED_SECONDS = env('BENCH_STORED_SECONDS', SECONDS);
 const STORED = (process.env.BENCH_STORED ?? '0,100000,500000,1000000').split(',').map((s) => Number(s.trim())).sort((a, b) => a - b);
 const SERVER_CPU = env('BENCH_SERVER_CPU', 0);
@@ -378,7 +378,7 @@ export async function throughput(ctx: Ctx, out: Results): Promise<string[]> {
     for (const s of servers) own[s.key] = s.sandbox ? routeList(ctx, (await routesOf(ctx, up(s.key).base)).orderPath) : routes;
     for (const s of servers) results[s.key] = {} as Record<Route['key'], Wrk>;
     for (const [i, r] of routes.entries()) {
-      // signed per route and server: a signature stays valid 300 s, a route takes 4 × (WARMUP + SECONDS)
+      // signed per route and server: a signature stays valid 300 s, a route takes 4 × (WARMUP + ROUNDS × ROUND_SECONDS), 80 s by default
       const reqOf = (k: ServerKey) => {
         const x = own[k][i]!;
         return { url: up(k).base + x.path, req: { method: x.method, headers: ctx.signed(x.method, x.path, x.body), body: x.body } };
