@@ -9,11 +9,15 @@
  * --expose-gc), filling the running sandbox with completed orders, a CPU profile of the
  * next requests, the cost of the request inspector's hooks on a captured real request, the
  * store's size (once, or once a second during a load: creates per second) and a reset.
+ * With BENCH_RETAIN (bench/tail.ts), what a run keeps outside the store: `text` each created
+ * order's answer as `JSON.stringify` of its body, `copy` a `structuredClone` of it, `records` the
+ * store's order records at each reset.
  */
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import { createServer, type ServerResponse } from 'node:http';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { startServer, type RunningSandbox } from '../src/sandbox/sandbox';
 import { recordRequests } from '../src/http/middleware/inspect';
@@ -102,15 +106,38 @@ function control(running: RunningSandbox) {
   let stopProfile: (() => Promise<unknown>) | undefined;
   // The last request answered, captured outermost (after the edge and the inspector ran).
   let lastCtx: Context | undefined;
+  // GC pauses as node reports them (main thread; the concurrent marker's share is not a pause).
+  const pauses: Array<{ kind: number; ms: number }> = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push({ kind: ((e as { detail?: { kind?: number } }).detail)?.kind ?? 0, ms: e.duration });
+  }).observe({ entryTypes: ['gc'] });
+  // What a run keeps outside the store (bench/tail.ts): held here until the process ends.
+  const retain = process.env.BENCH_RETAIN;
+  const retained: unknown[] = [];
   sandbox.app.middleware.unshift(async (ctx, next) => {
     await next();
     lastCtx = ctx;
+    if ((retain === 'text' || retain === 'copy') && ctx.method === 'POST' && ctx.path === '/v1/orders' && ctx.status === 200) {
+      retained.push(retain === 'text' ? JSON.stringify(ctx.body) : structuredClone(ctx.body));
+    }
   });
   // Koa composed its middleware when the server started listening: compose again.
   running.server.removeAllListeners('request');
   running.server.on('request', sandbox.app.callback());
   const handlers: Record<string, (m: Message) => unknown> = {
     heap: () => heapAfterGc(),
+    // The GC pauses since the last ask, by kind (scavenge, mark-compact, incremental, weak callbacks).
+    'gc-pauses': () => {
+      const names: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' };
+      const by: Record<string, { count: number; ms: number; maxMs: number }> = {};
+      for (const p of pauses.splice(0)) {
+        const b = (by[names[p.kind] ?? String(p.kind)] ??= { count: 0, ms: 0, maxMs: 0 });
+        b.count++;
+        b.ms += p.ms;
+        b.maxMs = Math.max(b.maxMs, p.ms);
+      }
+      return by;
+    },
     fill: (m) => fill(running, Number(m.n), m.webhookUrl as string | undefined),
     'profile-start': async () => {
       stopProfile = await startProfile();
@@ -124,7 +151,11 @@ function control(running: RunningSandbox) {
     'inspector-cost': (m) => inspectorCost(running, lastCtx, Number(m.iterations ?? 200_000)),
     // Orders in the store and the heap as it is (no GC forced).
     stored: () => ({ orders: sandbox.orders.store.orders.size, heapUsed: process.memoryUsage().heapUsed, heapLimit: getHeapStatistics().heap_size_limit }),
-    reset: () => (sandbox.reset(), { orders: sandbox.orders.store.orders.size }),
+    reset: () => {
+      if (retain === 'records') for (const order of sandbox.orders.store.orders.values()) retained.push(order);
+      sandbox.reset();
+      return { orders: sandbox.orders.store.orders.size, retained: retained.length };
+    },
     // The store's size once a second, stamped by this process: creates per second, counted
     // where they happen, with nothing added to the load generator.
     'count-start': () => {

@@ -109,20 +109,21 @@ function bareP99Note(out: Results, key: Route['key']): string {
 }
 
 /**
- * A p99 target scaled to this machine: target × bare Koa's p99 on the route in this run ÷ bare
- * Koa's p99 on the issue's machine. A second verdict beside the target as written, never in its
- * place; none when the throughput section did not run (or was invalid).
+ * A p99 target scaled to this machine: target × bare Koa's req/s on the issue's machine ÷ its
+ * req/s on the route in this run (at 50 connections latency goes as 1 / throughput). A second
+ * verdict beside the target as written, never in its place; none when the throughput section did
+ * not run (or was invalid).
  */
 function scaledP99(out: Results, key: 'create' | 'order', label: string, figure: number, target: number, valid: boolean) {
-  const bare = out.throughput[key]?.bareP99;
-  const issue = TARGETS.issueBareP99Ms[key];
+  const bare = out.throughput[key]?.bare;
+  const issue = TARGETS.issueBareRps[key];
   if (bare === undefined) return [];
-  const scaled = (target * bare) / issue;
+  const scaled = (target * issue) / bare;
   return [
     {
       target: `${label}, against the target scaled to this machine`,
       figure: `${fmtMs(figure)} ms`,
-      goal: `≤ ${fmtMs(scaled)} ms (${target} ms × bare Koa's ${fmtMs(bare)} ms here ÷ its ${issue} ms on the issue's machine)`,
+      goal: `≤ ${fmtMs(scaled)} ms (${target} ms × bare Koa's ${rate(issue)} req/s on the issue's machine ÷ its ${rate(bare)} req/s here)`,
       met: valid ? figure <= scaled : undefined,
     },
   ];
