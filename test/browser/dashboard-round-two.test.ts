@@ -145,6 +145,10 @@ describe('dashboard, round two (issue 20)', () => {
     await page.locator(`[data-testid="requests"] a:has-text("${one}")`).click();
     await page.locator(`[data-testid="request"][data-request="${one}"] h1`).waitFor();
     await page.goBack();
+    // Back on the list, as the URL has it (goBack resolves before the page has re-rendered the
+    // list: typing earlier would be overwritten by the search the URL holds).
+    await page.locator(`[data-testid="requests"] a:has-text("${one}")`).waitFor();
+    await page.waitForFunction(`document.querySelector('input[name="q"]')?.value === ${JSON.stringify(one)}`);
     await page.fill('input[name="q"]', 'nothing-matches-this');
     await page.locator('[data-testid="empty"]', { hasText: 'nothing-matches-this' }).waitFor();
     await page.click('[data-action="clear-filters"]');
