@@ -9,7 +9,8 @@
  *   own objects, without the store's maps, indexes and the clock's timers);
  * - `small+text`: the same, each created order's answer kept as `JSON.stringify` of its body
  *   (one string per order, about the bytes of the store);
- * - `small+copy`: the same, kept as a `structuredClone` of the body.
+ * - `small+copy`: the same, kept as a `structuredClone` of the body. The body is the answer's
+ *   JSON text, so both keep one flat string per order, copied two ways.
  * Rounds interleave the arms (each round starts with the next). Printed: p50, p99, p99.9 and
  * max of each run, the heap after it, and the GC pauses node reported during it.
  *
