@@ -22,7 +22,7 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
     const order = queries.owned(caller, reference);
     if (!can(order, { type: 'CANCEL' })) {
       // Would the machine allow it had nothing been paid? Then the pay-in is why.
-      const unpaid = { ...order, context: { ...order.context, paid: 0, unconfirmed: 0 } };
+      const unpaid = { type: order.type, status: order.status, context: { ...order.context, paid: 0, unconfirmed: 0 } };
       const why = order.status === 'cancelled' ? 'it is already cancelled' : can(unpaid, { type: 'CANCEL' }) ? 'a pay-in has already been received' : `its status is ${order.status}`;
       throw badRequest(`Order ${reference} cannot be cancelled: ${why}`);
     }

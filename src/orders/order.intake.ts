@@ -12,6 +12,7 @@ import type { CreateOrderBody } from './order.schemas';
 import type { OrderRecord, QuoteRecord } from './order.store';
 import { toDetail, type OrderDetail } from './order.view';
 import { NO_TIMERS, PackedTimeline } from './packed-order';
+import { StoredOrder } from './order-terms';
 
 const PROVIDER_IDS = new Set([1]);
 
@@ -91,7 +92,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
     if (quoteRecord) quoteRecord.used = true;
     const now = clock.now();
     // Fields listed one by one: a `...priced` spread here cost ~20 µs per order in V8.
-    const order: OrderRecord = {
+    const order: OrderRecord = new StoredOrder({
       type: priced.type,
       from: priced.from,
       to: priced.to,
@@ -119,7 +120,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
       updated_at: now,
       timers: NO_TIMERS,
       version: 0,
-    };
+    });
     store.add(order);
     try {
       const input = {

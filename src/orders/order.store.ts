@@ -1,5 +1,6 @@
 import type { Environment } from '../reference';
 import type { OrderRecord, QuoteRecord } from './order.records';
+import { forgetDecodedTerms } from './order-terms';
 
 export type { OrderRecord, PayinTarget, QuoteRecord, Recipient, TimelineRecord } from './order.records';
 
@@ -63,6 +64,7 @@ export class OrderStore {
     this.quotes.clear();
     this.byOwner.clear();
     this.merchantRefs.clear();
+    forgetDecodedTerms();
   }
 }
 
