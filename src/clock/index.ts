@@ -4,5 +4,5 @@ export * from './virtual-clock';
 export * from './clock.schemas';
 export type { HostTimers, WorkSlicing } from './clock.host';
 export * from './duration';
-export type { TimerTag } from './timer-queue';
+export type { TimerFire, TimerLabel, TimerTag } from './timer-queue';
 export * from './clock.view';

@@ -1,15 +1,39 @@
+/**
+ * What a timer runs when it fires: handed its own tag and id, so one function can serve every
+ * timer of a kind (an order's delayed events: no closure kept per timer, decision 015).
+ */
+export type TimerFire = (tag: TimerTag | undefined, id: number) => void;
+
+/** A timer's line in a list: a string, or a function of its tag (shared; called when read). */
+export type TimerLabel = string | ((tag: TimerTag | undefined) => string);
+
 /** One pending timer. */
-export interface TimerEntry {
-  id: number;
-  due: number;
-  seq: number;
+export class TimerEntry {
+  readonly id: number;
+  readonly due: number;
+  readonly seq: number;
   /** When it fired (its due time, or later if it was scheduled in the past). */
   at: number;
-  label: string;
-  fire: () => void;
-  cancelled: boolean;
+  readonly fire: TimerFire;
+  cancelled = false;
   /** What the timer is for, as plain data, so a state snapshot can re-create it (CONTRACT §13). */
-  tag?: TimerTag;
+  readonly tag: TimerTag | undefined;
+  private readonly name: TimerLabel;
+
+  constructor(id: number, due: number, seq: number, name: TimerLabel, fire: TimerFire, tag: TimerTag | undefined) {
+    this.id = id;
+    this.due = due;
+    this.seq = seq;
+    this.at = due;
+    this.fire = fire;
+    this.tag = tag;
+    this.name = name;
+  }
+
+  get label(): string {
+    const name = this.name;
+    return typeof name === 'string' ? name : name(this.tag);
+  }
 }
 
 /** A timer's purpose as JSON: `kind` names the module that can re-create it. */
@@ -114,8 +138,8 @@ export class TimerQueue {
     return this.byId.size;
   }
 
-  push(due: number, fire: () => void, label: string, tag?: TimerTag): number {
-    const entry: TimerEntry = { id: this.nextId++, due, seq: this.seq++, at: due, label, fire, cancelled: false, tag };
+  push(due: number, fire: TimerFire, label: TimerLabel, tag?: TimerTag): number {
+    const entry = new TimerEntry(this.nextId++, due, this.seq++, label, fire, tag);
     this.byId.set(entry.id, entry);
     this.insert(entry);
     return entry.id;

@@ -5,7 +5,7 @@ import { systemWallClock, type Scheduler, type WallClock } from './clock';
 import { MAX_HOST_DELAY, nodeSlicing, nodeTimers, type HostTimers, type WorkSlicing } from './clock.host';
 import type { ClockMode, ClockState } from './clock.schemas';
 import { ISO } from './iso';
-import { TimerQueue, type TimerTag } from './timer-queue';
+import { TimerQueue, type TimerFire, type TimerLabel, type TimerTag } from './timer-queue';
 import { MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
 
 export interface FiredTimer {
@@ -123,7 +123,11 @@ export class VirtualClock implements Scheduler {
     return this.lastNow;
   }
 
-  setTimer(at: number, fire: () => void, label = 'timer', tag?: TimerTag): number {
+  /**
+   * A timer at `at`; `fire` is called with the timer's tag and id (a function shared by many
+   * timers finds what to do from them), `label` is its line in a list (or a function of its tag).
+   */
+  setTimer(at: number, fire: TimerFire, label: TimerLabel = 'timer', tag?: TimerTag): number {
     const id = this.queue.push(at, fire, label, tag);
     if (!this.firing) this.arm();
     return id;
@@ -150,7 +154,7 @@ export class VirtualClock implements Scheduler {
     entry.at = this.now();
     this.firing = true;
     try {
-      entry.fire();
+      entry.fire(entry.tag, entry.id);
     } catch (error) {
       this.onError(error, entry.label);
     } finally {
@@ -332,7 +336,7 @@ export class VirtualClock implements Scheduler {
     entry.at = at;
     fired.push(entry);
     try {
-      entry.fire();
+      entry.fire(entry.tag, entry.id);
     } catch (error) {
       this.onError(error, entry.label);
     }

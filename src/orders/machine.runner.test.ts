@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { assign, cancel, createActor, raise, setup, SimulatedClock, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type StateValue } from 'xstate';
 import { seeded } from '../../test/support/property';
-import { VirtualClock } from '../clock';
+import { VirtualClock, type TimerTag } from '../clock';
 import { createMachineRunner, inputKey, jsonKey, type Effects } from './machine.runner';
 import { createOrderMachine, type OrderEvent, type OrderInput } from './order.machine';
 import { ORDER_TYPES } from './order.vocabulary';
@@ -54,7 +54,8 @@ interface Instance {
   timers: Array<[string, number]>;
 }
 
-function toyRunner(clock: VirtualClock, effects: Effects<typeof toy, Instance> = {}) {
+/** A runner of the toy machine; `instances`: where its timers find their instance (a restored copy has a store of its own). */
+function toyRunner(clock: VirtualClock, effects: Effects<typeof toy, Instance> = {}, instances: ReadonlyMap<string, Instance> = byName) {
   const log: unknown[] = [];
   const runner = createMachineRunner(toy, {
     clock,
@@ -73,12 +74,25 @@ function toyRunner(clock: VirtualClock, effects: Effects<typeof toy, Instance> =
       ...effects,
     },
     tag: (i, id, event) => ({ kind: 'toy', name: i.name, id, event }),
-    label: (i, what) => `${i.name}: ${what}`,
+    fromTag: (tag) => toyFromTag(tag, instances),
+    describeTag: toyDescribeTag,
+    label: (owner, what) => `${owner}: ${what}`,
   });
   return { runner, log };
 }
 
-const instance = (name = 'T1'): Instance => ({ name, value: '', context: { n: 0 }, timers: [] });
+/** The toy instances by name, as the orders' store holds orders by reference: a timer finds its instance from its tag. */
+const byName = new Map<string, Instance>();
+const instance = (name = 'T1'): Instance => {
+  const i: Instance = { name, value: '', context: { n: 0 }, timers: [] };
+  byName.set(name, i);
+  return i;
+};
+const toyFromTag = (tag: TimerTag, instances: ReadonlyMap<string, Instance> = byName) => {
+  const i = instances.get(tag.name as string);
+  return i && { entity: i, id: tag.id as string, event: tag.event as EventFromLogic<typeof toy> };
+};
+const toyDescribeTag = (tag: TimerTag) => ({ owner: tag.name as string, id: tag.id as string });
 
 describe('createMachineRunner', () => {
   it('starts an instance in the machine’s initial state, with its input in the context', () => {
@@ -177,7 +191,9 @@ describe('createMachineRunner', () => {
       timersOf: (i) => i.timers,
       effects: {},
       tag: (i, id, event) => ({ kind: 'toy', name: i.name, id, event }),
-      label: (i, what) => `${i.name}: ${what}`,
+      fromTag: toyFromTag,
+      describeTag: toyDescribeTag,
+      label: (owner, what) => `${owner}: ${what}`,
     });
     const t = instance();
     runner.start(t, { n: 7 });
@@ -195,14 +211,39 @@ describe('createMachineRunner', () => {
 
     const restored = new VirtualClock({ start: T0 });
     restored.restore(saved.clock);
-    const { runner: again } = toyRunner(restored);
     const copy: Instance = saved.instance;
+    const { runner: again } = toyRunner(restored, {}, new Map([[copy.name, copy]]));
     for (const { due, tag } of saved.timers) again.revive(copy, tag!.id as string, tag!.event as EventFromLogic<typeof toy>, due);
     expect(restored.pendingTimers()).toEqual(saved.timers);
     clock.advance(61_000);
     restored.advance(61_000);
     expect(copy).toMatchObject({ value: t.value, context: t.context });
     expect(restored.pendingTimers()).toEqual(clock.pendingTimers());
+  });
+
+  it('keeps no closure per timer: one fire and one label function for every instance, the instance found from the tag', () => {
+    const clock = new VirtualClock({ start: T0 });
+    const set = vi.spyOn(clock, 'setTimer');
+    const { runner } = toyRunner(clock);
+    const [a, b] = [instance('A'), instance('B')];
+    for (const t of [a, b]) {
+      runner.start(t, { n: 0 });
+      runner.send(t, { type: 'GO' });
+    }
+    const calls = set.mock.calls;
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    for (const [, fire, label] of calls) {
+      expect(fire).toBe(calls[0]![1]);
+      expect(label).toBe(calls[0]![2]);
+      expect(typeof label).toBe('function');
+    }
+    expect(clock.pendingTimers().map((p) => p.label)).toEqual(expect.arrayContaining(['A: short elapsed in running', 'B: short elapsed in running']));
+    // An instance gone from its owner's store: its label still reads from the tag, and its timer does nothing.
+    byName.delete('A');
+    expect(clock.pendingTimers().some((p) => p.label.startsWith('A: '))).toBe(true);
+    clock.advance(1_000);
+    expect(a.value).toBe('running');
+    expect(b.value).toEqual({ paused: 'resting' });
   });
 
   it('stops an instance: every timer of its own is cleared', () => {
@@ -277,6 +318,8 @@ describe('createMachineRunner', () => {
       timersOf: (i) => i.timers,
       effects: {},
       tag: () => ({ kind: 'x' }),
+      fromTag: () => undefined,
+      describeTag: () => undefined,
       label: () => 'x',
     });
     expect(() => runner.start(instance(), undefined)).toThrow(/without child actors/);
@@ -292,6 +335,17 @@ type Held = { value: StateValue; context: unknown; timers: Array<[string, number
  */
 function sharedRunner<M extends AnyStateMachine>(machine: M, effectNames: readonly string[], raiseFrom: Record<string, (params: any) => EventFromLogic<M>> = {}) {
   const runs = { current: { clock: new VirtualClock({ start: T0 }), seen: [] as unknown[] } };
+  // Instances by a number of their own: a timer finds its instance from its tag.
+  const heldIds = new WeakMap<Held, number>();
+  const heldById = new Map<number, Held>();
+  const heldId = (held: Held): number => {
+    let n = heldIds.get(held);
+    if (n === undefined) {
+      heldIds.set(held, (n = heldById.size + 1));
+      heldById.set(n, held);
+    }
+    return n;
+  };
   const clock = {
     now: () => runs.current.clock.now(),
     setTimer: (...args: Parameters<VirtualClock['setTimer']>) => runs.current.clock.setTimer(...args),
@@ -315,7 +369,12 @@ function sharedRunner<M extends AnyStateMachine>(machine: M, effectNames: readon
         },
       ]),
     ),
-    tag: (_, id, event) => ({ kind: 'test', id, event }),
+    tag: (held, id, event) => ({ kind: 'test', held: heldId(held), id, event }),
+    fromTag: (tag) => {
+      const held = heldById.get(tag.held as number);
+      return held && { entity: held, id: tag.id as string, event: tag.event as EventFromLogic<M> };
+    },
+    describeTag: (tag) => ({ owner: String(tag.held), id: tag.id as string }),
     label: (_, what) => what,
   });
   return { machine, effectNames, raiseFrom, runner, runs };

@@ -148,20 +148,29 @@ export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, op
     }
   }
 
-  /** A delayed event of the machine on the clock, found again by its id (and by its tag after a restore). */
+  /**
+   * A delayed event of the machine on the clock, found again by its id (and by its tag after a
+   * restore). The timer keeps no closure of its own: one function for every timer of the runner
+   * finds the instance, the raise id and the event from the timer's tag, and its label is read
+   * from the tag when a list shows it (decision 015).
+   */
   function setTimer(entity: E, id: string, event: Ev, at: number): void {
-    const handle = clock.setTimer(
-      at,
-      () => {
-        const timers = options.timersOf(entity);
-        const slot = timers.findIndex(([, h]) => h === handle);
-        if (slot >= 0) timers.splice(slot, 1);
-        send(entity, event);
-      },
-      options.label(entity, descriptions.get(id) ?? id),
-      options.tag(entity, id, event),
-    );
+    const handle = clock.setTimer(at, fireTimer, labelTimer, options.tag(entity, id, event));
     options.timersOf(entity).push([id, handle]);
+  }
+
+  function fireTimer(tag: TimerTag | undefined, handle: number): void {
+    const found = tag && options.fromTag(tag);
+    if (!found) return;
+    const timers = options.timersOf(found.entity);
+    const slot = timers.findIndex(([, h]) => h === handle);
+    if (slot >= 0) timers.splice(slot, 1);
+    send(found.entity, found.event);
+  }
+
+  function labelTimer(tag: TimerTag | undefined): string {
+    const found = tag && options.describeTag(tag);
+    return found ? options.label(found.owner, descriptions.get(found.id) ?? found.id) : 'timer';
   }
 
   function cancel(entity: E, id: string): void {
@@ -237,8 +246,12 @@ export interface MachineRunnerOptions<M extends AnyStateMachine, E> {
   effects: Effects<M, E>;
   /** What a delayed event's timer says it is for, as JSON (CONTRACT §13: a snapshot revives it from this). */
   tag(entity: E, id: string, event: EventFromLogic<M>): TimerTag;
-  /** The timer's line in a list; `what` is e.g. `payinWindow elapsed in awaiting_user_payment`. */
-  label(entity: E, what: string): string;
+  /** The instance, raise id and event a timer's tag names (as `tag` wrote it), or undefined when the instance is gone. */
+  fromTag(tag: TimerTag): { entity: E; id: string; event: EventFromLogic<M> } | undefined;
+  /** Whose timer a tag is (e.g. the order's reference) and its raise id, read from the tag alone: a label outlives its instance. */
+  describeTag(tag: TimerTag): { owner: string; id: string } | undefined;
+  /** The timer's line in a list; `owner` as `describeTag` gives it, `what` e.g. `payinWindow elapsed in awaiting_user_payment`. */
+  label(owner: string, what: string): string;
   /** After each start or send (the event and the zero-delay events it raised), timers set or cleared. */
   settled?(entity: E): void;
 }

@@ -57,7 +57,12 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
         arrivePayin: effects.arrivePayin,
       },
       tag: (order, id, event): TimerTag => ({ kind: 'order', reference: order.reference, id, event }),
-      label: (order, what) => `${order.reference}: ${what}`,
+      fromTag: (tag) => {
+        const order = tag.kind === 'order' && typeof tag.reference === 'string' ? store.orders.get(tag.reference) : undefined;
+        return order && typeof tag.id === 'string' ? { entity: order, id: tag.id, event: tag.event as OrderEvent } : undefined;
+      },
+      describeTag: (tag) => (typeof tag.reference === 'string' && typeof tag.id === 'string' ? { owner: tag.reference, id: tag.id } : undefined),
+      label: (owner, what) => `${owner}: ${what}`,
       // Every time, since a timer of its own that just fired may have been the last one (CONTRACT §9).
       settled: (order) => {
         releaseTimers(order);

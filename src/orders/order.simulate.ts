@@ -1,4 +1,4 @@
-import type { TimerTag } from '../clock';
+import type { TimerFire, TimerLabel, TimerTag } from '../clock';
 import { badRequest, conflict, notFound } from '../shared/errors';
 import { round } from '../shared/money';
 import { createMachineRunner, type MachineRunner, type MachineState } from './machine.runner';
@@ -75,7 +75,7 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
   let seq = 0;
   const scratchClock = {
     now: () => clock.now(),
-    setTimer(at: number, _fire: () => void, _label?: string, tag?: TimerTag): number {
+    setTimer(at: number, _fire: TimerFire, _label?: TimerLabel, tag?: TimerTag): number {
       const handle = ++handles;
       node!.pending.set(handle, { due: at, seq: seq++, event: tag!.event as OrderEvent });
       return handle;
@@ -101,7 +101,10 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
         // A magic amount's own pay-in is applied as the machine raises it; other effects are the real order's.
         effects: { arrivePayin: (_sim, params, raise) => raise({ type: 'PAYIN', amount: params.amount, confirmed: params.confirmed }) },
         tag: (_sim, id, event) => ({ kind: 'plan', id, event }),
-        label: (_sim, what) => what,
+        // The scratch clock never fires a timer (the planner reads what it recorded).
+        fromTag: () => undefined,
+        describeTag: (tag) => ({ owner: 'plan', id: tag.id as string }),
+        label: (_owner, what) => what,
       });
       planners.set(type, runner);
     }
