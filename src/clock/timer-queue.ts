@@ -12,8 +12,11 @@ export class TimerEntry {
   readonly id: number;
   readonly due: number;
   readonly seq: number;
-  /** When it fired (its due time, or later if it was scheduled in the past). */
-  at: number;
+  /**
+   * When it fired (its due time, or later if it was scheduled in the past): set as it fires, not
+   * before (one boxed number less per pending timer, decision 015).
+   */
+  declare at: number;
   readonly fire: TimerFire;
   cancelled = false;
   /** What the timer is for, as plain data, so a state snapshot can re-create it (CONTRACT §13). */
@@ -24,7 +27,6 @@ export class TimerEntry {
     this.id = id;
     this.due = due;
     this.seq = seq;
-    this.at = due;
     this.fire = fire;
     this.tag = tag;
     this.name = name;

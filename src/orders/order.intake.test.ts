@@ -102,6 +102,17 @@ describe('createIntake', () => {
     expect(t.calls).toEqual(['makeRoom with 0 stored', 'afterAdd with 1 stored']);
   });
 
+  it('shares one frozen empty list of pay-in references until an order’s first pay-in gives it one of its own (decision 009)', () => {
+    const t = makeIntake();
+    const [a, b] = [t.intake.create(ACME, onramp()), t.intake.create(ACME, onramp())].map((d) => t.store.orders.get(d.reference)!);
+    expect(a!.payinRefs).toBe(b!.payinRefs);
+    expect(Object.isFrozen(a!.payinRefs)).toBe(true);
+    t.lifecycle.recordPayin(a!, 50_000, true, 'BANKREF1');
+    expect(a!.payinRefs).toEqual(['BANKREF1']);
+    expect(b!.payinRefs).toEqual([]);
+    expect(a!.status).not.toBe(b!.status);
+  });
+
   it('refuses a partner that is not KYB-approved with a 403, storing nothing', () => {
     const t = makeIntake();
     const pending: Caller = { partner: partner('ptr_pending', { kyb_status: 'pending' }), env: 'test' };

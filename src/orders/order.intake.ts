@@ -11,7 +11,7 @@ import type { Eviction } from './eviction';
 import type { CreateOrderBody } from './order.schemas';
 import type { OrderRecord, QuoteRecord } from './order.store';
 import { toDetail, type OrderDetail } from './order.view';
-import { NO_TIMERS, PackedTimeline } from './packed-order';
+import { NO_REFS, NO_TIMERS, PackedTimeline } from './packed-order';
 import { StoredOrder } from './order-terms';
 
 const PROVIDER_IDS = new Set([1]);
@@ -107,7 +107,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
       memo: input.memo,
       recipient,
       payin: payinTarget(core, env, type, priced, input.customer.name),
-      payinRefs: [],
+      payinRefs: NO_REFS,
       payinExpiresAt: null,
       payinPaidAt: null,
       payout: null,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { OrderSnapshotSchema, QuoteSnapshotSchema, type OrderRecord, type QuoteRecord } from './order.records';
-import { NO_TIMERS, PackedTimeline } from './packed-order';
+import { NO_REFS, NO_TIMERS, PackedTimeline } from './packed-order';
 import { StoredOrder } from './order-terms';
 
 /**
@@ -70,7 +70,8 @@ function snapshotFields(o: OrderRecord, timeline: unknown): Record<string, unkno
  * are revived separately.
  */
 export function orderFromSnapshot(entry: z.output<typeof OrderSnapshotSchema>): OrderRecord {
-  return new StoredOrder(Object.assign(entry as unknown as OrderRecord, { timeline: PackedTimeline.from(entry.timeline), timers: NO_TIMERS }));
+  const payinRefs = entry.payinRefs.length === 0 ? NO_REFS : entry.payinRefs;
+  return new StoredOrder(Object.assign(entry as unknown as OrderRecord, { timeline: PackedTimeline.from(entry.timeline), timers: NO_TIMERS, payinRefs }));
 }
 
 /** A quote record from a validated snapshot entry, which it takes over (see orderFromSnapshot). */

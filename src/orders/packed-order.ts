@@ -363,6 +363,13 @@ const CONTEXT_FIELDS = 12;
  */
 export const NO_TIMERS: Array<[string, number]> = Object.freeze([]) as unknown as Array<[string, number]>;
 
+/**
+ * The pay-in references of an order with none yet, shared (frozen): an empty array of its own
+ * per stored order is an object kept for nothing while the order waits for its pay-in. A pay-in
+ * gives the order an array of its own (`appended`).
+ */
+export const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
+
 /** The order's timers to change: its own array (a new one in place of the shared empty one). */
 export function ownTimers(order: { timers: Array<[string, number]> }): Array<[string, number]> {
   if (order.timers === NO_TIMERS) order.timers = [];
