@@ -27,9 +27,6 @@ export interface OrderTerms {
   memo?: string | undefined;
 }
 
-/** A stored order as created (intake) or restored (a state snapshot): its terms, then the rest. */
-export type OrderInit = OrderRecord;
-
 /**
  * A stored order: the fields that change (status, context, timeline, pay-ins, payout, refund,
  * times, version, timers) and the identifying ones as fields of its own; the terms packed.
@@ -56,7 +53,8 @@ export class StoredOrder implements OrderRecord {
   /** The terms, packed (`packTerms`): read them through the accessors. */
   readonly packedTerms: string;
 
-  constructor(init: OrderInit) {
+  /** From a record as intake builds it or a restored snapshot holds it. */
+  constructor(init: OrderRecord) {
     this.type = init.type;
     this.env = init.env;
     this.clientId = init.clientId;
