@@ -2,6 +2,8 @@
  * HMAC microbench (docs/decisions/002-hmac.md): node's `createHmac` against HMAC-SHA256 written
  * as two one-shot `crypto.hash` calls over pads kept per key (what src/auth/signature.ts did
  * before issue 17 part 5; the candidate is kept here, not in src/, so the bench can be rerun).
+ * A loop says little about the request path (decision 002: 0.5 µs here was 6–12 points of
+ * throughput there); measure a change to it with bench/ab.ts.
  *
  *   npx tsx bench/hmac.ts [--signatures 1000000] [--rounds 9]
  *

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
-import { hmacSha256, sign, verify } from './signature';
+import { equalHexDigest, hmacSha256, hmacSha256Hex, sign, verify } from './signature';
 import { seeded } from '../../test/support/property';
 
 describe('sign and verify', () => {
@@ -21,6 +21,7 @@ describe('sign and verify', () => {
         const canonical = `${p.clientId}|${p.timestamp}|${p.method.toUpperCase()}|${p.path}|${p.rawBody}`;
         expect(sign(p, key)).toBe(`sha256=${node(key, canonical)}`);
         expect(hmacSha256(key, canonical).toString('hex')).toBe(node(key, canonical));
+        expect(hmacSha256Hex(key, canonical)).toBe(node(key, canonical));
         expect(verify(p, key, sign(p, key))).toBe(true);
       }),
       seeded({ numRuns: 2_000 }),
@@ -34,5 +35,42 @@ describe('sign and verify', () => {
     expect(verify({ ...p, rawBody: '{"a":2}' }, key, sign(p, key))).toBe(false);
     expect(verify(p, `${key}x`, sign(p, key))).toBe(false);
     expect(verify(p, key, `sha256=${'0'.repeat(64)}`)).toBe(false);
+  });
+
+  it('refuses a signature with any one hex digit changed, or of another length (seeded)', () => {
+    const p = { clientId: 'cl_1', timestamp: '1790000000000', method: 'GET', path: '/v1/networks', rawBody: '' };
+    const key = 'enc_test_0123456789abcdef';
+    const good = sign(p, key);
+    fc.assert(
+      fc.property(fc.integer({ min: 7, max: good.length - 1 }), fc.integer({ min: 1, max: 15 }), (at, delta) => {
+        const digit = ((parseInt(good[at]!, 16) + delta) % 16).toString(16);
+        expect(verify(p, key, good.slice(0, at) + digit + good.slice(at + 1))).toBe(false);
+      }),
+      seeded({ numRuns: 500 }),
+    );
+    expect(verify(p, key, good.slice(0, -1))).toBe(false);
+    expect(verify(p, key, `${good}0`)).toBe(false);
+  });
+
+  it('signs right with more keys than it keeps key objects for, and after', () => {
+    const p = { clientId: 'cl_1', timestamp: '1790000000000', method: 'GET', path: '/v1/networks', rawBody: '' };
+    const canonical = 'cl_1|1790000000000|GET|/v1/networks|';
+    const keys = Array.from({ length: 2_500 }, (_, i) => `enc_test_${i.toString(36)}`);
+    for (const key of [...keys, ...keys.slice(0, 50)]) {
+      const expected = `sha256=${node(key, canonical)}`;
+      expect(sign(p, key)).toBe(expected);
+      expect(verify(p, key, expected)).toBe(true);
+    }
+  });
+});
+
+describe('equalHexDigest', () => {
+  it('compares the digest with the rest of the string from an offset', () => {
+    expect(equalHexDigest('ab12', 'sha256=ab12', 7)).toBe(true);
+    expect(equalHexDigest('ab12', 'sha256=ab13', 7)).toBe(false);
+    expect(equalHexDigest('ab12', 'sha256=bb12', 7)).toBe(false);
+    expect(equalHexDigest('ab12', 'sha256=ab1', 7)).toBe(false);
+    expect(equalHexDigest('ab12', 'sha256=ab123', 7)).toBe(false);
+    expect(equalHexDigest('', 'sha256=', 7)).toBe(true);
   });
 });

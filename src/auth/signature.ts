@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** The pieces of the spec §5.2 / §6.4 canonical string. */
 export interface CanonicalParts {
@@ -17,7 +17,7 @@ export function canonicalString(p: CanonicalParts): string {
 
 /** `sha256=` + lowercase hex HMAC-SHA256 of the canonical string, keyed with the `enc_*` key. */
 export function sign(parts: CanonicalParts, encryptionKey: string): string {
-  return `sha256=${hmacSha256(encryptionKey, canonicalString(parts)).toString('hex')}`;
+  return `sha256=${hmacSha256Hex(encryptionKey, canonicalString(parts))}`;
 }
 
 const EQUALITY_KEY = randomBytes(32);
@@ -33,12 +33,23 @@ export function safeEqual(a: string, b: string): boolean {
 
 /**
  * Whether `signature` (`sha256=<64 lowercase hex>`, format already checked) is the HMAC of
- * `parts` under `encryptionKey`: compares the raw digests in constant time.
+ * `parts` under `encryptionKey`: compares the hex digests in constant time (`equalHexDigest`).
  */
 export function verify(parts: CanonicalParts, encryptionKey: string, signature: string): boolean {
-  const expected = hmacSha256(encryptionKey, canonicalString(parts));
-  const given = Buffer.from(signature.slice(7), 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return equalHexDigest(hmacSha256Hex(encryptionKey, canonicalString(parts)), signature, 7);
+}
+
+/**
+ * Whether `given` holds `expected` (a hex digest) from index `at` to its end, in time that depends
+ * only on the lengths (every character is compared, whatever differs first), as
+ * `timingSafeEqual` compares buffers; comparing the strings spares two buffers per request
+ * (docs/decisions/002-hmac.md).
+ */
+export function equalHexDigest(expected: string, given: string, at: number): boolean {
+  if (given.length - at !== expected.length) return false;
+  let diff = 0;
+  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ given.charCodeAt(at + i);
+  return diff === 0;
 }
 
 export const SIGNATURE_FORMAT = /^sha256=[0-9a-f]{64}$/;
@@ -55,10 +66,33 @@ export function signatureHint(p: CanonicalParts): string {
 }
 
 /**
- * HMAC-SHA256 of the UTF-8 bytes of `message` under `key`: node's `createHmac`. Two one-shot
- * `crypto.hash` calls over pads kept per key were measured against it and dropped: no faster
- * here, and a few hundred ns at most of a signed request (docs/decisions/002-hmac.md).
+ * HMAC-SHA256 of the UTF-8 bytes of `message` under `key`: node's `createHmac`, keyed with the
+ * key's `KeyObject` (`keyObjectOf`). Two one-shot `crypto.hash` calls over pads kept per key were
+ * measured against it and dropped (docs/decisions/002-hmac.md).
  */
 export function hmacSha256(key: string, message: string): Buffer {
-  return createHmac('sha256', key).update(message).digest();
+  return createHmac('sha256', keyObjectOf(key)).update(message).digest();
+}
+
+/** `hmacSha256` as lowercase hex, made by node's digest: no buffer in between. */
+export function hmacSha256Hex(key: string, message: string): string {
+  return createHmac('sha256', keyObjectOf(key)).update(message).digest('hex');
+}
+
+/**
+ * Each signing key's `KeyObject` (the UTF-8 bytes of the key string, as `createHmac` takes a
+ * string key), made once: given a string, `createHmac` would copy it into a new buffer on every
+ * signature (decision 002). At most KEY_OBJECTS_MAX are kept (keys are per partner and
+ * environment; a table that fills starts again).
+ */
+const keyObjects = new Map<string, KeyObject>();
+const KEY_OBJECTS_MAX = 1024;
+
+function keyObjectOf(key: string): KeyObject {
+  let keyObject = keyObjects.get(key);
+  if (keyObject === undefined) {
+    if (keyObjects.size >= KEY_OBJECTS_MAX) keyObjects.clear();
+    keyObjects.set(key, (keyObject = createSecretKey(key, 'utf8')));
+  }
+  return keyObject;
 }
