@@ -93,12 +93,14 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
 /**
  * The answer's headers the inspector keeps (SHOWN_RESPONSE_HEADERS), each as it is or a flat
  * copy of its start (`ownExcerpt`); undefined when it had none of them. `hint`, the entry's own
- * copy of `svc-sandbox-hint`, is shared rather than copied again.
+ * copy of `svc-sandbox-hint`, is shared rather than copied again. `header` reads one header of
+ * the answer by its lower-case name (`res.getHeader`: asking for the few shown ones spares the
+ * copy of them all that `getHeaders()` makes on every request).
  */
-export function shownResponseHeaders(headers: Record<string, number | string | string[] | undefined>, hint?: string): Record<string, string> | undefined {
+export function shownResponseHeaders(header: (name: string) => number | string | string[] | undefined, hint?: string): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
   for (const name of SHOWN_RESPONSE_HEADERS) {
-    const raw = headers[name];
+    const raw = header(name);
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : String(raw);
     (out ??= {})[name] = name === 'svc-sandbox-hint' && hint !== undefined ? hint : ownExcerpt(value, FIELD_EXCERPT);

@@ -57,7 +57,8 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, b
     const hint = ctx.res.getHeader('svc-sandbox-hint');
     if (hint) raw.hint = ownCopy(String(hint).slice(0, FIELD_EXCERPT));
     if (!dropped) {
-      const responseHeaders = shownResponseHeaders(ctx.response.headers, raw.hint);
+      const res = ctx.res;
+      const responseHeaders = shownResponseHeaders((name) => res.getHeader(name), raw.hint);
       if (responseHeaders) raw.responseHeaders = responseHeaders;
     }
     const fault = ctx.state.faultId as string | undefined;
