@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { ok, type PageMeta } from '../shared/envelope';
 import { parseOrThrow } from '../shared/validation';
 import { envelopeHead, sharedEnvelope } from './render-cache';
+import { queryParser } from './query-parse';
 
 /**
  * Who may call a route, and what its guard enforces: anyone (`none`), a public or secret key
@@ -152,11 +153,12 @@ export class Api {
     const envelope = sharedEnvelope(spec.message);
     // Not async: most handlers answer at once, and an async layer costs a promise and a
     // microtask on every request. A handler's promise is followed when it returns one.
+    const query = spec.query ? queryParser(spec.query) : undefined;
     const run: Middleware = (ctx) => {
       spec.authorize?.(ctx);
       const input = {
         params: (spec.params ? parseOrThrow(spec.params, ctx.params) : undefined) as Out<P>,
-        query: (spec.query ? parseOrThrow(spec.query, ctx.query) : undefined) as Out<Q>,
+        query: (query ? query(ctx.querystring, () => ctx.query) : undefined) as Out<Q>,
         body: (spec.body && !spec.bodyCheckedBy ? parseOrThrow(spec.body, ctx.request.body) : undefined) as Out<B>,
         ctx,
       };
