@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { parseOrThrow } from '../shared/validation';
+import { deepFreeze } from '../shared/freeze';
 
 /**
  * A route's query parser that parses an empty query once (docs/decisions/016-empty-query-parsed-once.md).
@@ -22,11 +23,3 @@ export function queryParser<S extends z.ZodType>(schema: S): (querystring: strin
   };
 }
 
-/** Freezes plain data through and through (a parsed query: a few fields, a set or a list at most). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
-}

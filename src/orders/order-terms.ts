@@ -1,4 +1,5 @@
 import type { OrderRecord } from './order.records';
+import { deepFreeze } from '../shared/freeze';
 
 /**
  * An order's terms kept packed (docs/decisions/014-order-terms-packed.md): what an order fixes
@@ -117,15 +118,6 @@ function termsOf(order: StoredOrder): OrderTerms {
     lastOrder = order;
   }
   return lastTerms!;
-}
-
-/** Freezes plain data through and through (terms as given: a few objects, two levels deep). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
 }
 
 /** Forgets the last decoded terms (a reset drops every order: none is kept alive by this module). */

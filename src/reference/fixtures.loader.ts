@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { packagePath } from '../shared/package-root';
 import { firstIssue } from '../shared/validation';
 import { FixtureFilesSchema, type Fixtures } from './fixtures.schema';
+import { deepFreeze } from '../shared/freeze';
 
 /** The fixtures shipped with the sandbox (`fixtures/` at the package root, from src/ or dist/). */
 export const DEFAULT_FIXTURES_DIR = packagePath('fixtures');
@@ -63,14 +64,6 @@ export function loadFixturesOnce(dir: string = DEFAULT_FIXTURES_DIR): Fixtures {
   const fixtures = deepFreeze(loadFixtures(dir));
   loaded.set(dir, { stamp, fixtures });
   return fixtures;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 function checkConsistency(f: Fixtures, dir: string): void {
