@@ -7,6 +7,9 @@
  * rounds, so other work on the machine moves the figures much less than it moves a load test's.
  * The ratio bare ÷ sandbox estimates the throughput ratio of the throughput section on a quiet
  * machine, less the socket work both share (which brings a real ratio closer to 1).
+ * It understates what CPU costs on a loaded server, though: on the pinned bench a few µs per
+ * request moved the throughput ratio by several times as much (decision 002), so measure a
+ * change to the request path with bench/ab.ts, and use this one to see where CPU goes.
  *
  * Usage: node --import tsx bench/per-request.ts [--rounds 9] [--requests 20000] [--only networks,order,create] [--sandbox-only] [--inspect-limit N] [--fill N]
  * (`--fill N`: N completed orders stored first, `FILLED` printed; with --trace-gc, what the GC does beside a store.)

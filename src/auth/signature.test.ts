@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
-import { equalHexDigest, hmacSha256, hmacSha256Hex, sign, verify } from './signature';
+import { equalHexDigest, hmacSha256Hex, sign, verify } from './signature';
 import { seeded } from '../../test/support/property';
 
 describe('sign and verify', () => {
@@ -20,7 +20,6 @@ describe('sign and verify', () => {
       fc.property(fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: 'grapheme', maxLength: 70 })), parts, (key, p) => {
         const canonical = `${p.clientId}|${p.timestamp}|${p.method.toUpperCase()}|${p.path}|${p.rawBody}`;
         expect(sign(p, key)).toBe(`sha256=${node(key, canonical)}`);
-        expect(hmacSha256(key, canonical).toString('hex')).toBe(node(key, canonical));
         expect(hmacSha256Hex(key, canonical)).toBe(node(key, canonical));
         expect(verify(p, key, sign(p, key))).toBe(true);
       }),

@@ -66,15 +66,11 @@ export function signatureHint(p: CanonicalParts): string {
 }
 
 /**
- * HMAC-SHA256 of the UTF-8 bytes of `message` under `key`: node's `createHmac`, keyed with the
- * key's `KeyObject` (`keyObjectOf`). Two one-shot `crypto.hash` calls over pads kept per key were
- * measured against it and dropped (docs/decisions/002-hmac.md).
+ * HMAC-SHA256 of the UTF-8 bytes of `message` under `key`, as lowercase hex: node's `createHmac`,
+ * keyed with the key's `KeyObject` (`keyObjectOf`), hex made by node's digest with no buffer in
+ * between. Two one-shot `crypto.hash` calls over pads kept per key were measured against it and
+ * dropped (docs/decisions/002-hmac.md).
  */
-export function hmacSha256(key: string, message: string): Buffer {
-  return createHmac('sha256', keyObjectOf(key)).update(message).digest();
-}
-
-/** `hmacSha256` as lowercase hex, made by node's digest: no buffer in between. */
 export function hmacSha256Hex(key: string, message: string): string {
   return createHmac('sha256', keyObjectOf(key)).update(message).digest('hex');
 }
