@@ -163,6 +163,8 @@ describe('dashboard, round two (issue 20)', () => {
     presses += await tabTo('[data-action="open-new-order"]');
     await page.keyboard.press('Enter');
     await page.locator('#new-order select').first().waitFor();
+    // As a keyboard user would: the button takes Enter once the partner list has come.
+    await page.locator('[data-testid="partners-loading"]').waitFor({ state: 'detached' });
     presses += await tabTo('[data-action="create-order"]');
     await page.keyboard.press('Enter');
     const created = page.locator('[data-testid="created"] a');
@@ -202,6 +204,49 @@ describe('dashboard, round two (issue 20)', () => {
     // A bound on the path, not a timing: the issue counted 103 presses for the main flow before.
     expect(presses).toBeLessThan(103);
   }, 90_000);
+
+  it('holds "Create order" until the partner list has come, then creates for the partner shown (no 422 naming client_id)', async () => {
+    // The partner list held back until the test lets it through: a slow sandbox, made certain.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/sandbox/partners', async (route) => {
+      await held;
+      // (After the test, a route already dropped by unroute is nobody's to answer.)
+      await route.continue().catch(() => undefined);
+    });
+    const posts: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }) => {
+      if (request.method() === 'POST' && request.url().endsWith('/sandbox/orders')) posts.push(request.url());
+    };
+    page.on('request', onRequest);
+    try {
+      await open('#/orders');
+      await page.click('[data-action="open-new-order"]');
+      const button = page.locator('[data-action="create-order"]');
+      await page.locator('[data-testid="partners-loading"]').waitFor();
+      expect(await button.isDisabled()).toBe(true);
+      // Enter in a field (the form's implicit submission) sends nothing either.
+      await page.locator('input[name="from_amount"]').press('Enter');
+      await page.locator('input[name="from_amount"]').evaluate('(el) => el.form.requestSubmit()').catch(() => undefined);
+      expect(posts).toEqual([]);
+      await shot('24-create-waits-for-partners');
+
+      release();
+      await page.locator('[data-testid="partners-loading"]').waitFor({ state: 'detached' });
+      await button.click();
+      const created = page.locator('[data-testid="created"] a');
+      await created.waitFor();
+      expect(posts).toHaveLength(1);
+      expect(await page.locator('#new-order [role="alert"]').count()).toBe(0);
+      const newest = (await s.control('GET', '/sandbox/orders?per_page=1')).body.data[0];
+      expect(newest.reference).toBe((await created.innerText()).trim());
+      expect(newest.client_id).toBe(s.demo.clientId);
+    } finally {
+      release();
+      page.off('request', onRequest);
+      await page.unroute('**/sandbox/partners');
+    }
+  }, 60_000);
 
   it('takes an order to a status it can reach from its page, with a reason (CONTRACT §16)', async () => {
     const order = await createOrder(s, 'offramp');

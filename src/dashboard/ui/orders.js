@@ -52,7 +52,7 @@ export function OrdersScreen() {
   const firstVisit = list.data !== undefined && list.data.meta.total === 0 && !filtered;
 
   return html`<div class="screen">
-    <div class="screen-head"><h1>Orders</h1><${CreateOrder} partners=${partners.data ?? []} /></div>
+    <div class="screen-head"><h1>Orders</h1><${CreateOrder} partners=${partners} /></div>
     ${firstVisit && !startHidden ? html`<${GetStarted} onClose=${() => setStartHidden(true)} />` : null}
     <${Section} title="Every partner's orders" id="orders-list">
       <div class="filters" role="search" aria-label="Filter orders">
@@ -86,8 +86,12 @@ export function OrdersScreen() {
   </div>`;
 }
 
-/** @param {{ partners: Partner[] }} props */
-function CreateOrder({ partners }) {
+/** @param {{ partners: Resource<Partner[]> }} props */
+function CreateOrder({ partners: partnerList }) {
+  const partners = partnerList.data ?? [];
+  // Until the partner list has come (or failed), a create would go out without a partner and
+  // come back a 422 naming client_id while the form shows one: the button waits for the list.
+  const waiting = partnerList.data === undefined && partnerList.error === undefined;
   const [open, setOpen] = useState(false);
   const [type, setType] = useState('onramp');
   const [env, setEnv] = useState('test');
@@ -129,6 +133,7 @@ function CreateOrder({ partners }) {
   /** @param {Event} e */
   const submit = async (e) => {
     e.preventDefault();
+    if (waiting) return;
     /** @type {CreateOrderBody} */
     // With no partner to pick, the server's 422 names the missing client_id.
     const body = { client_id: clientId || partners[0]?.client_id || '', environment: env, from: leg(legs.from), to: leg(legs.to) };
@@ -155,7 +160,8 @@ function CreateOrder({ partners }) {
       <${Input} label="To currency" name="to_currency" value=${legs.to[0]} onInput=${setLeg('to', 0)} size="6" />
       <${Input} label="To network (crypto)" name="to_network" value=${legs.to[1]} onInput=${setLeg('to', 1)} size="12" />
       <${Input} label="To amount (or from)" name="to_amount" value=${legs.to[2]} onInput=${setLeg('to', 2)} size="9" />
-      <div class="form-actions"><button class="primary" type="submit" data-action="create-order" disabled=${action.busy}>Create order</button>
+      <div class="form-actions"><button class="primary" type="submit" data-action="create-order" disabled=${action.busy || waiting}>Create order</button>
+        ${waiting ? html`<span class="muted small" data-testid="partners-loading" role="status">Loading the partners…</span>` : null}
         ${created ? html`<span data-testid="created">Created <a href=${link('orders', created)} class="mono">${created}</a></span>` : null}</div>
     </form>
     <p class="muted small">Created for the partner without a signature (POST /sandbox/orders); the recipient is a valid account or address. Magic amounts (README) work here too.
