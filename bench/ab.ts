@@ -5,9 +5,11 @@
  * falls on every server alike. A change to the request path is kept when it moves the ratio to
  * bare Koa by more than the rounds' spread (docs/decisions/002-hmac.md has an example).
  *
- * Usage: npx tsx bench/ab.ts [--route networks|order|create] [--rounds 10] [--seconds 2] DIR...
+ * Usage: npx tsx bench/ab.ts [--route networks|order|create] [--rounds 10] [--seconds 2] DIR[+NODE_FLAG...]...
  * where each DIR is a checkout with its node_modules (e.g. `git worktree add ../before HEAD~1`
  * and `cp -a node_modules ../before/`), started as `npm start` starts it (tsx, src/cli/serve.ts).
+ * Node flags joined to a DIR with `+` start that server with them: `. .+--max-semi-space-size=64`
+ * measures one checkout with and without the flag.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -28,10 +30,11 @@ const SECONDS = Number(flags.seconds);
 const ctx = await prepare();
 const servers: Array<{ name: string; server: Server; path: string }> = [];
 try {
-  for (const dir of dirs) {
+  for (const spec of dirs) {
+    const [dir = '', ...nodeFlags] = spec.split('+');
     const root = resolve(dir);
-    const server = await spawnServer(dir, ['--import', `${root}/node_modules/tsx/dist/loader.mjs`, `${root}/src/cli/serve.ts`, ...cliFlags(10_000_000)], { cpu: 0 });
-    servers.push({ name: dir, server, path: '' });
+    const server = await spawnServer(spec, [...nodeFlags, '--import', `${root}/node_modules/tsx/dist/loader.mjs`, `${root}/src/cli/serve.ts`, ...cliFlags(10_000_000)], { cpu: 0 });
+    servers.push({ name: spec, server, path: '' });
   }
   let bodies = '';
   for (const s of servers) {
