@@ -113,12 +113,14 @@ export interface Server {
 }
 
 /**
- * V8 flags for every sandbox the bench starts (BENCH_SANDBOX_NODE_FLAGS, space-separated), e.g.
- * `--max-semi-space-size=64`: issue 21 found each scavenge beside a large store paying a fixed
- * cost that grows with the old generation, so fewer, larger young generations may help the tail;
- * a bench with and without it on a quiet machine says whether. Bare servers never get them.
+ * V8 flags for every sandbox the bench starts (BENCH_SANDBOX_NODE_FLAGS, space-separated; set it
+ * empty for V8's defaults). By default `--single-threaded-gc`: every bench sandbox runs pinned to
+ * one CPU, where `ramp-sandbox serve` runs itself again with that flag (src/cli/gc-threads.ts,
+ * decision 017); given here, the server the bench measures is the one it started (no second
+ * process), and bench/servers.ts, which does not go through `serve`, runs as the CLI would.
+ * Bare servers never get them.
  */
-export const SANDBOX_NODE_FLAGS = (process.env.BENCH_SANDBOX_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+export const SANDBOX_NODE_FLAGS = (process.env.BENCH_SANDBOX_NODE_FLAGS ?? '--single-threaded-gc').split(/\s+/).filter(Boolean);
 
 export interface SpawnOptions {
   /** A bare server (Koa, node:http): no sandbox flags. */

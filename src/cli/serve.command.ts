@@ -7,6 +7,7 @@ import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';
 import { StateFileError } from '../sandbox/state/file';
 import { prepareReadyFile, removeReadyFile, writeReadyFile } from '../sandbox/ready-file';
+import { needsSingleThreadedGc, rerunWithSingleThreadedGc, stopWithParent } from './gc-threads';
 
 /**
  * `ramp-sandbox serve` (`npm start`): the sandbox on 127.0.0.1:4010 with the demo partner, and
@@ -35,6 +36,11 @@ async function serve(argv: string[]): Promise<void> {
   }
   if (config === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  // One CPU to run on: V8's GC threads would take it from the requests (decision 017).
+  if (needsSingleThreadedGc()) {
+    rerunWithSingleThreadedGc();
     return;
   }
   if (config.readyFile) {
@@ -148,4 +154,5 @@ async function serve(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  stopWithParent(() => stop('SIGTERM'));
 }
