@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { PACKAGE_VERSION } from '../shared/package-root';
+import { needsSingleThreadedGc, rerunWithSingleThreadedGc } from './gc-threads';
 import { runMain, type CommandMain } from './run-main';
 
 /**
@@ -111,6 +112,11 @@ async function run(name: string, argv: string[]): Promise<void> {
       `ramp-sandbox: unknown command '${name}'. Commands: ${Object.keys(COMMANDS).join(', ')}, help. See ramp-sandbox --help.\n`,
     );
     process.exitCode = 2;
+    return;
+  }
+  // serve on one CPU: run again with V8's GC on the main thread (decision 017), before loading it.
+  if (name === 'serve' && needsSingleThreadedGc(argv)) {
+    rerunWithSingleThreadedGc();
     return;
   }
   const { main } = await command.load();

@@ -12,8 +12,9 @@ import { availableParallelism, constants } from 'node:os';
  * main thread: 29 ms at 500,000 orders.
  *
  * V8 takes the flag only at start-up. Setting it later with `v8.setFlagsFromString` aborts the
- * process at the next full GC, and `NODE_OPTIONS` refuses it. So `serve`, when it finds one CPU
- * and no flag, runs itself again with the flag: a child node with the same arguments, in its own
+ * process at the next full GC, and `NODE_OPTIONS` refuses it. So `serve` (its entry points,
+ * `bin.ts` and `serve.ts`, before they load the sandbox's code), when it finds one CPU and no
+ * flag, runs itself again with the flag: a child node with the same arguments, in its own
  * process group (a Ctrl-C reaches it once, from here, not twice, which would mean "stop at
  * once"). Signals are passed on, its exit code is this process's, and it stops gracefully if
  * this process dies (the IPC channel closes). `RAMP_SANDBOX_GC=v8` keeps V8's default.
@@ -23,13 +24,18 @@ export const SINGLE_THREADED_GC = '--single-threaded-gc';
 /** Set in the child that `rerunWithSingleThreadedGc` starts. */
 export const RERUN_ENV = 'RAMP_SANDBOX_RERUN';
 
-/** Whether `serve` should run again with `--single-threaded-gc`: one CPU, the flag not given, no opt-out. */
+/**
+ * Whether `serve` with these arguments should run again with `--single-threaded-gc`: one CPU,
+ * the flag not given, no opt-out, and not just asked for its help.
+ */
 export function needsSingleThreadedGc(
+  argv: readonly string[],
   cpus: number = availableParallelism(),
   execArgv: readonly string[] = process.execArgv,
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
   if (env.RAMP_SANDBOX_GC === 'v8' || env[RERUN_ENV] === '1') return false;
+  if (argv.includes('--help') || argv.includes('-h')) return false;
   return cpus <= 1 && !execArgv.includes(SINGLE_THREADED_GC);
 }
 

@@ -7,7 +7,7 @@ import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';
 import { StateFileError } from '../sandbox/state/file';
 import { prepareReadyFile, removeReadyFile, writeReadyFile } from '../sandbox/ready-file';
-import { needsSingleThreadedGc, rerunWithSingleThreadedGc, stopWithParent } from './gc-threads';
+import { stopWithParent } from './gc-threads';
 
 /**
  * `ramp-sandbox serve` (`npm start`): the sandbox on 127.0.0.1:4010 with the demo partner, and
@@ -36,11 +36,6 @@ async function serve(argv: string[]): Promise<void> {
   }
   if (config === 'help') {
     process.stdout.write(USAGE);
-    return;
-  }
-  // One CPU to run on: V8's GC threads would take it from the requests (decision 017).
-  if (needsSingleThreadedGc()) {
-    rerunWithSingleThreadedGc();
     return;
   }
   if (config.readyFile) {

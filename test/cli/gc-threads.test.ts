@@ -39,12 +39,13 @@ const until = async (check: () => boolean, ms: number) => {
 };
 
 describe('needsSingleThreadedGc', () => {
-  it('asks for it on one CPU only, once, and not when RAMP_SANDBOX_GC=v8', () => {
-    expect(needsSingleThreadedGc(1, [], {})).toBe(true);
-    expect(needsSingleThreadedGc(2, [], {})).toBe(false);
-    expect(needsSingleThreadedGc(1, [SINGLE_THREADED_GC], {})).toBe(false);
-    expect(needsSingleThreadedGc(1, [], { RAMP_SANDBOX_RERUN: '1' })).toBe(false);
-    expect(needsSingleThreadedGc(1, [], { RAMP_SANDBOX_GC: 'v8' })).toBe(false);
+  it('asks for it on one CPU only, once, not for --help, and not when RAMP_SANDBOX_GC=v8', () => {
+    expect(needsSingleThreadedGc([], 1, [], {})).toBe(true);
+    expect(needsSingleThreadedGc([], 2, [], {})).toBe(false);
+    expect(needsSingleThreadedGc([], 1, [SINGLE_THREADED_GC], {})).toBe(false);
+    expect(needsSingleThreadedGc([], 1, [], { RAMP_SANDBOX_RERUN: '1' })).toBe(false);
+    expect(needsSingleThreadedGc([], 1, [], { RAMP_SANDBOX_GC: 'v8' })).toBe(false);
+    expect(needsSingleThreadedGc(['--port', '0', '--help'], 1, [], {})).toBe(false);
   });
 });
 
