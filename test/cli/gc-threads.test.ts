@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { needsSingleThreadedGc, SINGLE_THREADED_GC } from '../../src/cli/gc-threads';
-import { TSX_LOADER } from '../support/spawn';
+import { isRunning, TSX_LOADER } from '../support/spawn';
 
 const SERVE = new URL('../../src/cli/serve.ts', import.meta.url).pathname;
 const hasTaskset = (() => {
@@ -21,14 +21,6 @@ const hasTaskset = (() => {
   }
 })();
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const until = async (check: () => boolean, ms: number) => {
   const end = Date.now() + ms;
   while (!check()) {
@@ -55,7 +47,7 @@ describe.skipIf(!hasTaskset)('serve pinned to one CPU (taskset -c 0)', () => {
   let dir: string | undefined;
   afterEach(() => {
     for (const child of started.splice(0)) child.kill('SIGKILL');
-    for (const pid of pids.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of pids.splice(0)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
     dir = undefined;
   });
@@ -87,14 +79,14 @@ describe.skipIf(!hasTaskset)('serve pinned to one CPU (taskset -c 0)', () => {
     expect(res.status).toBe(200);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(await until(() => !alive(info.pid), 5_000)).toBe(true);
+    expect(await until(() => !isRunning(info.pid), 5_000)).toBe(true);
   }, 40_000);
 
   it('does not outlive the command killed outright (SIGKILL)', async () => {
     const { child, exited, info } = await servePinned();
     child.kill('SIGKILL');
     await exited;
-    expect(await until(() => !alive(info.pid), 5_000)).toBe(true);
+    expect(await until(() => !isRunning(info.pid), 5_000)).toBe(true);
   }, 40_000);
 
   it('runs as it is, in one process, with RAMP_SANDBOX_GC=v8', async () => {

@@ -7,7 +7,7 @@ import { BIN, runCli } from '../support/cli';
 import { deadUrl } from '../support/free-port';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
-import { spawnTs, TSX_LOADER } from '../support/spawn';
+import { isRunning, spawnTs, TSX_LOADER } from '../support/spawn';
 
 // CONTRACT §17: `ramp-sandbox mcp`, driven as an agent would, with the SDK's own client.
 const TOKEN = 'mcp-token';
@@ -54,14 +54,7 @@ function json(result: unknown): any {
   return JSON.parse(first.text);
 }
 
-const gone = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-};
+const gone = (pid: number) => !isRunning(pid);
 
 describe('ramp-sandbox mcp', () => {
   it('lists the control API as tools, drives an order through them, and stops when the client closes', async () => {

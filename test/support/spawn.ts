@@ -12,3 +12,13 @@ export const TSX_LOADER = new URL('../../node_modules/tsx/dist/loader.mjs', impo
 export function spawnTs(file: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess {
   return spawn(process.execPath, ['--import', TSX_LOADER, file, ...args], options);
 }
+
+/** Whether a process with this pid is still there (signal 0 checks without sending anything). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
