@@ -1,5 +1,7 @@
 import type { OrderRecord } from './order.records';
 import { deepFreeze } from '../shared/freeze';
+import { isFinal } from './order.vocabulary';
+import { packState, unpackState, type OrderState } from './settled-state';
 
 /**
  * An order's terms kept packed (docs/decisions/014-order-terms-packed.md): what an order fixes
@@ -39,20 +41,25 @@ export class StoredOrder implements OrderRecord {
   clientId: string;
   reference: string;
   metadata: OrderRecord['metadata'];
-  payinRefs: OrderRecord['payinRefs'];
-  payinExpiresAt: OrderRecord['payinExpiresAt'];
-  payinPaidAt: OrderRecord['payinPaidAt'];
-  payout: OrderRecord['payout'];
-  refund: OrderRecord['refund'];
-  timeline: OrderRecord['timeline'];
   status: OrderRecord['status'];
-  context: OrderRecord['context'];
   created_at: number;
-  updated_at: number;
   version: number;
   timers: OrderRecord['timers'];
   /** The terms, packed (`packTerms`): read them through the accessors. */
   readonly packedTerms: string;
+  /**
+   * While the order is settled (`settle`): its changing fields, packed (`packState`), read
+   * through the accessors below; null while they are the fields of its own that follow.
+   */
+  packedState: string | null = null;
+  #payinRefs: OrderRecord['payinRefs'] | null;
+  #payinExpiresAt: OrderRecord['payinExpiresAt'];
+  #payinPaidAt: OrderRecord['payinPaidAt'];
+  #payout: OrderRecord['payout'];
+  #refund: OrderRecord['refund'];
+  #timeline: OrderRecord['timeline'] | null;
+  #context: OrderRecord['context'] | null;
+  #updated_at: number;
 
   /** From a record as intake builds it or a restored snapshot holds it. */
   constructor(init: OrderRecord) {
@@ -61,19 +68,19 @@ export class StoredOrder implements OrderRecord {
     this.clientId = init.clientId;
     this.reference = init.reference;
     this.metadata = init.metadata;
-    this.payinRefs = init.payinRefs;
-    this.payinExpiresAt = init.payinExpiresAt;
-    this.payinPaidAt = init.payinPaidAt;
-    this.payout = init.payout;
-    this.refund = init.refund;
-    this.timeline = init.timeline;
     this.status = init.status;
-    this.context = init.context;
     this.created_at = init.created_at;
-    this.updated_at = init.updated_at;
     this.version = init.version;
     this.timers = init.timers;
     this.packedTerms = packTerms(init);
+    this.#payinRefs = init.payinRefs;
+    this.#payinExpiresAt = init.payinExpiresAt;
+    this.#payinPaidAt = init.payinPaidAt;
+    this.#payout = init.payout;
+    this.#refund = init.refund;
+    this.#timeline = init.timeline;
+    this.#context = init.context;
+    this.#updated_at = init.updated_at;
     // The terms as given are what the next read answers (a create renders its order at once):
     // frozen, as decoded ones are.
     lastTerms = deepFreeze({
@@ -90,6 +97,144 @@ export class StoredOrder implements OrderRecord {
     });
     lastOrder = this;
   }
+
+  // The changing fields: the order's own while it is live; while it is settled, read from its
+  // packed state (decoded once for consecutive reads, frozen), and a write takes it out of its
+  // packing first (`unsettle`), so nothing written is lost.
+  get payinRefs(): OrderRecord['payinRefs'] {
+    return this.packedState === null ? this.#payinRefs! : settledState(this).payinRefs;
+  }
+  set payinRefs(value: OrderRecord['payinRefs']) {
+    this.unsettle();
+    this.#payinRefs = value;
+  }
+  get payinExpiresAt(): OrderRecord['payinExpiresAt'] {
+    return this.packedState === null ? this.#payinExpiresAt : settledState(this).payinExpiresAt;
+  }
+  set payinExpiresAt(value: OrderRecord['payinExpiresAt']) {
+    this.unsettle();
+    this.#payinExpiresAt = value;
+  }
+  get payinPaidAt(): OrderRecord['payinPaidAt'] {
+    return this.packedState === null ? this.#payinPaidAt : settledState(this).payinPaidAt;
+  }
+  set payinPaidAt(value: OrderRecord['payinPaidAt']) {
+    this.unsettle();
+    this.#payinPaidAt = value;
+  }
+  get payout(): OrderRecord['payout'] {
+    return this.packedState === null ? this.#payout : settledState(this).payout;
+  }
+  set payout(value: OrderRecord['payout']) {
+    this.unsettle();
+    this.#payout = value;
+  }
+  get refund(): OrderRecord['refund'] {
+    return this.packedState === null ? this.#refund : settledState(this).refund;
+  }
+  set refund(value: OrderRecord['refund']) {
+    this.unsettle();
+    this.#refund = value;
+  }
+  get timeline(): OrderRecord['timeline'] {
+    return this.packedState === null ? this.#timeline! : settledState(this).timeline;
+  }
+  set timeline(value: OrderRecord['timeline']) {
+    this.unsettle();
+    this.#timeline = value;
+  }
+  get context(): OrderRecord['context'] {
+    return this.packedState === null ? this.#context! : settledState(this).context;
+  }
+  set context(value: OrderRecord['context']) {
+    this.unsettle();
+    this.#context = value;
+  }
+  get updated_at(): number {
+    return this.packedState === null ? this.#updated_at : settledState(this).updated_at;
+  }
+  set updated_at(value: number) {
+    this.unsettle();
+    this.#updated_at = value;
+  }
+
+  /**
+   * Packs the changing fields when the order is settled: in a final status, no timer pending
+   * (decision 018). Nothing changes when it is not, when it is packed already, or when JSON
+   * would not give its state back exactly.
+   */
+  settle(): void {
+    if (this.packedState !== null || this.timers.length !== 0 || !isFinal(this.status)) return;
+    const packed = packState({
+      payinRefs: this.#payinRefs!,
+      payinExpiresAt: this.#payinExpiresAt,
+      payinPaidAt: this.#payinPaidAt,
+      payout: this.#payout,
+      refund: this.#refund,
+      timeline: this.#timeline!,
+      context: this.#context!,
+      updated_at: this.#updated_at,
+    });
+    if (packed === null) return;
+    if (lastSettled === this) forgetSettledState();
+    this.packedState = packed;
+    this.#payinRefs = null;
+    this.#payinExpiresAt = null;
+    this.#payinPaidAt = null;
+    this.#payout = null;
+    this.#refund = null;
+    this.#timeline = null;
+    this.#context = null;
+    this.#updated_at = 0;
+  }
+
+  /** Its changing fields as its own again (fresh, writable objects), before a write; live orders are left as they are. */
+  unsettle(): void {
+    const packed = this.packedState;
+    if (packed === null) return;
+    const s = unpackState(packed, false);
+    if (lastSettled === this) forgetSettledState();
+    this.packedState = null;
+    this.#payinRefs = s.payinRefs;
+    this.#payinExpiresAt = s.payinExpiresAt;
+    this.#payinPaidAt = s.payinPaidAt;
+    this.#payout = s.payout;
+    this.#refund = s.refund;
+    this.#timeline = s.timeline;
+    this.#context = s.context;
+    this.#updated_at = s.updated_at;
+  }
+}
+
+/** The settled order whose state was decoded last, and that state (frozen): a render reads several fields of one order. */
+let lastSettled: StoredOrder | undefined;
+let lastSettledState: OrderState | undefined;
+
+function settledState(order: StoredOrder): OrderState {
+  if (lastSettled !== order) {
+    lastSettledState = unpackState(order.packedState!, true);
+    lastSettled = order;
+  }
+  return lastSettledState!;
+}
+
+function forgetSettledState(): void {
+  lastSettled = undefined;
+  lastSettledState = undefined;
+}
+
+/** Settles an order the store keeps (a `StoredOrder`; any other record is left as it is). */
+export function settleOrder(order: OrderRecord): void {
+  if (order instanceof StoredOrder) order.settle();
+}
+
+/**
+ * The order with its changing fields its own, ready to be written in place (a timeline entry
+ * pushed or changed, a payout's state): a settled order's read fields are frozen copies.
+ */
+export function unsettled<T extends OrderRecord>(order: T): T {
+  if (order instanceof StoredOrder) order.unsettle();
+  return order;
 }
 
 /** The terms, read through accessors on the prototype (`TERM_FIELDS` below): fixed at creation, so read-only. */
@@ -124,6 +269,7 @@ function termsOf(order: StoredOrder): OrderTerms {
 export function forgetDecodedTerms(): void {
   lastOrder = undefined;
   lastTerms = undefined;
+  forgetSettledState();
 }
 
 /**

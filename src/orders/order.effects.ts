@@ -5,6 +5,7 @@ import type { ArrivePayinParams, OrderEvent, PayoutParams, RefundParams } from '
 import type { OrderRecord, TimelineRecord } from './order.store';
 import { isFinal } from './order.vocabulary';
 import { appended } from './packed-order';
+import { unsettled } from './order-terms';
 import { eventSummary, settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 
 /** What orders publish on the bus (CONTRACT §5, §15). */
@@ -37,7 +38,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
 
   /** One timeline entry. */
   function note(order: OrderRecord, group: TimelineRecord['group'], event: string, details: TimelineRecord['details']): void {
-    order.timeline.push(group, event, details, clock.now());
+    unsettled(order).timeline.push(group, event, details, clock.now());
     order.version++;
     bus.emit('order.changed', order.reference);
   }
@@ -45,7 +46,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
   function notify(order: OrderRecord, event: WebhookEvent): void {
     const at = clock.now();
     order.updated_at = at;
-    const entryId = order.timeline.push('webhook', event, null, at);
+    const entryId = unsettled(order).timeline.push('webhook', event, null, at);
     order.version++;
     bus.emit('order.changed', order.reference);
     if (bus.has('order.emitted')) bus.emit('order.emitted', { event, order, summary: summaryOf(order, event), at, entryId });
@@ -59,7 +60,7 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
     const entry = order.timeline.find(entryId);
     if (entry?.group !== 'webhook') return false;
     // Kept as given when it is the only detail: the webhooks share their "skipped" outcomes.
-    order.timeline.setDetails(entryId, entry.details ? { ...entry.details, ...outcome } : (outcome as TimelineRecord['details']));
+    unsettled(order).timeline.setDetails(entryId, entry.details ? { ...entry.details, ...outcome } : (outcome as TimelineRecord['details']));
     order.version++;
     bus.emit('order.changed', order.reference);
     return true;
@@ -108,9 +109,10 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
       };
       note(order, 'payout', 'sent', { amount: order.payout.amount, [r.kind === 'fiat' ? 'tx_reference' : 'tx_hash']: txRef });
     } else if (order.payout) {
-      order.payout.state = phase;
-      if (phase === 'failed') order.payout.paidAt = null;
-      note(order, 'payout', phase, { amount: order.payout.amount });
+      const payout = unsettled(order).payout!;
+      payout.state = phase;
+      if (phase === 'failed') payout.paidAt = null;
+      note(order, 'payout', phase, { amount: payout.amount });
     }
   }
 

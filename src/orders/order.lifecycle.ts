@@ -7,6 +7,7 @@ import type { OrderRecord } from './order.store';
 import { isFinal, ORDER_TYPES, type OrderStatus, type OrderType } from './order.vocabulary';
 import { createMachineRunner, type MachineRunner } from './machine.runner';
 import { ownTimers, packContext, releaseTimers } from './packed-order';
+import { settleOrder } from './order-terms';
 
 export type { EmittedEvent, OrderEvents } from './order.effects';
 
@@ -67,6 +68,8 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
       settled: (order) => {
         releaseTimers(order);
         if (isFinal(order.status)) options.onFinal?.(order);
+        // Settled now (in a final status, no timer pending): its changing fields packed (decision 018).
+        settleOrder(order);
       },
     });
   const runners = Object.fromEntries(ORDER_TYPES.map((type) => [type, runnerFor(type)])) as Record<OrderType, OrderRunner>;
@@ -103,12 +106,15 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
   function recordPayin(order: OrderRecord, amount: number, confirmed: boolean, ref?: string) {
     effects.notePayin(order, amount, confirmed, ref);
     dispatch(order, { type: 'PAYIN', amount, confirmed });
+    settleOrder(order);
   }
 
   /** What became of a webhook event, on its timeline entry (the webhooks' report); false when unknown. */
   function noteDelivery(reference: string, entryId: number, outcome: Readonly<Record<string, unknown>>): boolean {
     const order = store.orders.get(reference);
-    return order !== undefined && effects.noteDelivery(order, entryId, outcome);
+    if (order === undefined || !effects.noteDelivery(order, entryId, outcome)) return false;
+    settleOrder(order);
+    return true;
   }
 
   /** Every order went (a reset, a restore, an eviction): one change for all. */
@@ -116,7 +122,13 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
     bus.emit('order.changed', null);
   }
 
-  return { bus, machines, can, start, dispatch, stop, note: effects.note, noteDelivery, recordPayin, reviveTimer, changedAll };
+  /** One timeline entry, outside a step (a control command's note). */
+  function note(order: OrderRecord, group: Parameters<typeof effects.note>[1], event: string, details: Parameters<typeof effects.note>[3]): void {
+    effects.note(order, group, event, details);
+    settleOrder(order);
+  }
+
+  return { bus, machines, can, start, dispatch, stop, note, noteDelivery, recordPayin, reviveTimer, changedAll };
 }
 
 export type Lifecycle = ReturnType<typeof createLifecycle>;

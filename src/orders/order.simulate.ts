@@ -7,6 +7,7 @@ import type { OrdersCore } from './order.core';
 import type { Lifecycle } from './order.lifecycle';
 import type { OrderContext, OrderEvent, OrderMachine } from './order.machine';
 import type { OrderRecord } from './order.store';
+import { settleOrder, unsettled } from './order-terms';
 import { isFinal, ORDER_STATUSES, type OrderStatus, type OrderType } from './order.vocabulary';
 
 /**
@@ -306,8 +307,9 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
     if (chosenFailure(move)) at = entries.findIndex((e) => e.group !== 'status' && e.group !== 'webhook');
     if (at < 0) at = entries.findIndex((e) => e.group === 'status' && UNHAPPY.has(e.event as OrderStatus));
     if (at < 0) return false;
-    order.timeline.setDetails(from + at, { ...(order.timeline.details(from + at) ?? {}), reason });
+    unsettled(order).timeline.setDetails(from + at, { ...(order.timeline.details(from + at) ?? {}), reason });
     order.version++;
+    settleOrder(order);
     return true;
   }
 
@@ -342,8 +344,9 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
     if (reason !== undefined) {
       const last = order.timeline.toArray().findLastIndex((e) => e.group === 'status');
       if (last >= 0) {
-        order.timeline.setDetails(last, { ...(order.timeline.details(last) ?? {}), reason });
+        unsettled(order).timeline.setDetails(last, { ...(order.timeline.details(last) ?? {}), reason });
         order.version++;
+        settleOrder(order);
       }
     }
     return path;

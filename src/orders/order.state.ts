@@ -71,7 +71,10 @@ function snapshotFields(o: OrderRecord, timeline: unknown): Record<string, unkno
  */
 export function orderFromSnapshot(entry: z.output<typeof OrderSnapshotSchema>): OrderRecord {
   const payinRefs = entry.payinRefs.length === 0 ? NO_REFS : entry.payinRefs;
-  return new StoredOrder(Object.assign(entry as unknown as OrderRecord, { timeline: PackedTimeline.from(entry.timeline), timers: NO_TIMERS, payinRefs }));
+  const order = new StoredOrder(Object.assign(entry as unknown as OrderRecord, { timeline: PackedTimeline.from(entry.timeline), timers: NO_TIMERS, payinRefs }));
+  // A final order is settled (decision 018); a timer revived for it later leaves it so until a step writes it.
+  order.settle();
+  return order;
 }
 
 /** A quote record from a validated snapshot entry, which it takes over (see orderFromSnapshot). */

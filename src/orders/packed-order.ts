@@ -10,7 +10,7 @@ export interface TimelineRecord {
 
 type Details = NonNullable<TimelineRecord['details']>;
 /** What `extra` holds: a details object as given, a delivery id alone (`{ delivery_id }`) as its string, or an instant that is not a safe integer. */
-type Extra = Details | string | number;
+export type Extra = Details | string | number;
 
 /**
  * An order's timeline kept packed (docs/decisions/009-packed-order-records.md): one short
@@ -40,6 +40,22 @@ export class PackedTimeline {
     }
     t.bytes = flat(out);
     return t;
+  }
+
+  /**
+   * A timeline of these varints and own details as another timeline's `raw()` gave them (a
+   * settled order's, decision 018: codes are this process's, so never written anywhere).
+   */
+  static fromRaw(bytes: string, extra: readonly Extra[] | undefined): PackedTimeline {
+    const t = new PackedTimeline();
+    t.bytes = bytes;
+    t.extra = extra as Extra[] | undefined;
+    return t;
+  }
+
+  /** Its varints and own details as they are, for `fromRaw`. */
+  raw(): [bytes: string, extra: readonly Extra[] | undefined] {
+    return [this.bytes, this.extra];
   }
 
   get length(): number {

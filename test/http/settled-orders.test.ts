@@ -1,0 +1,99 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StoredOrder } from '../../src/orders/order-terms';
+import { advance, createOrder, getOrder } from '../support/orders';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * Settled orders (docs/decisions/018-settled-orders-packed.md): an order in a final status with
+ * no timer pending keeps its changing fields packed. Through the routes nothing shows it: every
+ * read answers what it did, and every write after the order finished is kept.
+ */
+let s: TestServer;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+afterEach(async () => {
+  await s.sandbox.dispatcher.idle();
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+const stored = (server: TestServer, reference: string) => server.sandbox.orders.store.orders.get(reference) as StoredOrder;
+
+/** An order of a partner with a receiver, taken to completed and its webhooks delivered. */
+async function completed(type: 'onramp' | 'offramp' | 'swap') {
+  const r = await startReceiver();
+  receivers.push(r);
+  const p = await s.createPartner({ webhook_url: r.url });
+  const o = await createOrder(s, type, {}, { as: p });
+  expect(stored(s, o.reference).packedState).toBeNull(); // awaiting its pay-in: live
+  await s.control('POST', `/sandbox/orders/${o.reference}/payin`, {});
+  await advance(s, '1h');
+  await s.sandbox.dispatcher.idle();
+  return { reference: o.reference as string, partner: p };
+}
+
+describe('settled orders', () => {
+  it('keeps a finished order settled, with every webhook outcome noted on it, and renders it as a live one', async () => {
+    for (const type of ['onramp', 'offramp', 'swap'] as const) {
+      const { reference, partner } = await completed(type);
+      const order = stored(s, reference);
+      expect(order).toBeInstanceOf(StoredOrder);
+      expect(order.status).toBe('completed');
+      expect(typeof order.packedState).toBe('string');
+      const detail = await getOrder(s, reference, { as: partner });
+      const hooks = detail.timeline.filter((e: { group: string }) => e.group === 'webhook');
+      expect(hooks.length).toBeGreaterThan(2);
+      for (const e of hooks) expect(e.details.delivery_id).toMatch(/^dlv_/);
+      // The same order taken out of its packing renders the same bytes (the render cache is bypassed).
+      const settled = JSON.stringify(s.sandbox.orders.detail(reference));
+      order.unsettle();
+      expect(order.packedState).toBeNull();
+      expect(JSON.stringify(s.sandbox.orders.detail(reference))).toBe(settled);
+      order.settle();
+      expect(typeof order.packedState).toBe('string');
+    }
+  });
+
+  it('keeps a webhook outcome noted on a settled order, shows it at the next GET, and settles the order again', async () => {
+    const { reference, partner } = await completed('offramp');
+    const order = stored(s, reference);
+    const before = await getOrder(s, reference, { as: partner });
+    const entry = before.timeline.findIndex((e: { group: string }) => e.group === 'webhook');
+    expect(s.sandbox.orders.noteDelivery(reference, entry, { delivery_id: 'dlv_late', attempts: 3 })).toBe(true);
+    expect(typeof order.packedState).toBe('string');
+    const after = await getOrder(s, reference, { as: partner });
+    expect(after.timeline[entry].details).toStrictEqual({ delivery_id: 'dlv_late', attempts: 3 });
+    expect(after.timeline.length).toBe(before.timeline.length);
+    expect(s.sandbox.orders.noteDelivery(reference, 10_000, { delivery_id: 'dlv_nowhere' })).toBe(false);
+  });
+
+  it('keeps a simulated failure\'s reason on an order that ends settled', async () => {
+    const o = await createOrder(s, 'offramp');
+    const res = await s.control('POST', `/sandbox/orders/${o.reference}/simulate`, { status: 'refunded', reason: 'payout bank down' });
+    expect(res.status).toBe(200);
+    await advance(s, '1h');
+    const order = stored(s, o.reference);
+    expect(order.status).toBe('refunded');
+    expect(typeof order.packedState).toBe('string');
+    const detail = await getOrder(s, o.reference);
+    expect(detail.timeline.some((e: { details: { reason?: string } | null }) => e.details?.reason === 'payout bank down')).toBe(true);
+  });
+
+  it('exports settled orders as live ones, and a restore settles them again: export, restore, export gives the same document', async () => {
+    await completed('swap');
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    const b = await startTestServer();
+    try {
+      expect((await b.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+      const finals = doc.orders.filter((o: { status: string }) => ['completed', 'refunded', 'cancelled', 'expired', 'failed'].includes(o.status));
+      expect(finals.length).toBeGreaterThan(0);
+      for (const o of finals) expect(typeof stored(b, o.reference).packedState).toBe('string');
+      expect((await b.control('GET', '/sandbox/state')).body.data).toStrictEqual(doc);
+    } finally {
+      await b.close();
+    }
+  });
+});
