@@ -1,7 +1,7 @@
 import type { OrderRecord } from './order.records';
 import { deepFreeze } from '../shared/freeze';
 import { isFinal } from './order.vocabulary';
-import { packState, unpackState, type OrderState } from './settled-state';
+import { packState, packedTermsOf, unpackState, type OrderState } from './settled-state';
 
 /**
  * An order's terms kept packed (docs/decisions/014-order-terms-packed.md): what an order fixes
@@ -42,16 +42,17 @@ export class StoredOrder implements OrderRecord {
   reference: string;
   metadata: OrderRecord['metadata'];
   status: OrderRecord['status'];
-  created_at: number;
   version: number;
   timers: OrderRecord['timers'];
-  /** The terms, packed (`packTerms`): read them through the accessors. */
-  readonly packedTerms: string;
   /**
-   * While the order is settled (`settle`): its changing fields, packed (`packState`), read
-   * through the accessors below; null while they are the fields of its own that follow.
+   * While the order is settled (`settle`): its terms and changing fields, packed in one string
+   * (`packState`), read through the accessors below; null while they are the fields of its own
+   * that follow.
    */
   packedState: string | null = null;
+  /** The terms, packed (`packTerms`), while the order is live: read them through the accessors. */
+  #terms: string | null;
+  #created_at: number;
   #payinRefs: OrderRecord['payinRefs'] | null;
   #payinExpiresAt: OrderRecord['payinExpiresAt'];
   #payinPaidAt: OrderRecord['payinPaidAt'];
@@ -69,10 +70,10 @@ export class StoredOrder implements OrderRecord {
     this.reference = init.reference;
     this.metadata = init.metadata;
     this.status = init.status;
-    this.created_at = init.created_at;
     this.version = init.version;
     this.timers = init.timers;
-    this.packedTerms = packTerms(init);
+    this.#terms = packTerms(init);
+    this.#created_at = init.created_at;
     this.#payinRefs = init.payinRefs;
     this.#payinExpiresAt = init.payinExpiresAt;
     this.#payinPaidAt = init.payinPaidAt;
@@ -150,6 +151,17 @@ export class StoredOrder implements OrderRecord {
     this.unsettle();
     this.#context = value;
   }
+  /** The terms as `packTerms` packed them (the order's own, or part of its packed state). */
+  get packedTerms(): string {
+    return this.#terms ?? packedTermsOf(this.packedState!);
+  }
+  get created_at(): number {
+    return this.packedState === null ? this.#created_at : settledState(this).created_at;
+  }
+  set created_at(value: number) {
+    this.unsettle();
+    this.#created_at = value;
+  }
   get updated_at(): number {
     return this.packedState === null ? this.#updated_at : settledState(this).updated_at;
   }
@@ -173,8 +185,9 @@ export class StoredOrder implements OrderRecord {
       refund: this.#refund,
       timeline: this.#timeline!,
       context: this.#context!,
+      created_at: this.#created_at,
       updated_at: this.#updated_at,
-    });
+    }, this.#terms!);
     if (packed === null) return;
     if (lastSettled === this) forgetSettledState();
     this.packedState = packed;
@@ -185,6 +198,8 @@ export class StoredOrder implements OrderRecord {
     this.#refund = null;
     this.#timeline = null;
     this.#context = null;
+    this.#terms = null;
+    this.#created_at = 0;
     this.#updated_at = 0;
   }
 
@@ -195,6 +210,8 @@ export class StoredOrder implements OrderRecord {
     const s = unpackState(packed, false);
     if (lastSettled === this) forgetSettledState();
     this.packedState = null;
+    this.#terms = packedTermsOf(packed);
+    this.#created_at = s.created_at;
     this.#payinRefs = s.payinRefs;
     this.#payinExpiresAt = s.payinExpiresAt;
     this.#payinPaidAt = s.payinPaidAt;

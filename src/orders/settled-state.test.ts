@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { seeded } from '../../test/support/property';
-import { exact, packState, unpackState, type OrderState } from './settled-state';
+import { exact, packedTermsOf, packState, unpackState, type OrderState } from './settled-state';
 import { settleOrder, StoredOrder, unsettled } from './order-terms';
 import { orderSnapshot, orderSnapshotJson } from './order.state';
 import type { OrderRecord, TimelineRecord } from './order.records';
@@ -43,6 +43,7 @@ const state: fc.Arbitrary<{ s: OrderState; records: TimelineRecord[] }> = fc
       autoPayin: fc.option(fc.record({ fraction: finite, confirmed: fc.boolean() }, { noNullPrototype: true }), { nil: null }),
       payinClosesAfter: fc.option(fc.integer({ min: 0, max: 1e9 }), { nil: null }),
     }, { noNullPrototype: true }),
+    created_at: instant,
     updated_at: instant,
   })
   .map(({ records, payinRefs, ...rest }) => {
@@ -50,6 +51,9 @@ const state: fc.Arbitrary<{ s: OrderState; records: TimelineRecord[] }> = fc
     for (const r of records) timeline.push(r.group, r.event, r.details, r.at);
     return { s: { ...rest, payinRefs: payinRefs.length === 0 ? NO_REFS : payinRefs, timeline } as unknown as OrderState, records };
   });
+
+/** Terms as `packTerms` packs them (JSON text: no newline of its own). */
+const TERMS = JSON.stringify([{ currency: 'USDT', amount: 100 }, { currency: 'NGN' }, null, 'line\nbreak']);
 
 /** The state's fields as plain data, the timeline as its records. */
 function fieldsOf(s: OrderState) {
@@ -59,9 +63,10 @@ function fieldsOf(s: OrderState) {
 describe('a settled order\'s state, packed (decision 018)', () => {
   it('unpack(pack(state)) answers the same fields, timeline included, frozen or not (seeded)', () => {
     fc.assert(
-      fc.property(state, ({ s, records }) => {
-        const packed = packState(s);
+      fc.property(state, fc.constantFrom('[]', TERMS, '["a\\nb","ü\\u0000"]'), ({ s, records }, terms) => {
+        const packed = packState(s, terms);
         expect(packed).not.toBeNull();
+        expect(packedTermsOf(packed!)).toBe(terms);
         for (const frozen of [false, true]) {
           const back = unpackState(packed!, frozen);
           expect(fieldsOf(back)).toStrictEqual(fieldsOf(s));
@@ -88,10 +93,11 @@ describe('a settled order\'s state, packed (decision 018)', () => {
         refund: null,
         timeline,
         context: { due: 1, precision: 6, hold: false, paid: 1, unconfirmed: 0, ratio: 1, refundDue: 0, refunded: 0, outcome: 'success', percentage: 100, autoPayin: null, payinClosesAfter: 1_800_000 },
+        created_at: 1,
         updated_at: 5,
       } as unknown as OrderState & { payout: Record<string, unknown>; context: Record<string, unknown> };
     };
-    expect(packState(base())).not.toBeNull();
+    expect(packState(base(), TERMS)).not.toBeNull();
     const spoiled: Array<(s: ReturnType<typeof base>) => void> = [
       (s) => (s.payout.amount = -0),
       (s) => (s.context.paid = Number.NaN),
@@ -101,6 +107,7 @@ describe('a settled order\'s state, packed (decision 018)', () => {
       (s) => (s.payout.when = new Date(0)),
       (s) => (s.payout.nested = Object.create(null)),
       (s) => (s.updated_at = -0),
+      (s) => (s.created_at = -0),
       (s) => s.timeline.push('order', 'n', { at: undefined }, 6),
       (s) => s.timeline.push('order', 'n', null, -0), // kept in the details list as it is
       (s) => (s.context = { ...s.context, extra: 1 }),
@@ -113,22 +120,22 @@ describe('a settled order\'s state, packed (decision 018)', () => {
     for (const spoil of spoiled) {
       const s = base();
       spoil(s);
-      expect(packState(s)).toBeNull();
+      expect(packState(s, TERMS)).toBeNull();
     }
   });
 
   it('reads a frozen copy: a write to it throws instead of being lost', () => {
     const timeline = new PackedTimeline();
     timeline.push('webhook', 'order.settled', { delivery_id: 'dlv_1', extra: 1 }, 5);
-    const s = { payinRefs: ['r'], payinExpiresAt: null, payinPaidAt: 4, payout: { refs: ['tx'], paidAt: 5, amount: 1, percentage: 100, state: 'sent' }, refund: null, timeline, context: { due: 1, precision: 6, hold: false, paid: 1, unconfirmed: 0, ratio: 1, refundDue: 0, refunded: 0, outcome: 'success', percentage: 100, autoPayin: null, payinClosesAfter: null }, updated_at: 5 } as unknown as OrderState;
-    const read = unpackState(packState(s)!, true);
+    const s = { payinRefs: ['r'], payinExpiresAt: null, payinPaidAt: 4, payout: { refs: ['tx'], paidAt: 5, amount: 1, percentage: 100, state: 'sent' }, refund: null, timeline, context: { due: 1, precision: 6, hold: false, paid: 1, unconfirmed: 0, ratio: 1, refundDue: 0, refunded: 0, outcome: 'success', percentage: 100, autoPayin: null, payinClosesAfter: null }, created_at: 1, updated_at: 5 } as unknown as OrderState;
+    const read = unpackState(packState(s, TERMS)!, true);
     expect(() => read.timeline.push('order', 'x', null, 6)).toThrow(TypeError);
     expect(() => read.timeline.setDetails(0, { delivery_id: 'dlv_2', extra: 2 })).toThrow(TypeError);
     expect(() => (read.payout!.state = 'reverted')).toThrow(TypeError);
     expect(() => read.payinRefs.push('r2')).toThrow(TypeError);
     expect(() => ((read.context as { paid: number }).paid = 2)).toThrow(TypeError);
     expect(read.timeline.toArray()).toStrictEqual(timeline.toArray());
-    const live = unpackState(packState(s)!, false);
+    const live = unpackState(packState(s, TERMS)!, false);
     live.timeline.setDetails(0, { delivery_id: 'dlv_2' });
     live.payout!.state = 'reverted';
     expect(live.timeline.details(0)).toStrictEqual({ delivery_id: 'dlv_2' });
@@ -191,8 +198,10 @@ describe('StoredOrder, settled', () => {
     const order = new StoredOrder(completedOrder());
     const json = orderSnapshotJson(order);
     const snapshot = orderSnapshot(order);
+    const terms = order.packedTerms;
     order.settle();
     expect(typeof order.packedState).toBe('string');
+    expect(order.packedTerms).toBe(terms); // the terms are part of the one string now
     const other = new StoredOrder(completedOrder());
     other.settle();
     for (const key of Object.keys(completedOrder()) as Array<keyof OrderRecord>) {

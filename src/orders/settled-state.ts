@@ -14,9 +14,10 @@ import { NO_REFS, PackedTimeline, type Extra } from './packed-order';
  * details) and its boxed instants. Packed, they are one string, which marking does not look
  * inside.
  *
- * The string is the JSON of `[payinRefs, payinExpiresAt, payinPaidAt, payout, refund, the
- * context's twelve values in the schema's order, updated_at, the timeline's own details]`, a
- * newline (JSON text has none of its own), then the timeline's varints as they are. Only
+ * The string is the order's packed terms (decision 014), a newline (JSON text has none of its
+ * own), the JSON of `[payinRefs, payinExpiresAt, payinPaidAt, payout, refund, the context's
+ * twelve values in the schema's order, created_at, updated_at, the timeline's own details]`,
+ * a newline, then the timeline's varints as they are: one string for all. Only
  * state that JSON gives back exactly is packed (`exact`): a -0, a non-finite number, an
  * `undefined`, a class instance or a context of other fields keeps the order as it is.
  */
@@ -30,14 +31,15 @@ export interface OrderState {
   refund: OrderRecord['refund'];
   timeline: OrderRecord['timeline'];
   context: OrderRecord['context'];
+  created_at: number;
   updated_at: number;
 }
 
 /** The context's fields in the schema's order (order.records.ts; `packContext` builds them so). */
 const CONTEXT_KEYS = ['due', 'precision', 'hold', 'paid', 'unconfirmed', 'ratio', 'refundDue', 'refunded', 'outcome', 'percentage', 'autoPayin', 'payinClosesAfter'] as const;
 
-/** The state as one flat string, or null when JSON would not give it back exactly. */
-export function packState(s: OrderState): string | null {
+/** The terms (as `packTerms` packed them) and the state as one flat string, or null when JSON would not give the state back exactly. */
+export function packState(s: OrderState, terms: string): string | null {
   const context = s.context as unknown as Record<string, unknown>;
   if (Object.getPrototypeOf(context) !== Object.prototype) return null;
   const keys = Object.keys(context);
@@ -48,10 +50,10 @@ export function packState(s: OrderState): string | null {
     values[i] = context[keys[i]!];
   }
   const [bytes, extra] = s.timeline.raw();
-  const parts = [s.payinRefs, s.payinExpiresAt, s.payinPaidAt, s.payout, s.refund, values, s.updated_at, extra ?? null];
+  const parts = [s.payinRefs, s.payinExpiresAt, s.payinPaidAt, s.payout, s.refund, values, s.created_at, s.updated_at, extra ?? null];
   if (!exact(parts, 0)) return null;
-  const packed = `${JSON.stringify(parts)}\n${bytes}`;
-  // A concatenation is a rope of its two parts; reading a character flattens it in place, and
+  const packed = `${terms}\n${JSON.stringify(parts)}\n${bytes}`;
+  // A concatenation is a rope of its parts; reading a character flattens it in place, and
   // the GC drops the rope's node: one flat string kept per settled order.
   packed.charCodeAt(0);
   return packed;
@@ -63,12 +65,13 @@ export function packState(s: OrderState): string | null {
  * written.
  */
 export function unpackState(packed: string, frozen: boolean): OrderState {
-  const newline = packed.indexOf('\n');
-  const a = JSON.parse(packed.slice(0, newline)) as [string[], number | null, number | null, OrderRecord['payout'], OrderRecord['refund'], unknown[], number, Extra[] | null];
+  const start = packed.indexOf('\n') + 1;
+  const newline = packed.indexOf('\n', start);
+  const a = JSON.parse(packed.slice(start, newline)) as [string[], number | null, number | null, OrderRecord['payout'], OrderRecord['refund'], unknown[], number, number, Extra[] | null];
   const values = a[5];
   const context = {} as Record<string, unknown>;
   for (let i = 0; i < CONTEXT_KEYS.length; i++) context[CONTEXT_KEYS[i]!] = values[i];
-  const extra = a[7] ?? undefined;
+  const extra = a[8] ?? undefined;
   const payinRefs = a[0].length === 0 ? NO_REFS : a[0];
   if (frozen) {
     deepFreeze(payinRefs);
@@ -88,8 +91,14 @@ export function unpackState(packed: string, frozen: boolean): OrderState {
     refund: a[4],
     timeline,
     context: context as unknown as OrderRecord['context'],
-    updated_at: a[6],
+    created_at: a[6],
+    updated_at: a[7],
   };
+}
+
+/** The terms `packState` was given, from what it packed. */
+export function packedTermsOf(packed: string): string {
+  return packed.slice(0, packed.indexOf('\n'));
 }
 
 /**
