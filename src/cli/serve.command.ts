@@ -66,6 +66,43 @@ async function serve(argv: string[]): Promise<void> {
     throw error;
   }
   const { sandbox, url } = running;
+  const readyFile = config.readyFile;
+  // CONTRACT §9: the first signal stops gracefully; a second one (Ctrl-C again) exits at once.
+  // Installed as soon as the sandbox is up, before the ready file and the banner announce it: a
+  // signal sent the moment the banner shows used to find Node's default (killed, nothing saved).
+  // The process exits after its stop whatever its output does: a reader of stdout that went
+  // away (EPIPE) once made the log calls throw, and the orphan never exited (issue 22).
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  const quietly = (log: () => void) => {
+    try {
+      log();
+    } catch {
+      // a closed output must not keep the process alive
+    }
+  };
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      quietly(() => sandbox.logger.warn({ signal }, 'second signal: exiting without waiting'));
+      process.exit(1);
+    }
+    stopping = true;
+    quietly(() => sandbox.logger.info({ signal }, 'signal received'));
+    // CONTRACT §13: a state that could not be saved is a non-zero exit, so a supervisor sees it.
+    running.shutdown().then(
+      (report) => {
+        if (readyFile) quietly(() => removeReadyFile(readyFile));
+        process.exit(report.saveError === undefined ? 0 : 1);
+      },
+      (error: unknown) => {
+        quietly(() => sandbox.logger.error({ err: error }, 'the graceful stop failed'));
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  stopWithParent(() => stop('SIGTERM'));
   const demo = sandbox.demoPartner;
   const curl = signedCurl(url, {
     method: 'GET',
@@ -80,7 +117,6 @@ async function serve(argv: string[]): Promise<void> {
   if (exposed) sandbox.logger.warn({ host: sandbox.config.host, url }, exposed);
   // CONTRACT §18: the harness's signal that the sandbox is up, written before the banner, so whoever
   // sees the banner finds the file.
-  const readyFile = config.readyFile;
   if (readyFile) {
     try {
       writeReadyFile(readyFile, { url, pid: process.pid, version: VERSION, client_id: demo.client_id, keys: { test: { ...demo.keys.test }, live: { ...demo.keys.live } } });
@@ -116,38 +152,4 @@ async function serve(argv: string[]): Promise<void> {
       '',
     ].join('\n'),
   );
-  // CONTRACT §9: the first signal stops gracefully; a second one (Ctrl-C again) exits at once.
-  // The process exits after its stop whatever its output does: a reader of stdout that went
-  // away (EPIPE) once made the log calls throw, and the orphan never exited (issue 22).
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
-  const quietly = (log: () => void) => {
-    try {
-      log();
-    } catch {
-      // a closed output must not keep the process alive
-    }
-  };
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      quietly(() => sandbox.logger.warn({ signal }, 'second signal: exiting without waiting'));
-      process.exit(1);
-    }
-    stopping = true;
-    quietly(() => sandbox.logger.info({ signal }, 'signal received'));
-    // CONTRACT §13: a state that could not be saved is a non-zero exit, so a supervisor sees it.
-    running.shutdown().then(
-      (report) => {
-        if (readyFile) quietly(() => removeReadyFile(readyFile));
-        process.exit(report.saveError === undefined ? 0 : 1);
-      },
-      (error: unknown) => {
-        quietly(() => sandbox.logger.error({ err: error }, 'the graceful stop failed'));
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  stopWithParent(() => stop('SIGTERM'));
 }

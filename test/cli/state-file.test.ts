@@ -3,6 +3,7 @@ import { spawnTs } from '../support/spawn';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { clientFor, startTestServer, T0, type Caller, type TestServer } from '../support/server';
@@ -138,6 +139,26 @@ describe('--state FILE', () => {
     expect(await served.exit).toBe(1);
     expect(served.out()).toMatch(/"level":50[^\n]*state could not be saved/);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('has its graceful stop in place before the banner says it is listening (a signal at once is a graceful stop)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'state-')), 'sandbox.json');
+    const probe = fileURLToPath(new URL('../support/banner-probe.cjs', import.meta.url));
+    const child = spawnTs(SERVE, ['--port', '0', '--state', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: `--require ${probe}` } });
+    children.push(child);
+    let err = '';
+    child.stderr!.on('data', (c) => (err += String(c)));
+    child.stdout!.resume();
+    const exit = new Promise<number | null>((res) => child.on('exit', res));
+    await new Promise<void>((resolve) => {
+      const wait = () => (/banner-probe: /.test(err) ? resolve() : setTimeout(wait, 20));
+      wait();
+    });
+    // Before the fix, the listeners were added just after the banner: 0 and 0 here.
+    expect(err).toMatch(/banner-probe: SIGTERM 1 SIGINT 1\n/);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(existsSync(file)).toBe(true);
   });
 
   it('exits after its graceful stop even when the reader of its output has gone away', async () => {
