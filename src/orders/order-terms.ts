@@ -14,6 +14,7 @@ import { packState, packedTermsOf, unpackState, type OrderState } from './settle
  * not look inside. A read decodes them once and keeps the last order's decoded terms, so a
  * render reading every field decodes once; decoded objects are frozen (nothing may write them:
  * a write would be lost at the next decode, and in strict mode it throws instead).
+ * A settled order's changing fields join its terms in that one string (decision 018, below).
  */
 
 /** The terms' fields: fixed when an order is created (no code writes them after). */
@@ -31,9 +32,11 @@ export interface OrderTerms {
 }
 
 /**
- * A stored order: the fields that change (status, context, timeline, pay-ins, payout, refund,
- * times, version, timers) and the identifying ones as fields of its own; the terms packed.
- * It is an `OrderRecord` to every reader; `order.state.ts` writes its snapshot field by field.
+ * A stored order. Status, version, timers and the identifying fields are fields of its own;
+ * the terms are packed (014). The fields that change (context, timeline, pay-ins, payout,
+ * refund, times) are its own while it is live, and packed with the terms into one string once
+ * it has settled (decision 018, `settle`), behind the same accessors. It is an `OrderRecord`
+ * to every reader; `order.state.ts` writes its snapshot field by field.
  */
 export class StoredOrder implements OrderRecord {
   type: OrderRecord['type'];
