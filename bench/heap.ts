@@ -2,8 +2,8 @@
  * Heap per stored order, measured in one process (issue 21 part 2): a sandbox listening on
  * 127.0.0.1 (the bench server's configuration: manual clock, inspector, dashboard feed), filled
  * through the order service the /v1 route calls (bench/fill.ts: a third each of onramp, offramp
- * with the account lookup and swap, paid in and taken to a final status), heap used after two
- * forced GCs before and after. With `--webhooks`, the orders' partner is subscribed to every
+ * with the account lookup and swap, paid in and taken to a final status), heap used and array
+ * buffers' bytes (settled orders' slabs, decision 020) after two forced GCs before and after. With `--webhooks`, the orders' partner is subscribed to every
  * event at a receiver in this process and every delivery is awaited (the delivery log is kept).
  * With `--objects`, two heap snapshots (before and after) are written and compared: objects and
  * bytes per order by V8 node type and constructor name.
@@ -28,10 +28,12 @@ const n = Number(flags.orders);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
-function heapAfterGc(): number {
+/** Heap used and array buffers' bytes (off the heap: settled orders' slabs, decision 020) after two full GCs. */
+function heapAfterGc(): { heap: number; buffers: number } {
   gc!();
   gc!();
-  return process.memoryUsage().heapUsed;
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, buffers: m.arrayBuffers };
 }
 
 const receiver = createServer((req, res) => {
@@ -86,9 +88,13 @@ receiver.close();
 const result = {
   orders: n,
   webhooks: !!flags.webhooks,
-  bytesPerOrder: Math.round((after - before) / n),
-  heapBeforeMiB: Math.round(before / 2 ** 20),
-  heapAfterMiB: Math.round(after / 2 ** 20),
+  // Heap and array buffers together: what an order costs wherever its bytes are (decision 020).
+  bytesPerOrder: Math.round((after.heap + after.buffers - before.heap - before.buffers) / n),
+  heapPerOrder: Math.round((after.heap - before.heap) / n),
+  buffersPerOrder: Math.round((after.buffers - before.buffers) / n),
+  heapBeforeMiB: Math.round(before.heap / 2 ** 20),
+  heapAfterMiB: Math.round(after.heap / 2 ** 20),
+  buffersAfterMiB: Math.round(after.buffers / 2 ** 20),
   heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
   fill: filled,
   objectsPerOrder,
