@@ -2,6 +2,7 @@ import type { OrderRecord } from './order.records';
 import { deepFreeze } from '../shared/freeze';
 import { isFinal } from './order.vocabulary';
 import { packState, packedTermsOf, unpackState, type OrderState } from './settled-state';
+import { fromSlab, newSlab, SlabMove, toSlab } from './settled-slabs';
 
 /**
  * An order's terms kept packed (docs/decisions/014-order-terms-packed.md): what an order fixes
@@ -14,7 +15,8 @@ import { packState, packedTermsOf, unpackState, type OrderState } from './settle
  * not look inside. A read decodes them once and keeps the last order's decoded terms, so a
  * render reading every field decodes once; decoded objects are frozen (nothing may write them:
  * a write would be lost at the next decode, and in strict mode it throws instead).
- * A settled order's changing fields join its terms in that one string (decision 018, below).
+ * A settled order's changing fields join its terms in that one string (decision 018, below),
+ * which moves off the heap into a shared slab once the order has stayed settled a while (020).
  */
 
 /** The terms' fields: fixed when an order is created (no code writes them after). */
@@ -50,9 +52,10 @@ export class StoredOrder implements OrderRecord {
   /**
    * While the order is settled (`settle`): its terms and changing fields, packed in one string
    * (`packState`), read through the accessors below; null while they are the fields of its own
-   * that follow.
+   * that follow. Once it has stayed settled for `SETTLED_BEFORE_SLAB` more settles, that string
+   * is a view of its bytes in a shared slab instead (decision 020, `toSlab`).
    */
-  packedState: string | null = null;
+  packedState: string | Buffer | null = null;
   /** The terms, packed (`packTerms`), while the order is live: read them through the accessors. */
   #terms: string | null;
   #created_at: number;
@@ -156,7 +159,7 @@ export class StoredOrder implements OrderRecord {
   }
   /** The terms as `packTerms` packed them (the order's own, or part of its packed state). */
   get packedTerms(): string {
-    return this.#terms ?? packedTermsOf(this.packedState!);
+    return this.#terms ?? packedTermsOf(packedText(this.packedState!));
   }
   get created_at(): number {
     return this.packedState === null ? this.#created_at : settledState(this).created_at;
@@ -194,6 +197,7 @@ export class StoredOrder implements OrderRecord {
     if (packed === null) return;
     if (lastSettled === this) forgetSettledState();
     this.packedState = packed;
+    slabMove.settled(this);
     this.#payinRefs = null;
     this.#payinExpiresAt = null;
     this.#payinPaidAt = null;
@@ -208,8 +212,8 @@ export class StoredOrder implements OrderRecord {
 
   /** Its changing fields as its own again (fresh, writable objects), before a write; live orders are left as they are. */
   unsettle(): void {
-    const packed = this.packedState;
-    if (packed === null) return;
+    if (this.packedState === null) return;
+    const packed = packedText(this.packedState);
     const s = unpackState(packed, false);
     if (lastSettled === this) forgetSettledState();
     this.packedState = null;
@@ -224,6 +228,25 @@ export class StoredOrder implements OrderRecord {
     this.#context = s.context;
     this.#updated_at = s.updated_at;
   }
+
+  /** Its packed state moved into a slab (decision 020), when it is still settled and not there already. */
+  toSlab(): void {
+    if (typeof this.packedState === 'string') this.packedState = toSlab(this.packedState);
+  }
+}
+
+/**
+ * Settles after which a settled order's packed string moves into a slab (decision 020): an
+ * order written again within them (a webhook's outcome noted, a late pay-in) leaves no dead
+ * bytes in a slab that other orders keep alive.
+ */
+export const SETTLED_BEFORE_SLAB = 4096;
+
+const slabMove = new SlabMove<StoredOrder>(SETTLED_BEFORE_SLAB, (order) => order.toSlab());
+
+/** A packed state as its text (a slab's view decoded). */
+function packedText(packed: string | Buffer): string {
+  return typeof packed === 'string' ? packed : fromSlab(packed);
 }
 
 /** The settled order whose state was decoded last, and that state (frozen): a render reads several fields of one order. */
@@ -232,7 +255,7 @@ let lastSettledState: OrderState | undefined;
 
 function settledState(order: StoredOrder): OrderState {
   if (lastSettled !== order) {
-    lastSettledState = unpackState(order.packedState!, true);
+    lastSettledState = unpackState(packedText(order.packedState!), true);
     lastSettled = order;
   }
   return lastSettledState!;
@@ -290,6 +313,8 @@ export function forgetDecodedTerms(): void {
   lastOrder = undefined;
   lastTerms = undefined;
   forgetSettledState();
+  slabMove.clear();
+  newSlab();
 }
 
 /**

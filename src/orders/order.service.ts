@@ -8,6 +8,7 @@ import { ALL_INCLUDES, createCore } from './order.core';
 import { createIntake } from './order.intake';
 import { createLifecycle, type OrderEvents } from './order.lifecycle';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
+import { forgetDecodedTerms } from './order-terms';
 import { createQueries } from './order.queries';
 import { createQuotes } from './order.quotes';
 import { createSimulator } from './order.simulate';
@@ -121,6 +122,12 @@ export function createOrderService(deps: OrderServiceDeps) {
       eviction.reset();
       lifecycle.changedAll();
     },
+    /**
+     * On the sandbox's close: what the order modules keep beside the store (the last decoded
+     * order, the settled orders waiting to move into a slab, decision 020) is let go, so a
+     * closed sandbox's orders are not kept alive by them. The store itself stays readable.
+     */
+    release: () => forgetDecodedTerms(),
   };
 }
 

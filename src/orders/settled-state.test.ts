@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { seeded } from '../../test/support/property';
 import { exact, packedTermsOf, packState, unpackState, type OrderState } from './settled-state';
-import { settleOrder, StoredOrder, unsettled } from './order-terms';
+import { SETTLED_BEFORE_SLAB, settleOrder, StoredOrder, unsettled } from './order-terms';
 import { orderSnapshot, orderSnapshotJson } from './order.state';
 import type { OrderRecord, TimelineRecord } from './order.records';
 import { NO_REFS, NO_TIMERS, PackedTimeline } from './packed-order';
@@ -243,5 +243,55 @@ describe('StoredOrder, settled', () => {
     expect(order.context.refunded).toBe(5);
     expect(order.timeline.length).toBe(4);
     expect(typeof order.packedState).toBe('string');
+  });
+});
+
+describe('StoredOrder, moved into a slab (decision 020)', () => {
+  /** Settles enough other orders that `order`, settled before them, has moved into a slab. */
+  function settleOthers(count = SETTLED_BEFORE_SLAB) {
+    for (let i = 0; i < count; i++) new StoredOrder({ ...completedOrder(), reference: `ORD${i}` } as OrderRecord).settle();
+  }
+
+  it('moves a settled order\'s packed string into a slab once it has stayed settled, and reads and snapshots as it did', () => {
+    const wide = { ...completedOrder(), metadata: { note: 'Ádá 🚀 \ud800' }, recipient: { ...completedOrder().recipient, account_name: 'ÁDÁ ØBI 日本' } } as OrderRecord;
+    const order = new StoredOrder(wide);
+    const ascii = new StoredOrder(completedOrder());
+    const json = orderSnapshotJson(order);
+    const asciiJson = orderSnapshotJson(ascii);
+    order.settle();
+    ascii.settle();
+    const packed = order.packedState as string;
+    settleOthers(SETTLED_BEFORE_SLAB - 2);
+    expect(typeof order.packedState).toBe('string'); // not yet: fewer settles since than the delay
+    settleOthers(2);
+    expect(Buffer.isBuffer(order.packedState)).toBe(true);
+    expect(Buffer.isBuffer(ascii.packedState)).toBe(true);
+    expect((order.packedState as Buffer).buffer).toBe((ascii.packedState as Buffer).buffer); // one slab for both
+    expect(order.packedTerms).toBe(packed.slice(0, packed.indexOf('\n')));
+    for (const key of Object.keys(wide) as Array<keyof OrderRecord>) {
+      void ascii.context; // another order read in between changes nothing
+      if (key === 'timeline') expect(order.timeline.toArray()).toStrictEqual(wide.timeline.toArray());
+      else expect(order[key]).toStrictEqual(wide[key]);
+    }
+    expect(orderSnapshotJson(order)).toBe(json);
+    expect(orderSnapshotJson(ascii)).toBe(asciiJson);
+  });
+
+  it('keeps every write to an order in a slab, and packs it again as a string that moves later', () => {
+    const order = new StoredOrder(completedOrder());
+    order.settle();
+    settleOthers();
+    expect(Buffer.isBuffer(order.packedState)).toBe(true);
+    expect(() => order.timeline.push('order', 'x', null, 1)).toThrow(TypeError); // reads stay frozen
+    unsettled(order).timeline.setDetails(3, { reason: 'late' });
+    order.updated_at = 1_767_226_000_000;
+    expect(order.packedState).toBeNull();
+    settleOrder(order);
+    expect(typeof order.packedState).toBe('string');
+    settleOthers();
+    expect(Buffer.isBuffer(order.packedState)).toBe(true);
+    expect(order.timeline.details(3)).toStrictEqual({ reason: 'late' });
+    expect(order.updated_at).toBe(1_767_226_000_000);
+    expect(order.payout).toStrictEqual(completedOrder().payout);
   });
 });

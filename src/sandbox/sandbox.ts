@@ -237,6 +237,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     close() {
       clock.stop();
       sandbox.closeStreams();
+      orders.release();
     },
   };
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StoredOrder } from '../../src/orders/order-terms';
+import { SETTLED_BEFORE_SLAB, StoredOrder } from '../../src/orders/order-terms';
 import { advance, createOrder, getOrder } from '../support/orders';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
@@ -92,6 +92,31 @@ describe('settled orders', () => {
       expect(finals.length).toBeGreaterThan(0);
       for (const o of finals) expect(typeof stored(b, o.reference).packedState).toBe('string');
       expect((await b.control('GET', '/sandbox/state')).body.data).toStrictEqual(doc);
+    } finally {
+      await b.close();
+    }
+  });
+  it('moves long-settled orders into slabs (decision 020): reads, state export and late writes are as they were', async () => {
+    const { reference, partner } = await completed('offramp');
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    const entry = doc.orders.find((o: { reference: string }) => o.reference === reference);
+    // The same finished order many times over, each its own reference: more than the move's delay.
+    const copies = Array.from({ length: SETTLED_BEFORE_SLAB + 50 }, (_, i) => ({ ...entry, reference: `${reference.slice(0, -6)}${String(i).padStart(6, '0')}` }));
+    const big = { ...doc, orders: [...doc.orders, ...copies] };
+    const b = await startTestServer();
+    try {
+      const put = await b.control('PUT', '/sandbox/state', big);
+      expect(put.status, JSON.stringify(put.body).slice(0, 500)).toBe(200);
+      const first = copies[0]!.reference as string;
+      expect(Buffer.isBuffer(stored(b, first).packedState)).toBe(true);
+      expect(typeof stored(b, copies.at(-1)!.reference).packedState).toBe('string'); // settled last: not moved yet
+      expect((await b.control('GET', '/sandbox/state')).body.data).toStrictEqual(big);
+      const view = await getOrder(b, first, { as: partner });
+      const original = await getOrder(s, reference, { as: partner });
+      expect({ ...view, reference: original.reference }).toStrictEqual(original);
+      const at = view.timeline.findIndex((e: { group: string }) => e.group === 'webhook');
+      expect(b.sandbox.orders.noteDelivery(first, at, { delivery_id: 'dlv_late' })).toBe(true);
+      expect((await getOrder(b, first, { as: partner })).timeline[at].details).toStrictEqual({ delivery_id: 'dlv_late' });
     } finally {
       await b.close();
     }
