@@ -563,11 +563,12 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
       if (n > st.orders) {
         const f = await sandbox.ask<{ seconds: number }>('fill', { n: n - st.orders });
         fillS = f.seconds;
-        // The fill's own garbage (GBs at a million) is the set-up's, not the store's: collected
-        // here, so a full GC of it does not fall inside the measured loads.
-        await sandbox.ask('heap');
-        st = await sandbox.ask('stored');
       }
+      // The set-up's garbage is not the store's: the fill's (GBs at a million), and before the
+      // empty store the warm-up's orders that the reset dropped. Collected here, so a full GC of
+      // it does not fall inside the measured rounds.
+      await sandbox.ask('heap');
+      st = await sandbox.ask('stored');
       const creates: Wrk[] = [];
       const gets: Wrk[] = [];
       let after = st;
@@ -614,7 +615,7 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
     '## Create and GET p99 against the number of stored orders',
     '',
     `${method()} One sandbox (bench/servers.ts, the app through tsx; manual clock; \`--max-orders\` ${maxOrders.toLocaleString('en')}, so nothing is evicted and no create refused), warmed up by ${WARMUP} s of creates, then reset to an empty store. ` +
-      `For each count, ascending, the store is filled up to it with completed orders (bench/fill.ts, in the server: a third each of onramp, offramp, swap; the orders the previous loads created count towards it) and loaded in ${STORED_ROUNDS} rounds, each ${STORED_SECONDS} s of signed offramp creates then ${STORED_SECONDS} s of signed GETs of one order. A p99 below is the median round's, as in the throughput section, each round's in brackets: one load's p99 is a draw on this machine (a full GC's marking window falls in it or not; wrk's tail swings between identical loads, decision 019), the median is not, and the worst round stays in view. After a fill, a full GC is forced (the fill's garbage is the set-up's, not the store's), then the loads run. Heap: used before the first create round (after that GC when the store was filled) and after it (as it is); the store's count after the first create round.`,
+      `For each count, ascending, the store is filled up to it with completed orders (bench/fill.ts, in the server: a third each of onramp, offramp, swap; the orders the previous loads created count towards it) and loaded in ${STORED_ROUNDS} rounds, each ${STORED_SECONDS} s of signed offramp creates then ${STORED_SECONDS} s of signed GETs of one order. A p99 below is the median round's, as in the throughput section, each round's in brackets: one load's p99 is a draw on this machine (a full GC's marking window falls in it or not; wrk's tail swings between identical loads, decision 019), the median is not, and the worst round stays in view. Before each count's rounds, a full GC is forced (the set-up's garbage is not the store's: the fill's, and at the empty store the warm-up's orders the reset dropped), then the rounds run. Heap: used before the first create round (after that GC) and after it (as it is); the store's count after the first create round.`,
     '',
     problems.length ? `**Invalid loads (marked below):** ${problems.join('; ')}.` : '**Every load valid.**',
     '',
