@@ -17,7 +17,7 @@ import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import { createServer, type ServerResponse } from 'node:http';
-import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { constants, createHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { startServer, type RunningSandbox } from '../src/sandbox/sandbox';
 import { recordRequests } from '../src/http/middleware/inspect';
@@ -108,14 +108,26 @@ function control(running: RunningSandbox) {
   let lastCtx: Context | undefined;
   // GC pauses as node reports them (main thread; the concurrent marker's share is not a pause).
   const pauses: Array<{ kind: number; ms: number }> = [];
+  // The server's own view of a load, since the last `server-round` (the stored-orders section):
+  // how late its event loop ran, how long requests took inside the app (from the outermost
+  // middleware in, to it out), and the full GCs that finished. Off until first asked.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const inApp = createHistogram();
+  let fullGcs = { count: 0, ms: 0 };
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) pauses.push({ kind: ((e as { detail?: { kind?: number } }).detail)?.kind ?? 0, ms: e.duration });
+    for (const e of list.getEntries()) {
+      const kind = ((e as { detail?: { kind?: number } }).detail)?.kind ?? 0;
+      pauses.push({ kind, ms: e.duration });
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs = { count: fullGcs.count + 1, ms: fullGcs.ms + e.duration };
+    }
   }).observe({ entryTypes: ['gc'] });
   // What a run keeps outside the store (bench/tail.ts): held here until the process ends.
   const retain = process.env.BENCH_RETAIN;
   const retained: unknown[] = [];
   sandbox.app.middleware.unshift(async (ctx, next) => {
+    const started = performance.now();
     await next();
+    inApp.record(Math.max(1, Math.round((performance.now() - started) * 1000)));
     lastCtx = ctx;
     if ((retain === 'text' || retain === 'copy') && ctx.method === 'POST' && ctx.path === '/v1/orders' && ctx.status === 200) {
       retained.push(retain === 'text' ? JSON.stringify(ctx.body) : structuredClone(ctx.body));
@@ -137,6 +149,23 @@ function control(running: RunningSandbox) {
         b.maxMs = Math.max(b.maxMs, p.ms);
       }
       return by;
+    },
+    // Since the last ask (the first turns the event-loop monitor on): the longest and p99 event-loop
+    // delay, requests' p99 and longest time in the app, the full GCs finished and their pauses.
+    'server-round': () => {
+      const round = {
+        loopMaxMs: loopDelay.max / 1e6,
+        loopP99Ms: loopDelay.percentile(99) / 1e6,
+        appP99Ms: inApp.percentile(99) / 1e3,
+        appMaxMs: inApp.max / 1e3,
+        fullGcs: fullGcs.count,
+        fullGcMs: fullGcs.ms,
+      };
+      loopDelay.reset();
+      loopDelay.enable();
+      inApp.reset();
+      fullGcs = { count: 0, ms: 0 };
+      return round;
     },
     fill: (m) => fill(running, Number(m.n), m.webhookUrl as string | undefined),
     'profile-start': async () => {

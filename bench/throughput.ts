@@ -536,6 +536,16 @@ export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
  * beside it. Verdicts: create p99 at the largest count at most TARGETS.storedP99Factor × its
  * p99 on the empty store; GET p99 ≤ TARGETS.getP99Ms from 100,000 stored orders on.
  */
+/** The server's own view of one load (bench/servers.ts, `server-round`). */
+interface ServerRound {
+  loopMaxMs: number;
+  loopP99Ms: number;
+  appP99Ms: number;
+  appMaxMs: number;
+  fullGcs: number;
+  fullGcMs: number;
+}
+
 export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
   ensureTools();
   const most = Math.max(...STORED);
@@ -544,7 +554,7 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
   const sandbox = await startServer('sandbox', { cpu: SERVER_CPU, control: true, env: { BENCH_MAX_ORDERS: String(maxOrders) } });
   const rows: string[] = [];
   const problems: string[] = [];
-  const measured: Array<{ n: number; create: number; get: number; worstCreate: number; worstGet: number; valid: boolean }> = [];
+  const measured: Array<{ n: number; create: number; get: number; worstCreate: number; worstGet: number; valid: boolean; server: ServerRound[] }> = [];
   const mib = (b: number) => Math.round(b / 2 ** 20);
   try {
     const url = `${sandbox.base}/v1/orders`;
@@ -571,9 +581,13 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
       st = await sandbox.ask('stored');
       const creates: Wrk[] = [];
       const gets: Wrk[] = [];
+      // What the server saw of each create load: whether a long answer was the server's doing.
+      const server: ServerRound[] = [];
       let after = st;
       for (let round = 0; round < STORED_ROUNDS; round++) {
+        await sandbox.ask('server-round');
         creates.push(await runWrk(url, req(), STORED_SECONDS, sandbox.pid));
+        server.push(await sandbox.ask<ServerRound>('server-round'));
         if (round === 0) after = await sandbox.ask<{ orders: number; heapUsed: number; heapLimit: number }>('stored');
         await settled(sandbox);
         gets.push(await runWrk(sandbox.base + orderPath, getReq(), STORED_SECONDS, sandbox.pid));
@@ -584,12 +598,14 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
       const rounds = (loads: Wrk[]) => loads.map((x) => fmtMs(x.p99)).join(' / ');
       const p = [...creates.flatMap((x, i) => problemsOf(`${n.toLocaleString('en')} stored, create round ${i + 1}`, x)), ...gets.flatMap((x, i) => problemsOf(`${n.toLocaleString('en')} stored, GET round ${i + 1}`, x))];
       problems.push(...p);
-      measured.push({ n, create: m.p99, get: g.p99, worstCreate: worst(creates), worstGet: worst(gets), valid: p.length === 0 });
+      measured.push({ n, create: m.p99, get: g.p99, worstCreate: worst(creates), worstGet: worst(gets), valid: p.length === 0, server });
+      const serverRounds = (pick: (r: ServerRound) => string) => server.map(pick).join(' / ');
       log(`stored ${n}: create p99 by round ${rounds(creates)} ms; GET p99 by round ${rounds(gets)} ms`);
+      log(`stored ${n}: the server in the create rounds: in-app p99 ${serverRounds((r) => fmtMs(r.appP99Ms))} ms; longest event-loop delay ${serverRounds((r) => fmtMs(r.loopMaxMs))} ms; full GCs ${serverRounds((r) => String(r.fullGcs))}`);
       log(`stored ${st.orders}: GET order ${rate(g.rps)} req/s, p99 ${fmtMs(g.p99)} ms, max ${fmtMs(g.max)} ms`);
       log(`stored ${st.orders}: ${rate(m.rps)} req/s, p50 ${fmtMs(m.p50)} ms, p99 ${fmtMs(m.p99)} ms, max ${fmtMs(m.max)} ms; heap ${mib(st.heapUsed)} MiB; wrk ${fmt(m.wrkCpu)}% (CPU ${WRK_CPU} ${fmt(m.wrkCore)}% busy)${p.length ? ' INVALID' : ''}`);
       rows.push(
-        `| ${n.toLocaleString('en')} | ${st.orders.toLocaleString('en')} → ${after.orders.toLocaleString('en')} | ${p.length ? 'invalid' : 'valid'} | ${rate(m.rps)} | ${fmtMs(m.p50)} | ${fmtMs(m.p99)} (${rounds(creates)}) | ${fmtMs(m.p999)} | ${fmtMs(m.max)} | ${rate(g.rps)} | ${fmtMs(g.p99)} (${rounds(gets)}) | ${fmtMs(g.max)} | ${m.non2xx + m.errors + g.non2xx + g.errors} | ${mib(st.heapUsed)} → ${mib(after.heapUsed)} of ${mib(st.heapLimit)} | ${fillS || '—'} | ${fmt(m.serverCpu)} / ${fmt(m.serverCore)} | ${fmt(m.wrkCpu)} / ${fmt(m.wrkCore)} |`,
+        `| ${n.toLocaleString('en')} | ${st.orders.toLocaleString('en')} → ${after.orders.toLocaleString('en')} | ${p.length ? 'invalid' : 'valid'} | ${rate(m.rps)} | ${fmtMs(m.p50)} | ${fmtMs(m.p99)} (${rounds(creates)}) | ${fmtMs(m.p999)} | ${fmtMs(m.max)} | ${rate(g.rps)} | ${fmtMs(g.p99)} (${rounds(gets)}) | ${fmtMs(g.max)} | ${serverRounds((r) => `${fmtMs(r.appP99Ms)} / ${fmtMs(r.loopMaxMs)} / ${r.fullGcs}`)} | ${m.non2xx + m.errors + g.non2xx + g.errors} | ${mib(st.heapUsed)} → ${mib(after.heapUsed)} of ${mib(st.heapLimit)} | ${fillS || '—'} | ${fmt(m.serverCpu)} / ${fmt(m.serverCore)} | ${fmt(m.wrkCpu)} / ${fmt(m.wrkCore)} |`,
       );
     }
   } finally {
@@ -605,8 +621,15 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
   const worstRoundCreate = full ? full.worstCreate : NaN;
   const worstRoundGet = big.length ? Math.max(...big.map((x) => x.worstGet)) : NaN;
   const getMet = big.length && big.every((x) => x.valid) ? worstGet <= TARGETS.getP99Ms : undefined;
+  // The server's own view of a count's create rounds: its slowest round in the app, its latest
+  // event loop, the full GCs that finished. A round wrk saw far slower than these was slow
+  // outside the server process (decision 019).
+  const serverSide = (x: (typeof measured)[number] | undefined) =>
+    x
+      ? `in-app p99 at most ${fmtMs(Math.max(...x.server.map((r) => r.appP99Ms)))} ms, event loop at most ${fmtMs(Math.max(...x.server.map((r) => r.loopMaxMs)))} ms late, ${x.server.reduce((a, r) => a + r.fullGcs, 0)} full GCs`
+      : 'not measured';
   out.summary.push(
-    { target: `create p99 with ${full?.n.toLocaleString('en')} stored orders ÷ with ${empty?.n.toLocaleString('en')}`, figure: `${fmtMs(full?.create ?? NaN)} ÷ ${fmtMs(empty?.create ?? NaN)} ms = ${factor.toFixed(2)}× (median rounds; the worst round at ${full?.n.toLocaleString('en')}: ${fmtMs(worstRoundCreate)} ms)`, goal: `≤ ${TARGETS.storedP99Factor}×`, met: factorMet },
+    { target: `create p99 with ${full?.n.toLocaleString('en')} stored orders ÷ with ${empty?.n.toLocaleString('en')}`, figure: `${fmtMs(full?.create ?? NaN)} ÷ ${fmtMs(empty?.create ?? NaN)} ms = ${factor.toFixed(2)}× (median rounds; the worst round at ${full?.n.toLocaleString('en')}: ${fmtMs(worstRoundCreate)} ms; the server in those rounds: ${serverSide(full)}; at ${empty?.n.toLocaleString('en')}: ${serverSide(empty)})`, goal: `≤ ${TARGETS.storedP99Factor}×`, met: factorMet },
     { target: 'GET /v1/orders/{reference} p99 with 100,000 stored orders or more (worst count)', figure: `${fmtMs(worstGet)} ms (median round of the worst count; the worst round: ${fmtMs(worstRoundGet)} ms)${bareP99Note(out, 'order')}`, goal: `≤ ${TARGETS.getP99Ms} ms`, met: getMet },
     ...scaledP99(out, 'order', 'GET /v1/orders/{reference} p99 with 100,000 stored orders or more (worst count)', worstGet, TARGETS.getP99Ms, getMet !== undefined),
   );
@@ -615,14 +638,15 @@ export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
     '## Create and GET p99 against the number of stored orders',
     '',
     `${method()} One sandbox (bench/servers.ts, the app through tsx; manual clock; \`--max-orders\` ${maxOrders.toLocaleString('en')}, so nothing is evicted and no create refused), warmed up by ${WARMUP} s of creates, then reset to an empty store. ` +
-      `For each count, ascending, the store is filled up to it with completed orders (bench/fill.ts, in the server: a third each of onramp, offramp, swap; the orders the previous loads created count towards it) and loaded in ${STORED_ROUNDS} rounds, each ${STORED_SECONDS} s of signed offramp creates then ${STORED_SECONDS} s of signed GETs of one order. A p99 below is the median round's, as in the throughput section, each round's in brackets: one load's p99 is a draw on this machine (a full GC's marking window falls in it or not; wrk's tail swings between identical loads, decision 019), the median is not, and the worst round stays in view. Before each count's rounds, a full GC is forced (the set-up's garbage is not the store's: the fill's, and at the empty store the warm-up's orders the reset dropped), then the rounds run. Heap: used before the first create round (after that GC) and after it (as it is); the store's count after the first create round.`,
+      `For each count, ascending, the store is filled up to it with completed orders (bench/fill.ts, in the server: a third each of onramp, offramp, swap; the orders the previous loads created count towards it) and loaded in ${STORED_ROUNDS} rounds, each ${STORED_SECONDS} s of signed offramp creates then ${STORED_SECONDS} s of signed GETs of one order. A p99 below is the median round's, as in the throughput section, each round's in brackets: one load's p99 is a draw on this machine (a full GC's marking window falls in it or not; wrk's tail swings between identical loads, decision 019), the median is not, and the worst round stays in view. Before each count's rounds, a full GC is forced (the set-up's garbage is not the store's: the fill's, and at the empty store the warm-up's orders the reset dropped), then the rounds run. Heap: used before the first create round (after that GC) and after it (as it is); the store's count after the first create round. ` +
+      `The server's own view of each create round (bench/servers.ts, \`server-round\`): the p99 of requests' time inside the app (from the outermost middleware in to it out), how late its event loop ran at most (\`monitorEventLoopDelay\`, 10 ms resolution: what a request waits before the server reads it is about that), and the full GCs that finished in the round. A round whose wrk p99 is far above the in-app p99 plus the loop's delay was slow outside the server process, the tail of decision 019; a full GC in a round is the store's.`,
     '',
     problems.length ? `**Invalid loads (marked below):** ${problems.join('; ')}.` : '**Every load valid.**',
     '',
     `Targets (issue 21): create p99 with ${full?.n.toLocaleString('en')} stored orders at most ${TARGETS.storedP99Factor}× its p99 on an empty store: ${factor.toFixed(2)}×, ${verdictOf(factorMet)}; GET p99 ≤ ${TARGETS.getP99Ms} ms from 100,000 stored orders on: worst ${fmtMs(worstGet)} ms, ${verdictOf(getMet)}.`,
     '',
-    `| stored orders | in the store (before → after the create load) | loads | create req/s | create p50 ms | create p99 ms (each round) | create p99.9 ms | create max ms | GET req/s | GET p99 ms (each round) | GET max ms | non-2xx + errors | heap MiB (before → after, of the limit) | fill s | server CPU % / CPU ${SERVER_CPU} busy % | wrk CPU % / CPU ${WRK_CPU} busy % |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| stored orders | in the store (before → after the create load) | loads | create req/s | create p50 ms | create p99 ms (each round) | create p99.9 ms | create max ms | GET req/s | GET p99 ms (each round) | GET max ms | the server in each create round: in-app p99 ms / longest event-loop delay ms / full GCs | non-2xx + errors | heap MiB (before → after, of the limit) | fill s | server CPU % / CPU ${SERVER_CPU} busy % | wrk CPU % / CPU ${WRK_CPU} busy % |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }
