@@ -1,15 +1,19 @@
 import type { Environment } from '../reference';
+import { ShardedMap } from '../shared/sharded-map';
 import type { OrderRecord, QuoteRecord } from './order.records';
 import { forgetDecodedTerms } from './order-terms';
 
 export type { OrderRecord, PayinTarget, QuoteRecord, Recipient, TimelineRecord } from './order.records';
 
-/** In-memory indexes of orders and quotes. */
+/**
+ * In-memory indexes of orders and quotes. The indexes that grow with every order are sharded
+ * (`ShardedMap`, decision 021), so a create never waits for one map of a million to rehash.
+ */
 export class OrderStore {
-  readonly orders = new Map<string, OrderRecord>();
+  readonly orders = new ShardedMap<OrderRecord>();
   readonly quotes = new Map<string, QuoteRecord>();
   private readonly byOwner = new Map<string, OrderRecord[]>();
-  private readonly merchantRefs = new Map<string, string>();
+  private readonly merchantRefs = new ShardedMap<string>();
 
   static owner(clientId: string, env: Environment): string {
     return `${clientId}|${env}`;
