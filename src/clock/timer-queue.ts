@@ -1,3 +1,4 @@
+import { ShardedMap } from '../shared/sharded-map';
 /**
  * What a timer runs when it fires: handed its own tag and id, so one function can serve every
  * timer of a kind (an order's delayed events: no closure kept per timer, decision 015).
@@ -131,7 +132,8 @@ class NumberHeap {
 export class TimerQueue {
   private readonly keys = new NumberHeap();
   private buckets = new Map<number, EntryHeap>();
-  private readonly byId = new Map<number, TimerEntry>();
+  /** Pending timers by id; sharded, so a million pending timers never rehash at once (decision 021). */
+  private readonly byId = new ShardedMap<number, TimerEntry>();
   private cancelledCount = 0;
   private seq = 0;
   private nextId = 1;

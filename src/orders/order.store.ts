@@ -10,10 +10,10 @@ export type { OrderRecord, PayinTarget, QuoteRecord, Recipient, TimelineRecord }
  * (`ShardedMap`, decision 021), so a create never waits for one map of a million to rehash.
  */
 export class OrderStore {
-  readonly orders = new ShardedMap<OrderRecord>();
+  readonly orders = new ShardedMap<string, OrderRecord>();
   readonly quotes = new Map<string, QuoteRecord>();
   private readonly byOwner = new Map<string, OrderRecord[]>();
-  private readonly merchantRefs = new ShardedMap<string>();
+  private readonly merchantRefs = new ShardedMap<string, string>();
 
   static owner(clientId: string, env: Environment): string {
     return `${clientId}|${env}`;

@@ -19,7 +19,7 @@ describe('ShardedMap (decision 021)', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 300 }), fc.integer({ min: 1, max: 8 }), (ops, minHoles) => {
         const map = new Map<string, { n: number }>();
-        const sharded = new ShardedMap<{ n: number }>(minHoles);
+        const sharded = new ShardedMap<string, { n: number }>(minHoles);
         for (const o of ops) {
           if (o.kind === 'set') {
             const value = { n: o.value };
@@ -45,13 +45,13 @@ describe('ShardedMap (decision 021)', () => {
   });
 
   it('visits what is added while iterating, skips what is deleted, as a Map does', () => {
-    const sharded = new ShardedMap<string>(1);
+    const sharded = new ShardedMap<string, string>(1);
     const map = new Map<string, string>();
     for (const k of ['a', 'b', 'c', 'd']) {
       sharded.set(k, k);
       map.set(k, k);
     }
-    const seen = (m: ShardedMap<string> | Map<string, string>) => {
+    const seen = (m: ShardedMap<string, string> | Map<string, string>) => {
       const out: string[] = [];
       for (const v of m.values()) {
         out.push(v);
@@ -67,7 +67,7 @@ describe('ShardedMap (decision 021)', () => {
   });
 
   it('keeps an iterator that began before a compaction on the entries still there, with their values now', () => {
-    const sharded = new ShardedMap<string>(2);
+    const sharded = new ShardedMap<string, string>(2);
     for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) sharded.set(k, k);
     const it = sharded.values();
     expect(it.next().value).toBe('a');
@@ -80,7 +80,7 @@ describe('ShardedMap (decision 021)', () => {
   });
 
   it('ends an iteration that a clear() overtook', () => {
-    const sharded = new ShardedMap<string>();
+    const sharded = new ShardedMap<string, string>();
     for (const k of ['a', 'b', 'c']) sharded.set(k, k);
     const seen: string[] = [];
     for (const v of sharded.values()) {
@@ -94,12 +94,25 @@ describe('ShardedMap (decision 021)', () => {
 
   it('spreads 100,000 order references evenly: no shard holds twice its share, so none grows by rehashing most of them', () => {
     const ids = createIds(7);
-    const sharded = new ShardedMap<number>();
+    const sharded = new ShardedMap<string, number>();
     for (let i = 0; i < 100_000; i++) sharded.set(ids.reference(), i);
     const sizes = sharded.shardSizes();
     expect(sizes.length).toBeGreaterThanOrEqual(64);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(100_000);
     expect(Math.max(...sizes)).toBeLessThan((2 * 100_000) / sizes.length);
     expect(Math.min(...sizes)).toBeGreaterThan(100_000 / sizes.length / 2);
+  });
+
+  it('takes number keys too: sequential ids spread over every shard, and 1 is not "1"', () => {
+    const sharded = new ShardedMap<number, string>();
+    for (let id = 1; id <= 25_600; id++) sharded.set(id, `t${id}`);
+    expect(new Set(sharded.shardSizes())).toStrictEqual(new Set([100]));
+    expect(sharded.get(300)).toBe('t300');
+    expect(sharded.delete(300)).toBe(true);
+    expect(sharded.has(300)).toBe(false);
+    expect([...sharded.keys()].slice(297, 300)).toStrictEqual([298, 299, 301]);
+    const mixed = new ShardedMap<string | number, string>();
+    mixed.set(1, 'number').set('1', 'string');
+    expect([mixed.get(1), mixed.get('1'), mixed.size]).toStrictEqual(['number', 'string', 2]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A `Map` of string keys that can hold millions of entries without the pause one `Map` takes
+ * A `Map` of string or number keys that can hold millions of entries without the pause one `Map` takes
  * to grow (docs/decisions/021-store-index-without-rehash-pauses.md).
  *
  * V8 grows a `Map` by rehashing every entry into a table twice the size, all at once, inside
@@ -24,9 +24,9 @@ const SHARDS = 256;
 /** Holes before a compaction is worth a pass: below this, skipping them costs little. */
 const MIN_HOLES_TO_COMPACT = 4096;
 
-export class ShardedMap<V extends NonNullable<unknown>> implements Iterable<[string, V]> {
-  private readonly shards: Array<Map<string, number>> = Array.from({ length: SHARDS }, () => new Map<string, number>());
-  private keyAt: Array<string | undefined> = [];
+export class ShardedMap<K extends string | number, V extends NonNullable<unknown>> implements Iterable<[K, V]> {
+  private readonly shards: Array<Map<K, number>> = Array.from({ length: SHARDS }, () => new Map<K, number>());
+  private keyAt: Array<K | undefined> = [];
   private valueAt: Array<V | undefined> = [];
   private holes = 0;
   private count = 0;
@@ -38,16 +38,16 @@ export class ShardedMap<V extends NonNullable<unknown>> implements Iterable<[str
     return this.count;
   }
 
-  get(key: string): V | undefined {
+  get(key: K): V | undefined {
     const slot = this.shardOf(key).get(key);
     return slot === undefined ? undefined : this.valueAt[slot];
   }
 
-  has(key: string): boolean {
+  has(key: K): boolean {
     return this.shardOf(key).has(key);
   }
 
-  set(key: string, value: V): this {
+  set(key: K, value: V): this {
     const shard = this.shardOf(key);
     const slot = shard.get(key);
     if (slot !== undefined) {
@@ -61,7 +61,7 @@ export class ShardedMap<V extends NonNullable<unknown>> implements Iterable<[str
     return this;
   }
 
-  delete(key: string): boolean {
+  delete(key: K): boolean {
     const shard = this.shardOf(key);
     const slot = shard.get(key);
     if (slot === undefined) return false;
@@ -82,11 +82,11 @@ export class ShardedMap<V extends NonNullable<unknown>> implements Iterable<[str
     this.count = 0;
   }
 
-  entries(): IterableIterator<[string, V]> {
+  entries(): IterableIterator<[K, V]> {
     return this.walk((key, value) => [key, value]);
   }
 
-  keys(): IterableIterator<string> {
+  keys(): IterableIterator<K> {
     return this.walk((key) => key);
   }
 
@@ -94,12 +94,12 @@ export class ShardedMap<V extends NonNullable<unknown>> implements Iterable<[str
     return this.walk((_, value) => value);
   }
 
-  [Symbol.iterator](): IterableIterator<[string, V]> {
+  [Symbol.iterator](): IterableIterator<[K, V]> {
     return this.entries();
   }
 
   /** The live entries in insertion order, each as `pick` makes it. */
-  private *walk<T>(pick: (key: string, value: V) => T): IterableIterator<T> {
+  private *walk<T>(pick: (key: K, value: V) => T): IterableIterator<T> {
     const keys = this.keyAt;
     const values = this.valueAt;
     for (let slot = 0; slot < values.length; slot++) {
@@ -123,7 +123,7 @@ export class ShardedMap<V extends NonNullable<unknown>> implements Iterable<[str
 
   /** The live entries moved to fresh arrays, in order, and each shard told its key's new slot. */
   private compact(): void {
-    const keys: string[] = [];
+    const keys: K[] = [];
     const values: V[] = [];
     for (let slot = 0; slot < this.valueAt.length; slot++) {
       const value = this.valueAt[slot];
@@ -138,10 +138,15 @@ export class ShardedMap<V extends NonNullable<unknown>> implements Iterable<[str
     this.holes = 0;
   }
 
-  private shardOf(key: string): Map<string, number> {
-    // FNV-1a over the UTF-16 code units.
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  private shardOf(key: K): Map<K, number> {
+    // A number as its low 32 bits (sequential ids spread evenly); a string by FNV-1a over its
+    // UTF-16 code units.
+    let h: number;
+    if (typeof key === 'number') h = key | 0;
+    else {
+      h = 0x811c9dc5;
+      for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    }
     return this.shards[(h >>> 0) % SHARDS]!;
   }
 }

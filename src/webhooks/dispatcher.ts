@@ -5,6 +5,7 @@ import type { WebhookEvent } from '../shared/events';
 import { createBus, type Bus } from '../shared/bus';
 import { conflict, notFound } from '../shared/errors';
 import { unused, type Ids } from '../shared/ids';
+import { ShardedMap } from '../shared/sharded-map';
 import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
 import { createListeners, type Listener, type ListenerAnswer, type ListenerOptions, type ListenerSink } from './listeners';
 import { deliveryHeaders, signedPath } from './delivery-headers';
@@ -62,7 +63,8 @@ export interface DeliveryEvents {
 export function createDispatcher(deps: DispatcherDeps) {
   const { clock, wall, ids, partners } = deps;
   const options: DispatcherOptions = { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options };
-  const deliveries = new Map<string, Delivery>();
+  // Sharded: a million deliveries never rehash at once inside a request (decision 021).
+  const deliveries = new ShardedMap<string, Delivery>();
   const inFlight = new Set<Promise<void>>();
   const maxAutomatic = options.retryScheduleMs.length + 1;
   /** Bumped by `clear`: attempts that were in flight across it are forgotten when they end. */
