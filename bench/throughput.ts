@@ -527,15 +527,6 @@ export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
   }
 }
 
-/**
- * Create and GET latency against the number of orders already stored: one sandbox, warmed up,
- * reset to an empty store, then for each count (ascending) filled up to it with completed
- * orders (bench/fill.ts, in the server) and loaded in STORED_ROUNDS rounds, each STORED_SECONDS
- * of creates then STORED_SECONDS of GETs of one order. A p99 is the median round's (as in the
- * throughput section: one load's p99 is a draw, decision 019); the worst round's is reported
- * beside it. Verdicts: create p99 at the largest count at most TARGETS.storedP99Factor × its
- * p99 on the empty store; GET p99 ≤ TARGETS.getP99Ms from 100,000 stored orders on.
- */
 /** The server's own view of one load (bench/servers.ts, `server-round`). */
 interface ServerRound {
   loopMaxMs: number;
@@ -546,6 +537,15 @@ interface ServerRound {
   fullGcMs: number;
 }
 
+/**
+ * Create and GET latency against the number of orders already stored: one sandbox, warmed up,
+ * reset to an empty store, then for each count (ascending) filled up to it with completed
+ * orders (bench/fill.ts, in the server) and loaded in STORED_ROUNDS rounds, each STORED_SECONDS
+ * of creates then STORED_SECONDS of GETs of one order. A p99 is the median round's (as in the
+ * throughput section: one load's p99 is a draw, decision 019); the worst round's is reported
+ * beside it. Verdicts: create p99 at the largest count at most TARGETS.storedP99Factor × its
+ * p99 on the empty store; GET p99 ≤ TARGETS.getP99Ms from 100,000 stored orders on.
+ */
 export async function storedOrders(ctx: Ctx, out: Results): Promise<string[]> {
   ensureTools();
   const most = Math.max(...STORED);
