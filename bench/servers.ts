@@ -109,16 +109,16 @@ function control(running: RunningSandbox) {
   // GC pauses as node reports them (main thread; the concurrent marker's share is not a pause).
   const pauses: Array<{ kind: number; ms: number }> = [];
   // The server's own view of a load, since the last `server-round` (the stored-orders section):
-  // how late its event loop ran, how long requests took inside the app (from the outermost
-  // middleware in, to it out), and the full GCs that finished. Off until first asked.
+  // how late its event loop ran at most, requests' p99 inside the app (from the outermost
+  // middleware in, to it out), and how many full GCs finished. Off until first asked.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   const inApp = createHistogram();
-  let fullGcs = { count: 0, ms: 0 };
+  let fullGcs = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       const kind = ((e as { detail?: { kind?: number } }).detail)?.kind ?? 0;
       pauses.push({ kind, ms: e.duration });
-      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs = { count: fullGcs.count + 1, ms: fullGcs.ms + e.duration };
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
     }
   }).observe({ entryTypes: ['gc'] });
   // What a run keeps outside the store (bench/tail.ts): held here until the process ends.
@@ -150,21 +150,14 @@ function control(running: RunningSandbox) {
       }
       return by;
     },
-    // Since the last ask (the first turns the event-loop monitor on): the longest and p99 event-loop
-    // delay, requests' p99 and longest time in the app, the full GCs finished and their pauses.
+    // Since the last ask (the first turns the event-loop monitor on): the longest event-loop
+    // delay, requests' p99 in the app, the full GCs finished.
     'server-round': () => {
-      const round = {
-        loopMaxMs: loopDelay.max / 1e6,
-        loopP99Ms: loopDelay.percentile(99) / 1e6,
-        appP99Ms: inApp.percentile(99) / 1e3,
-        appMaxMs: inApp.max / 1e3,
-        fullGcs: fullGcs.count,
-        fullGcMs: fullGcs.ms,
-      };
+      const round = { loopMaxMs: loopDelay.max / 1e6, appP99Ms: inApp.percentile(99) / 1e3, fullGcs };
       loopDelay.reset();
       loopDelay.enable();
       inApp.reset();
-      fullGcs = { count: 0, ms: 0 };
+      fullGcs = 0;
       return round;
     },
     fill: (m) => fill(running, Number(m.n), m.webhookUrl as string | undefined),

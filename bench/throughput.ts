@@ -530,11 +530,8 @@ export async function createRun(ctx: Ctx, out: Results): Promise<string[]> {
 /** The server's own view of one load (bench/servers.ts, `server-round`). */
 interface ServerRound {
   loopMaxMs: number;
-  loopP99Ms: number;
   appP99Ms: number;
-  appMaxMs: number;
   fullGcs: number;
-  fullGcMs: number;
 }
 
 /**
