@@ -40,16 +40,26 @@ describe('parseOrThrow with compiled schemas', () => {
       expect(() => z.compile(schema, { strict: true })).not.toThrow();
       const fast = compiledOf(schema);
       expect(fast).not.toBe(schema);
-      expect(compiledOf(schema)).toBe(fast); // compiled once, at the first parse
+      expect(compiledOf(schema)).toBe(fast); // compiled once, and kept
     }
-    // and parseOrThrow parses with the compiled clone
-    const fast = compiledOf(CreateOrderBodySchema);
-    const spy = vi.spyOn(fast, 'safeParse');
+  });
+
+  it('parses a schema at its first parse as it is, and with its compiled clone from its second on', () => {
+    const schema = z.object({ currency: z.string().trim().toUpperCase(), amount: z.number().gt(0) });
+    const runtimeParse = vi.spyOn(schema, 'safeParse');
+    expect(parseOrThrow(schema, { currency: ' usdt ', amount: 1 })).toEqual({ currency: 'USDT', amount: 1 });
+    expect(runtimeParse).toHaveBeenCalledTimes(1); // the first parse: nothing compiled for a schema parsed once
+    runtimeParse.mockRestore(); // (a clone made from a spied schema would carry the spy)
+    expect(parseOrThrow(schema, { currency: 'ngn', amount: 2 })).toEqual({ currency: 'NGN', amount: 2 });
+    const fast = compiledOf(schema); // made by the second parse, and kept
+    expect(fast).not.toBe(schema);
+    const compiledParse = vi.spyOn(fast, 'safeParse');
     try {
-      parseOrThrow(CreateOrderBodySchema, validOfframp);
-      expect(spy).toHaveBeenCalledTimes(1);
+      expect(parseOrThrow(schema, { currency: 'eth', amount: 3 })).toEqual({ currency: 'ETH', amount: 3 });
+      expect(() => parseOrThrow(schema, { currency: 'eth', amount: 0 })).toThrow(/^amount: /);
+      expect(compiledParse).toHaveBeenCalledTimes(2);
     } finally {
-      spy.mockRestore();
+      compiledParse.mockRestore();
     }
   });
 

@@ -1,19 +1,21 @@
 import { compile, type z } from 'zod';
 import { ApiError } from './errors';
 
-/** Each schema parsed here, compiled at its first parse (`compiledOf`). */
-const compiled = new WeakMap<z.ZodType, z.ZodType>();
+/**
+ * Each schema parsed here: null after its first parse, its compiled clone from its second on
+ * (`parserOf`).
+ */
+const compiled = new WeakMap<z.ZodType, z.ZodType | null>();
 
 /**
  * The schema as zod's `z.compile` makes it (docs/decisions/022-schemas-compiled.md): a clone
  * whose parse runs generated, loop-free code first and zod's own parser only when that fails,
- * so the output and the issues are zod's. Compiled at the first parse, not when the schema is
- * made: a sandbox starts without compiling the routes it is never asked. A schema zod cannot
+ * so the output and the issues are zod's. Made once per schema and kept. A schema zod cannot
  * compile comes back as it is.
  */
 export function compiledOf<S extends z.ZodType>(schema: S): S {
   let fast = compiled.get(schema);
-  if (fast === undefined) {
+  if (!fast) {
     fast = compile(schema);
     compiled.set(schema, fast);
   }
@@ -21,12 +23,28 @@ export function compiledOf<S extends z.ZodType>(schema: S): S {
 }
 
 /**
- * Parses `input` (with the schema compiled, `compiledOf`) or throws the spec's 422
+ * What `parseOrThrow` parses with: the schema itself at its first parse, its compiled clone
+ * (`compiledOf`) from its second on. A schema parsed once (a route's empty query, a start-up
+ * option, a state document restored) is not compiled for nothing: compiling costs ~0.2–5 ms,
+ * and the first request a sandbox answers would pay it.
+ */
+function parserOf<S extends z.ZodType>(schema: S): S {
+  const fast = compiled.get(schema);
+  if (fast) return fast as S;
+  if (fast === undefined) {
+    compiled.set(schema, null);
+    return schema;
+  }
+  return compiledOf(schema);
+}
+
+/**
+ * Parses `input` (with the schema compiled from its second parse on, `parserOf`) or throws the spec's 422
  * `<field.path>: <reason>` for the first issue.
  * @example parseOrThrow(CreateOrderBodySchema, ctx.request.body)
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
-  const result = compiledOf(schema).safeParse(input);
+  const result = parserOf(schema).safeParse(input);
   if (result.success) return result.data;
   const { path, message } = firstIssue(result.error, prefix);
   throw new ApiError('E_VALIDATION_ERROR', `${path || 'body'}: ${message}`);
