@@ -39,8 +39,8 @@ function parserOf<S extends z.ZodType>(schema: S): S {
 }
 
 /**
- * Parses `input` (with the schema compiled from its second parse on, `parserOf`) or throws the spec's 422
- * `<field.path>: <reason>` for the first issue.
+ * Parses `input` (with the schema compiled from its second parse on, `parserOf`) or throws
+ * the spec's 422 `<field.path>: <reason>` for the first issue.
  * @example parseOrThrow(CreateOrderBodySchema, ctx.request.body)
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
