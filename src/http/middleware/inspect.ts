@@ -22,20 +22,30 @@ export interface RequestEvents {
  * The request inspector's recorder (CONTRACT §11): every /v1 request, once answered, with
  * its auth, the signature hint when one failed, the injected fault, and both bodies cut at
  * 4 KiB. Request headers are kept with key material masked, and a few of the answer's. Each
- * record is published on `bus`.
+ * record is published on `bus`. Records are written at the end of the event loop's turn
+ * (`RequestLog.later`), read by then from the answered request, its times taken when answered.
  */
 export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit' | 'has'>): (ctx: Context, outcome: Outcome) => void {
   return (ctx, outcome) => {
     const path = ctx.path;
     if (path !== '/v1' && !path.startsWith('/v1/')) return;
+    // The times now; the rest is read from the answered request when the log writes it, later in
+    // this turn of the event loop with the turn's other requests (decision 023). Nothing the
+    // record reads changes meanwhile: the answer is rendered, only Koa's sending of it is left.
+    const wallMs = wall.now();
+    const virtualMs = clock.now();
+    log.later(() => write(ctx, outcome, wallMs, virtualMs));
+  };
+
+  function write(ctx: Context, outcome: Outcome, wallMs: number, virtualMs: number): void {
     const auth = ctx.state.auth as AuthContext | undefined;
     const dropped = ctx.respond === false;
     const status = dropped ? 0 : ctx.status;
     const headers = ctx.req.headers;
     // Only numbers and strings of its own (CONTRACT §9): nothing that keeps the request alive.
     const raw: RawRecord = {
-      wallMs: wall.now(),
-      virtualMs: clock.now(),
+      wallMs,
+      virtualMs,
       method: ctx.method,
       // The admin token never shows, even when sent to /v1 as a query parameter.
       path: ownExcerpt(redactUrl(ctx.originalUrl), FIELD_EXCERPT),
@@ -69,7 +79,7 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, b
     if (!dropped && typeof answer === 'string' && answer) raw.responseBody = ownExcerpt(answer, BODY_EXCERPT);
     const id = log.recordRaw(raw);
     if (bus?.has('request.recorded')) bus.emit('request.recorded', { id, raw });
-  };
+  }
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

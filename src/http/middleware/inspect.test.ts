@@ -1,0 +1,54 @@
+import type { Context } from 'koa';
+import { describe, expect, it } from 'vitest';
+import { RequestLog } from '../request-log';
+import { recordRequests } from './inspect';
+
+/** An answered request as the recorder reads it (Koa's context, the fields it uses). */
+function answered(path: string, status: number, body: string): Context {
+  return {
+    path,
+    originalUrl: path,
+    method: 'GET',
+    state: {},
+    respond: true,
+    status,
+    body,
+    req: { headers: { 'user-agent': 'test' } },
+    res: { getHeader: (name: string) => (name === 'content-type' ? 'application/json; charset=utf-8' : undefined) },
+    request: { rawBody: undefined },
+  } as unknown as Context;
+}
+
+// Decision 023: the recorder hands its write to the log for the end of the turn; what it
+// records is the request as it was answered.
+describe('recordRequests', () => {
+  it('keeps the virtual and wall times of the answer, not of the write at the turn’s end', async () => {
+    let virtual = Date.UTC(2026, 0, 1);
+    let wall = Date.UTC(2026, 5, 1);
+    const log = new RequestLog(10);
+    const observe = recordRequests(log, { now: () => virtual }, { now: () => wall });
+    const told: string[] = [];
+    log.onRecord((e) => told.push(e.path));
+    observe(answered('/v1/networks', 200, '{"status":true}'), { ms: 1.5 });
+    // Not written yet: the write waits for the turn's end (a listener is told when it is done).
+    expect(told).toEqual([]);
+    // The clock moves (an advance answered later in the same turn) before the log writes.
+    virtual += 3_600_000;
+    wall += 1000;
+    observe(answered('/v1/orders/ord_x', 404, '{"status":false}'), { ms: 0.5 });
+    await new Promise((done) => setImmediate(done));
+    expect(told).toEqual(['/v1/networks', '/v1/orders/ord_x']);
+    const [second, first] = log.list();
+    expect(first).toMatchObject({ id: 'req_1', path: '/v1/networks', status: 200, virtual_at: '2026-01-01T00:00:00.000Z', at: '2026-06-01T00:00:00.000Z', duration_ms: 1.5, response_body: '{"status":true}' });
+    expect(first!.response_headers).toEqual({ 'content-type': 'application/json; charset=utf-8' });
+    expect(second).toMatchObject({ id: 'req_2', path: '/v1/orders/ord_x', status: 404, virtual_at: '2026-01-01T01:00:00.000Z', at: '2026-06-01T00:00:01.000Z' });
+  });
+
+  it('records nothing outside /v1, and a read right after an answer sees it', () => {
+    const log = new RequestLog(10);
+    const observe = recordRequests(log, { now: () => 0 }, { now: () => 0 });
+    observe(answered('/sandbox/requests', 200, '{}'), { ms: 1 });
+    observe(answered('/v1', 404, '{}'), { ms: 1 });
+    expect(log.list().map((e) => e.path)).toEqual(['/v1']);
+  });
+});
