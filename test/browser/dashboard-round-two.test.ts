@@ -205,6 +205,30 @@ describe('dashboard, round two (issue 20)', () => {
     expect(presses).toBeLessThan(103);
   }, 90_000);
 
+  it('moves focus in the render itself, not a frame later: to a new screen’s content, and into the New order form', async () => {
+    // Focus moved after the next frame could land after the user's next keys on a slow machine:
+    // CI once saw "Create order" pressed, and then focus taken to the form's first field. Each
+    // check below reads the focus in the task after the change, before any frame can come.
+    await open('#/requests');
+    const onScreenChange = await page.evaluate<string>(`new Promise((resolve) => {
+      addEventListener('hashchange', () => setTimeout(() => resolve(document.activeElement?.id || document.activeElement?.tagName || 'none'), 0), { once: true });
+      location.hash = '#/orders';
+    })`);
+    expect(onScreenChange).toBe('main');
+    await page.locator('[data-action="open-new-order"]').waitFor();
+    const onOpen = await page.evaluate<string>(`new Promise((resolve) => {
+      const button = document.querySelector('[data-action="open-new-order"]');
+      button.focus();
+      button.click();
+      setTimeout(() => resolve(document.activeElement?.getAttribute('name') || document.activeElement?.tagName || 'none'), 0);
+    })`);
+    expect(onOpen).toBe('partner');
+    // And it stays where the user takes it: no focus move is still to come.
+    await page.focus('[data-action="create-order"]');
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 100))))');
+    expect(await focused()).toBe('button[data-action=create-order]');
+  }, 60_000);
+
   it('holds "Create order" until the partner list has come, then creates for the partner shown (no 422 naming client_id)', async () => {
     // The partner list held back until the test lets it through: a slow sandbox, made certain.
     let release!: () => void;

@@ -35,7 +35,7 @@ export interface Dashboard {
   shot(name: string): Promise<Buffer>;
   /** Waits until the order screen shows `status`. */
   orderStatus(status: string): Promise<void>;
-  /** Opens the dashboard at `hash` and waits until its live feed is connected. */
+  /** Opens the dashboard at `hash`, a new page load, and waits until its live feed is connected. */
   open(hash: string): Promise<void>;
   /** Closes the browser, the sandbox and the receiver, and removes the profile. */
   close(): Promise<void>;
@@ -79,6 +79,9 @@ export async function openDashboard(options: DashboardOptions): Promise<Dashboar
       orderStatus: (status) =>
         page.locator(`[data-testid="order"][data-status="${status}"][data-lifecycle-status="${status}"]`).waitFor({ timeout: 10_000 }),
       open: async (hash) => {
+        // Always a new document: a goto that changes only the hash stays in the page, with the
+        // last test's screens and their state (an open form, a focus effect still to come).
+        await page.goto('about:blank');
         await page.goto(`${url}/sandbox/dashboard${hash}`);
         await page.locator('[data-testid="connection"][data-state="connected"]').waitFor();
       },

@@ -1,7 +1,7 @@
 // The dashboard (CONTRACT §15): asks for the admin token when the sandbox has one, then shows
 // the clock and one screen at a time, chosen by the URL hash (#/orders, #/orders/REF, …).
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call, onLiveState, onUnauthorized, post, startLive, stopLive, token } from './api.js';
 import { ClockBar } from './clock.js';
 import { DeliveriesScreen, DeliveryScreen } from './deliveries.js';
@@ -113,9 +113,11 @@ function Dashboard() {
   }, [current, id]);
 
   // A new screen: focus goes to its content (not for a change of filters or page on the same screen).
+  // In the render itself (a layout effect): after the next frame, it could take focus from a
+  // control the user has reached since (a slow machine's frames come late).
   const main = useRef(/** @type {HTMLElement | null} */ (null));
   const first = useRef(true);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (first.current) {
       first.current = false;
       return;

@@ -1,5 +1,5 @@
 // Orders of every partner: filters, paging, and a form that creates one (POST /sandbox/orders).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { post, qs } from './api.js';
 import { useMeta } from './meta.js';
 import { useListParams } from './router.js';
@@ -141,9 +141,13 @@ function CreateOrder({ partners: partnerList }) {
     if (order) setCreated(order.reference);
   };
   // Opening the form puts focus in it (the keyboard's path: New order, Enter, then the fields).
+  // In the render itself (a layout effect), not after the next frame: a late focus() would take
+  // focus from wherever the user has gone since, on a slow machine even from "Create order"
+  // pressed. Only when focus was lost with the New order button (not taken somewhere else).
   const form = useRef(/** @type {HTMLFormElement | null} */ (null));
-  useEffect(() => {
-    if (open) form.current?.querySelector('select')?.focus();
+  useLayoutEffect(() => {
+    const now = document.activeElement;
+    if (open && (!now || now === document.body || !now.isConnected)) form.current?.querySelector('select')?.focus();
   }, [open]);
   if (!open) {
     return html`<div class="toolbar"><button class="primary" data-action="open-new-order" onClick=${() => setOpen(true)}>New order…</button>
