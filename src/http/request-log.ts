@@ -1,3 +1,4 @@
+import { BodyBytes } from './request-log.bodies';
 import { materialise, type RawRecord } from './request-log.record';
 import { SHOWN_HEADERS, SHOWN_RESPONSE_HEADERS, type RecordedRequest, type RequestsQuery } from './request-log.schemas';
 
@@ -5,11 +6,11 @@ export const DEFAULT_INSPECT_LIMIT = 10_000;
 /** Writes waiting for the turn's end before they are done at once (`later`): bounds what waits. */
 const PENDING_MAX = 256;
 
-/** The string fields of a raw record, each kept in a column of its own. */
-const STRING_FIELDS = ['method', 'path', 'clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const;
+/** The string fields of a raw record kept in a column of their own (the bodies are kept as bytes, `BodyBytes`). */
+const STRING_FIELDS = ['method', 'path', 'clientId', 'environment', 'code', 'message', 'hint', 'fault'] as const;
 type StringField = (typeof STRING_FIELDS)[number];
-/** The optional ones, in the order `materialise` reads them. */
-const OPTIONAL_FIELDS = ['clientId', 'environment', 'code', 'message', 'hint', 'fault', 'requestBody', 'responseBody'] as const satisfies readonly StringField[];
+/** The optional ones. */
+const OPTIONAL_FIELDS = ['clientId', 'environment', 'code', 'message', 'hint', 'fault'] as const satisfies readonly StringField[];
 const AUTH_KINDS: ReadonlyArray<RecordedRequest['auth']> = ['public', 'secret', 'none', 'failed'];
 
 /**
@@ -40,6 +41,11 @@ export class RequestLog {
   /** The shown request headers, one column per name (SHOWN_HEADERS), and the answer's (SHOWN_RESPONSE_HEADERS). */
   private readonly headers: Array<Array<string | undefined>> = SHOWN_HEADERS.map(() => []);
   private readonly responseHeaders: Array<Array<string | undefined>> = SHOWN_RESPONSE_HEADERS.map(() => []);
+  /**
+   * The bodies of raw records, as UTF-8 bytes outside the heap (decision 024): a slot's request
+   * body under key `2 × slot`, its answer's under `2 × slot + 1`.
+   */
+  private readonly bodies = new BodyBytes();
   /** Entries stored whole (`record`), by slot; undefined for a raw one. */
   private readonly whole: Array<RecordedRequest | undefined> = [];
   /** Writes handed to `later`, in the order they came, not yet done. */
@@ -93,6 +99,8 @@ export class RequestLog {
     const slot = this.advance();
     this.serials[slot] = this.serial;
     this.whole[slot] = full;
+    this.bodies.delete(2 * slot);
+    this.bodies.delete(2 * slot + 1);
     for (const listener of this.listeners) listener(full);
     return full;
   }
@@ -121,8 +129,8 @@ export class RequestLog {
     s.message[slot] = raw.message;
     s.hint[slot] = raw.hint;
     s.fault[slot] = raw.fault;
-    s.requestBody[slot] = raw.requestBody;
-    s.responseBody[slot] = raw.responseBody;
+    this.bodies.set(2 * slot, raw.requestBody);
+    this.bodies.set(2 * slot + 1, raw.responseBody);
     for (let h = 0; h < SHOWN_HEADERS.length; h++) {
       const value = raw.headers[SHOWN_HEADERS[h]!];
       this.headers[h]![slot] = value === undefined || !REPEATED_HEADERS[h] ? value : shared(value);
@@ -182,17 +190,29 @@ export class RequestLog {
       const value = s[field][slot];
       if (value !== undefined) (raw as unknown as Record<string, string>)[field] = value;
     }
+    const requestBody = this.bodies.get(2 * slot);
+    if (requestBody !== undefined) raw.requestBody = requestBody;
+    const responseBody = this.bodies.get(2 * slot + 1);
+    if (responseBody !== undefined) raw.responseBody = responseBody;
     const full = materialise(raw) as RecordedRequest;
     full.id = this.idAt(slot);
     return full;
   }
 
-  /** What the filters read of a slot, from its columns (or its whole entry). */
+  /** What the filters read of a slot, from its columns (or its whole entry); the bodies only for `q` (`matches`). */
   private fieldsAt(slot: number): Fields {
     const whole = this.whole[slot];
-    if (whole) return { id: whole.id, clientId: whole.client_id, environment: whole.environment, status: whole.status, path: whole.path, requestBody: whole.request_body, responseBody: whole.response_body };
+    if (whole) return { id: whole.id, clientId: whole.client_id, environment: whole.environment, status: whole.status, path: whole.path };
     const s = this.strings;
-    return { id: this.idAt(slot), clientId: s.clientId[slot] || undefined, environment: s.environment[slot], status: this.statuses[slot]!, path: s.path[slot]!, requestBody: s.requestBody[slot], responseBody: s.responseBody[slot] };
+    return { id: this.idAt(slot), clientId: s.clientId[slot] || undefined, environment: s.environment[slot], status: this.statuses[slot]!, path: s.path[slot]! };
+  }
+
+  /** `q`: the id itself, or text (lower case) in the path or a body; a raw record's bodies are decoded only here. */
+  private matches(slot: number, e: Fields, needle: string): boolean {
+    if (e.id === needle || e.path.toLowerCase().includes(needle)) return true;
+    const whole = this.whole[slot];
+    const bodies = whole ? [whole.request_body, whole.response_body] : [this.bodies.get(2 * slot), this.bodies.get(2 * slot + 1)];
+    return bodies.some((text) => text !== undefined && text.toLowerCase().includes(needle));
   }
 
   /** Newest first, filtered: the first `per_page` (or `limit`, default 50) of page `page`. */
@@ -222,7 +242,7 @@ export class RequestLog {
       if (status !== undefined && e.status !== status) continue;
       if (statusClass !== undefined && Math.floor(e.status / 100) !== statusClass) continue;
       if (q.path !== undefined && !e.path.includes(q.path)) continue;
-      if (needle !== undefined && !matches(e, needle)) continue;
+      if (needle !== undefined && !this.matches(slot, e, needle)) continue;
       if (total >= first && items.length < perPage) items.push(this.at(slot));
       total++;
     }
@@ -248,6 +268,7 @@ export class RequestLog {
     this.flush();
     // The columns are kept (their room is reused); what the slots hold is let go.
     for (const column of [...Object.values(this.strings), ...this.headers, ...this.responseHeaders, this.whole]) column.fill(undefined);
+    this.bodies.clear();
     this.next = 0;
     this.count = 0;
   }
@@ -293,12 +314,4 @@ interface Fields {
   environment: string | undefined;
   status: number;
   path: string;
-  requestBody: string | undefined;
-  responseBody: string | undefined;
-}
-
-/** `q`: the id itself, or text (lower case) in the path or a body. */
-function matches(e: Fields, needle: string): boolean {
-  if (e.id === needle) return true;
-  return [e.path, e.requestBody, e.responseBody].some((text) => text !== undefined && text.toLowerCase().includes(needle));
 }
