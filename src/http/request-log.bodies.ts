@@ -131,6 +131,10 @@ export class BodyBytes {
   }
 }
 
+/** A ring slot's request body key and its answer's: the key's parity is the body's kind (`last`). */
+export const requestBodyKey = (slot: number): number => 2 * slot;
+export const answerBodyKey = (slot: number): number => 2 * slot + 1;
+
 const CHUNK_SIZE = 1 << 20;
 const NONE = -1;
 const STRING = -2;

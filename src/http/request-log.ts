@@ -1,4 +1,4 @@
-import { BodyBytes } from './request-log.bodies';
+import { answerBodyKey, BodyBytes, requestBodyKey } from './request-log.bodies';
 import { materialise, type RawRecord } from './request-log.record';
 import { SHOWN_HEADERS, SHOWN_RESPONSE_HEADERS, type RecordedRequest, type RequestsQuery } from './request-log.schemas';
 
@@ -42,8 +42,8 @@ export class RequestLog {
   private readonly headers: Array<Array<string | undefined>> = SHOWN_HEADERS.map(() => []);
   private readonly responseHeaders: Array<Array<string | undefined>> = SHOWN_RESPONSE_HEADERS.map(() => []);
   /**
-   * The bodies of raw records, as UTF-8 bytes outside the heap (decision 024): a slot's request
-   * body under key `2 × slot`, its answer's under `2 × slot + 1`.
+   * The bodies of raw records, as UTF-8 bytes outside the heap (decision 024), under a slot's
+   * `requestBodyKey` and `answerBodyKey`.
    */
   private readonly bodies = new BodyBytes();
   /** Entries stored whole (`record`), by slot; undefined for a raw one. */
@@ -99,8 +99,8 @@ export class RequestLog {
     const slot = this.advance();
     this.serials[slot] = this.serial;
     this.whole[slot] = full;
-    this.bodies.delete(2 * slot);
-    this.bodies.delete(2 * slot + 1);
+    this.bodies.delete(requestBodyKey(slot));
+    this.bodies.delete(answerBodyKey(slot));
     for (const listener of this.listeners) listener(full);
     return full;
   }
@@ -129,8 +129,8 @@ export class RequestLog {
     s.message[slot] = raw.message;
     s.hint[slot] = raw.hint;
     s.fault[slot] = raw.fault;
-    this.bodies.set(2 * slot, raw.requestBody);
-    this.bodies.set(2 * slot + 1, raw.responseBody);
+    this.bodies.set(requestBodyKey(slot), raw.requestBody);
+    this.bodies.set(answerBodyKey(slot), raw.responseBody);
     for (let h = 0; h < SHOWN_HEADERS.length; h++) {
       const value = raw.headers[SHOWN_HEADERS[h]!];
       this.headers[h]![slot] = value === undefined || !REPEATED_HEADERS[h] ? value : shared(value);
@@ -190,9 +190,9 @@ export class RequestLog {
       const value = s[field][slot];
       if (value !== undefined) (raw as unknown as Record<string, string>)[field] = value;
     }
-    const requestBody = this.bodies.get(2 * slot);
+    const requestBody = this.bodies.get(requestBodyKey(slot));
     if (requestBody !== undefined) raw.requestBody = requestBody;
-    const responseBody = this.bodies.get(2 * slot + 1);
+    const responseBody = this.bodies.get(answerBodyKey(slot));
     if (responseBody !== undefined) raw.responseBody = responseBody;
     const full = materialise(raw) as RecordedRequest;
     full.id = this.idAt(slot);
@@ -211,7 +211,7 @@ export class RequestLog {
   private matches(slot: number, e: Fields, needle: string): boolean {
     if (e.id === needle || e.path.toLowerCase().includes(needle)) return true;
     const whole = this.whole[slot];
-    const bodies = whole ? [whole.request_body, whole.response_body] : [this.bodies.get(2 * slot), this.bodies.get(2 * slot + 1)];
+    const bodies = whole ? [whole.request_body, whole.response_body] : [this.bodies.get(requestBodyKey(slot)), this.bodies.get(answerBodyKey(slot))];
     return bodies.some((text) => text !== undefined && text.toLowerCase().includes(needle));
   }
 
