@@ -8,6 +8,7 @@ import { Api, type RouteAuth } from './api';
 import { buildOpenApi, type WebhookSpec } from './openapi';
 import { redactUrl } from './redact';
 import { indexedDispatch } from './route-index';
+import { routedByTurn } from './turn-batch';
 
 export interface AppOptions {
   logger: Logger;
@@ -25,7 +26,8 @@ export interface AppOptions {
 let counter = 0;
 
 /**
- * Builds the Koa app: edge (request id and log, error envelope, 404/405) → body parser → routes.
+ * Builds the Koa app: edge (request id and log, error envelope, 404/405) → body parser → the
+ * turn's batch (decision 025) → routes.
  * The edge is one middleware rather than four so every request pays for one async layer.
  */
 export function createApp(options: AppOptions): Koa {
@@ -43,6 +45,8 @@ export function createApp(options: AppOptions): Koa {
   });
   app.use(edge(options.logger, router, options.observe));
   app.use(parseBody());
+  // A turn's requests are routed together, at the turn's end (decision 025).
+  app.use(routedByTurn());
   app.use(indexedDispatch(router));
   return app;
 }
