@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RequestLog } from './request-log';
 import { materialise, maskedHeaders, ownExcerpt, type RawRecord } from './request-log.record';
 
@@ -40,79 +40,6 @@ describe('RequestLog raw records', () => {
     log.onRecord((e) => seen.push(e));
     log.recordRaw(raw(0));
     expect(seen).toEqual([{ ...materialise(raw(0)), id: 'req_1' }]);
-  });
-});
-
-// Decision 023: writes handed to `later` wait for the end of the event loop's turn, and every
-// read or write of the log does them first.
-describe('RequestLog writes later in the turn', () => {
-  const turnEnd = () => new Promise((done) => setImmediate(done));
-  const ids = (log: RequestLog) => log.list({ limit: 100 }).map((e) => e.id);
-
-  it('does the writes of a turn at its end, in the order they came, with listeners told then', async () => {
-    const log = new RequestLog(10);
-    const seen: string[] = [];
-    log.onRecord((e) => seen.push(e.path));
-    const done: number[] = [];
-    for (let i = 0; i < 3; i++) log.later(() => (done.push(i), log.recordRaw(raw(i))));
-    expect(done).toEqual([]);
-    expect(seen).toEqual([]);
-    await turnEnd();
-    expect(done).toEqual([0, 1, 2]);
-    expect(seen).toEqual(['/v1/orders?i=0', '/v1/orders?i=1', '/v1/orders?i=2']);
-    expect(ids(log)).toEqual(['req_3', 'req_2', 'req_1']);
-  });
-
-  it('does what is pending before any read or write: list, page, get, size, record, recordRaw, clear', () => {
-    const reads: Array<[string, (log: RequestLog) => unknown, unknown]> = [
-      ['list', (log) => log.list().length, 1],
-      ['page', (log) => log.page().total, 1],
-      ['get', (log) => log.get('req_1')?.path, '/v1/orders?i=0'],
-      ['size', (log) => log.size, 1],
-      ['record', (log) => log.record(materialise(raw(9))).id, 'req_2'],
-      ['recordRaw', (log) => log.recordRaw(raw(9)), 'req_2'],
-    ];
-    for (const [name, read, expected] of reads) {
-      const log = new RequestLog(10);
-      log.later(() => log.recordRaw(raw(0)));
-      expect(read(log), name).toEqual(expected);
-    }
-    // A clear records what was answered before it (its listeners told), then lets it go.
-    const log = new RequestLog(10);
-    const seen: string[] = [];
-    log.onRecord((e) => seen.push(e.id));
-    log.later(() => log.recordRaw(raw(0)));
-    log.clear();
-    expect(seen).toEqual(['req_1']);
-    expect(log.size).toBe(0);
-    log.later(() => log.recordRaw(raw(1)));
-    expect(ids(log)).toEqual(['req_2']);
-  });
-
-  it('keeps at most 256 writes waiting: the 256th does them all at once', () => {
-    const log = new RequestLog(1000);
-    let done = 0;
-    for (let i = 0; i < 255; i++) log.later(() => void done++);
-    expect(done).toBe(0);
-    log.later(() => void done++);
-    expect(done).toBe(256);
-  });
-
-  it('drops a write that throws with a warning, and does the others', async () => {
-    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    try {
-      const log = new RequestLog(10);
-      log.later(() => log.recordRaw(raw(0)));
-      log.later(() => {
-        throw new Error('broken record');
-      });
-      log.later(() => log.recordRaw(raw(2)));
-      await turnEnd();
-      expect(log.list().map((e) => e.path)).toEqual(['/v1/orders?i=2', '/v1/orders?i=0']);
-      expect(warn).toHaveBeenCalledWith('request inspector: a request could not be recorded: broken record');
-    } finally {
-      warn.mockRestore();
-    }
   });
 });
 

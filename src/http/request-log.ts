@@ -3,8 +3,6 @@ import { materialise, type RawRecord } from './request-log.record';
 import { SHOWN_HEADERS, SHOWN_RESPONSE_HEADERS, type RecordedRequest, type RequestsQuery } from './request-log.schemas';
 
 export const DEFAULT_INSPECT_LIMIT = 10_000;
-/** Writes waiting for the turn's end before they are done at once (`later`): bounds what waits. */
-const PENDING_MAX = 256;
 
 /** The string fields of a raw record kept in a column of their own (the bodies are kept as bytes, `BodyBytes`). */
 const STRING_FIELDS = ['method', 'path', 'clientId', 'environment', 'code', 'message', 'hint', 'fault'] as const;
@@ -48,52 +46,10 @@ export class RequestLog {
   private readonly bodies = new BodyBytes();
   /** Entries stored whole (`record`), by slot; undefined for a raw one. */
   private readonly whole: Array<RecordedRequest | undefined> = [];
-  /** Writes handed to `later`, in the order they came, not yet done. */
-  private pending: Array<() => void> = [];
-  /** True while `flush` runs: a write it does that reads the log does not start another. */
-  private flushing = false;
-
   constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {}
-
-  /**
-   * Does `write` (a write into this log) at the end of this turn of the event loop, together with
-   * the other writes handed over in the turn (docs/decisions/023-inspector-writes-batched.md): a
-   * loaded server answers many requests in a turn, and recording them one after another runs the
-   * recorder's code while it is warm, where recording each between its request's parse and the
-   * next request's cost several times as much. Anything that reads or writes the log does what is
-   * pending first, so a reader never misses a request answered before it; at most PENDING_MAX
-   * wait. A write that throws is dropped with a warning: it never stops the others.
-   */
-  later(write: () => void): void {
-    const waiting = this.pending.push(write);
-    if (waiting === 1) setImmediate(this.flush);
-    else if (waiting >= PENDING_MAX) this.flush();
-  }
-
-  /** Does every pending write, in order (`later`). */
-  readonly flush = (): void => {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      while (this.pending.length > 0) {
-        const batch = this.pending;
-        this.pending = [];
-        for (const write of batch) {
-          try {
-            write();
-          } catch (error) {
-            process.emitWarning(`request inspector: a request could not be recorded: ${error instanceof Error ? error.message : String(error)}`);
-          }
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
-  };
 
   /** Stores an entry (its id is assigned here) and tells the listeners. */
   record(entry: Omit<RecordedRequest, 'id'>): RecordedRequest {
-    this.flush();
     const full = entry as RecordedRequest;
     full.id = `req_${(++this.serial).toString(36)}`;
     const slot = this.advance();
@@ -110,7 +66,6 @@ export class RequestLog {
    * RecordedRequest when read, or at once when someone listens.
    */
   recordRaw(raw: RawRecord): string {
-    this.flush();
     const slot = this.advance();
     const serial = ++this.serial;
     this.serials[slot] = serial;
@@ -226,7 +181,6 @@ export class RequestLog {
    * matches builds no entry; only the page returned is.
    */
   page(q: Partial<RequestsQuery> = {}): { items: RecordedRequest[]; total: number } {
-    this.flush();
     const perPage = q.per_page ?? q.limit ?? 50;
     const first = ((q.page ?? 1) - 1) * perPage;
     const statusClass = q.status?.endsWith('xx') ? Number(q.status[0]) : undefined;
@@ -250,7 +204,6 @@ export class RequestLog {
   }
 
   get(id: string): RecordedRequest | undefined {
-    this.flush();
     for (let i = 1; i <= this.count; i++) {
       const slot = (this.next - i + this.limit) % this.limit;
       if (this.idAt(slot) === id) return this.at(slot);
@@ -259,13 +212,10 @@ export class RequestLog {
   }
 
   get size(): number {
-    this.flush();
     return this.count;
   }
 
   clear(): void {
-    // What was answered before the clear is recorded first (its listeners told), then let go.
-    this.flush();
     // The columns are kept (their room is reused); what the slots hold is let go.
     for (const column of [...Object.values(this.strings), ...this.headers, ...this.responseHeaders, this.whole]) column.fill(undefined);
     this.bodies.clear();

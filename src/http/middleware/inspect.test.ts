@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RequestLog } from '../request-log';
 import { recordRequests } from './inspect';
 
@@ -19,10 +19,10 @@ function answered(path: string, status: number, body: string): Context {
   } as unknown as Context;
 }
 
-// Decision 023: the recorder hands its write to the log for the end of the turn; what it
-// records is the request as it was answered.
+// The recorder writes a request when it is answered (decision 025 keeps it warm; decision 023's
+// batch of its own is gone): the record is the request as it was answered, at that time.
 describe('recordRequests', () => {
-  it('keeps the virtual and wall times of the answer, not of the write at the turn’s end', async () => {
+  it('records each answer when it is answered, with its times, and tells listeners at once', () => {
     let virtual = Date.UTC(2026, 0, 1);
     let wall = Date.UTC(2026, 5, 1);
     const log = new RequestLog(10);
@@ -30,18 +30,31 @@ describe('recordRequests', () => {
     const told: string[] = [];
     log.onRecord((e) => told.push(e.path));
     observe(answered('/v1/networks', 200, '{"status":true}'), { ms: 1.5 });
-    // Not written yet: the write waits for the turn's end (a listener is told when it is done).
-    expect(told).toEqual([]);
-    // The clock moves (an advance answered later in the same turn) before the log writes.
+    expect(told).toEqual(['/v1/networks']);
     virtual += 3_600_000;
     wall += 1000;
     observe(answered('/v1/orders/ord_x', 404, '{"status":false}'), { ms: 0.5 });
-    await new Promise((done) => setImmediate(done));
     expect(told).toEqual(['/v1/networks', '/v1/orders/ord_x']);
     const [second, first] = log.list();
     expect(first).toMatchObject({ id: 'req_1', path: '/v1/networks', status: 200, virtual_at: '2026-01-01T00:00:00.000Z', at: '2026-06-01T00:00:00.000Z', duration_ms: 1.5, response_body: '{"status":true}' });
     expect(first!.response_headers).toEqual({ 'content-type': 'application/json; charset=utf-8' });
     expect(second).toMatchObject({ id: 'req_2', path: '/v1/orders/ord_x', status: 404, virtual_at: '2026-01-01T01:00:00.000Z', at: '2026-06-01T00:00:01.000Z' });
+  });
+
+  it('drops a record that cannot be written with a warning, never throwing into the answer', () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const log = new RequestLog(10);
+      const observe = recordRequests(log, { now: () => 0 }, { now: () => 0 });
+      const broken = answered('/v1/networks', 200, '{}');
+      Object.defineProperty(broken, 'res', { get: () => { throw new Error('broken record'); } });
+      expect(() => observe(broken, { ms: 1 })).not.toThrow();
+      expect(warn).toHaveBeenCalledWith('request inspector: a request could not be recorded: broken record');
+      observe(answered('/v1/orders/ord_x', 404, '{}'), { ms: 1 });
+      expect(log.list().map((e) => e.path)).toEqual(['/v1/orders/ord_x']);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('records nothing outside /v1, and a read right after an answer sees it', () => {

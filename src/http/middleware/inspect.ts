@@ -22,19 +22,20 @@ export interface RequestEvents {
  * The request inspector's recorder (CONTRACT §11): every /v1 request, once answered, with
  * its auth, the signature hint when one failed, the injected fault, and both bodies cut at
  * 4 KiB. Request headers are kept with key material masked, and a few of the answer's. Each
- * record is published on `bus`. Records are written at the end of the event loop's turn
- * (`RequestLog.later`), read by then from the answered request, its times taken when answered.
+ * record is published on `bus`. The record is written when the answer is rendered: a turn's
+ * requests reach this point together, after the turn's routes (decision 025), so the recorder's
+ * code runs warm without a batch of its own (it had one, decision 023). A record that cannot be
+ * written is dropped with a warning: it never fails its request's answer.
  */
 export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit' | 'has'>): (ctx: Context, outcome: Outcome) => void {
   return (ctx, outcome) => {
     const path = ctx.path;
     if (path !== '/v1' && !path.startsWith('/v1/')) return;
-    // The times now; the rest is read from the answered request when the log writes it, later in
-    // this turn of the event loop with the turn's other requests (decision 023). Nothing the
-    // record reads changes meanwhile: the answer is rendered, only Koa's sending of it is left.
-    const wallMs = wall.now();
-    const virtualMs = clock.now();
-    log.later(() => write(ctx, outcome, wallMs, virtualMs));
+    try {
+      write(ctx, outcome, wall.now(), clock.now());
+    } catch (error) {
+      process.emitWarning(`request inspector: a request could not be recorded: ${error instanceof Error ? error.message : String(error)}`);
+    }
   };
 
   function write(ctx: Context, outcome: Outcome, wallMs: number, virtualMs: number): void {
