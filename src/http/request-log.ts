@@ -46,6 +46,7 @@ export class RequestLog {
   private readonly bodies = new BodyBytes();
   /** Entries stored whole (`record`), by slot; undefined for a raw one. */
   private readonly whole: Array<RecordedRequest | undefined> = [];
+
   constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {}
 
   /** Stores an entry (its id is assigned here) and tells the listeners. */

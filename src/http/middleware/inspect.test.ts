@@ -47,7 +47,11 @@ describe('recordRequests', () => {
       const log = new RequestLog(10);
       const observe = recordRequests(log, { now: () => 0 }, { now: () => 0 });
       const broken = answered('/v1/networks', 200, '{}');
-      Object.defineProperty(broken, 'res', { get: () => { throw new Error('broken record'); } });
+      Object.defineProperty(broken, 'res', {
+        get: () => {
+          throw new Error('broken record');
+        },
+      });
       expect(() => observe(broken, { ms: 1 })).not.toThrow();
       expect(warn).toHaveBeenCalledWith('request inspector: a request could not be recorded: broken record');
       observe(answered('/v1/orders/ord_x', 404, '{}'), { ms: 1 });
