@@ -3,7 +3,7 @@ import type { Middleware, Next } from 'koa';
 // (vi.useFakeTimers, jest's modern timers) after importing the sandbox must not stop its requests.
 import { setImmediate as hostImmediate } from 'node:timers';
 
-/** At most this many requests wait: the next one runs them at once (docs/decisions/025-requests-routed-by-turn.md). */
+/** At most this many requests wait: the one that makes this many runs them all at once (docs/decisions/025-requests-routed-by-turn.md). */
 export const TURN_BATCH_MAX = 256;
 
 /**
@@ -17,8 +17,8 @@ export const TURN_BATCH_MAX = 256;
  * The order is the one the app had without it: requests still reach their routes in the order
  * their bodies were read, every route included (the control API's too), and each route's work
  * runs to its first `await` before the next begins. No host timer fires between a request's
- * arrival and its route (a turn's timers run before its I/O). When `max` requests wait, the
- * next one runs them at once rather than at the turn's end.
+ * arrival and its route (a turn's timers run before its I/O). The request that makes `max`
+ * waiting runs them all at once, itself included, rather than at the turn's end.
  */
 export function routedByTurn(max = TURN_BATCH_MAX): Middleware {
   let waiting: Waiting[] = [];
