@@ -73,6 +73,8 @@ function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: 
     const started = performance.now();
     let error: ApiError | undefined;
     try {
+      const path = ctx.path;
+      if (path.length > 1 && path.charCodeAt(path.length - 1) === SLASH && namesEmptyItem(router, path)) throw emptyItem(path, ctx.method);
       await next();
       if (ctx.respond === false) {
         // the connection was dropped on purpose (an injected fault): nothing to answer
@@ -108,6 +110,23 @@ function serialise(ctx: Context): void {
   const body: unknown = ctx.body;
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
   ctx.body = JSON.stringify(body);
+}
+
+const SLASH = 0x2f;
+
+/**
+ * Whether `path` (ending in `/`) is an item route with an empty last parameter: `/sandbox/faults/`
+ * is `/sandbox/faults/{id}` with no id. The router ignores one trailing slash, and would answer it
+ * as the collection (`DELETE /sandbox/faults/` removed every fault); it is a 404 instead. Where no
+ * item route follows (`/health/`, `/v1/orders/quote/`), one trailing slash is still ignored.
+ */
+function namesEmptyItem(router: Router, path: string): boolean {
+  return router.match(`${path}_`, 'GET').path.some((layer) => layer.methods.length > 0 && layer.paramNames.length > 0);
+}
+
+function emptyItem(path: string, method: string): ApiError {
+  const collection = path.replace(/\/+$/, '');
+  return new ApiError('E_NOTFOUND', `${ERROR_MESSAGES.notFound}: ${method} ${path} (an item with an empty id; the collection is ${collection}, without the trailing slash)`);
 }
 
 /** 405 with `Allow` when the path is known for other methods, else 404. */
