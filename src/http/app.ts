@@ -21,6 +21,8 @@ export interface AppOptions {
   /** Webhook events documented in `GET /openapi.json`. */
   webhooks?: readonly WebhookSpec[];
   version: string;
+  /** The admin token: its value is scrubbed from every URL logged, under any name (CONTRACT §9). */
+  adminToken?: string;
 }
 
 let counter = 0;
@@ -43,7 +45,7 @@ export function createApp(options: AppOptions): Koa {
     ctx.set('Content-Type', 'application/json; charset=utf-8');
     ctx.body = document;
   });
-  app.use(edge(options.logger, router, options.observe));
+  app.use(edge(options.logger, router, options.observe, options.adminToken));
   app.use(parseBody());
   // A turn's requests are routed together, at the turn's end (decision 025).
   app.use(routedByTurn());
@@ -64,7 +66,7 @@ export interface Outcome {
   error?: ApiError;
 }
 
-function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void): Middleware {
+function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void, secret?: string): Middleware {
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');
     const reqId = given && /^[\w.:-]{1,64}$/.test(given) ? given : `req-${(++counter).toString(36)}`;
@@ -81,7 +83,7 @@ function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: 
       } else if (ctx.status === 404 && ctx.body == null) throw unmatched(router, ctx.path, ctx.method);
       else serialise(ctx);
     } catch (caught) {
-      error = renderError(ctx, caught, logger);
+      error = renderError(ctx, caught, logger, secret);
       serialise(ctx);
     }
     observe?.(ctx, { ms: performance.now() - started, error });
@@ -90,7 +92,7 @@ function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: 
         {
           reqId,
           method: ctx.method,
-          url: redactUrl(ctx.originalUrl),
+          url: redactUrl(ctx.originalUrl, secret),
           status: ctx.status,
           ms: Math.round((performance.now() - started) * 100) / 100,
           clientId: ctx.state.auth?.partner.client_id,

@@ -252,7 +252,8 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
   sandbox.app = createApp({
     logger,
-    observe: recordRequests(requests, clock, wall, bus),
+    observe: recordRequests(requests, clock, wall, bus, config.adminToken),
+    adminToken: config.adminToken,
     version: VERSION,
     webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
     // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
