@@ -6,6 +6,7 @@ import type { RequestLog } from '../request-log';
 import { maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord } from '../request-log.record';
 import { BODY_EXCERPT, FIELD_EXCERPT } from '../request-log.schemas';
 import { redactText, redactUrl } from '../redact';
+import { cutText } from '../../shared/excerpt';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
 
@@ -65,17 +66,17 @@ export function recordRequests(
       headers: maskedHeaders(headers),
     };
     const sentId = auth ? undefined : headerValue(headers['svc-client-id']);
-    const clientId = auth?.partner.client_id ?? (sentId && ownCopy(sentId.slice(0, 128)));
+    const clientId = auth?.partner.client_id ?? (sentId && ownCopy(cutText(sentId, 128)));
     if (clientId) raw.clientId = clientId;
     if (auth) raw.environment = auth.env;
     const error = outcome.error;
     if (error) {
       if (!error.alternative) raw.code = error.code;
-      raw.message = ownCopy(error.message.slice(0, FIELD_EXCERPT));
+      raw.message = ownCopy(cutText(error.message, FIELD_EXCERPT));
     }
     if (dropped) raw.message = 'connection closed without an answer (injected fault)';
     const hint = ctx.res.getHeader('svc-sandbox-hint');
-    if (hint) raw.hint = ownCopy(String(hint).slice(0, FIELD_EXCERPT));
+    if (hint) raw.hint = ownCopy(cutText(String(hint), FIELD_EXCERPT));
     if (!dropped) {
       const res = ctx.res;
       const responseHeaders = shownResponseHeaders((name) => res.getHeader(name), raw.hint);
