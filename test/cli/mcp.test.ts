@@ -145,6 +145,13 @@ describe('ramp-sandbox mcp', () => {
     const requests = json(await client.callTool({ name: 'list_requests', arguments: { path: '/v1/networks', limit: 1 } }));
     expect(requests.data[0]).toMatchObject({ status: 503, fault: fault.id });
     const second = json(await client.callTool({ name: 'add_fault', arguments: { path: '/v1/orders/**', latency_ms: 1 } }));
+    // Issue item 5: "." (or "..", or "") is no fault id; fetch would have made it DELETE /sandbox/faults (all).
+    for (const id of ['.', '..', '']) {
+      const refused = (await client.callTool({ name: 'clear_faults', arguments: { id } })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining(`params.id must not be ${JSON.stringify(id)}`) });
+    }
+    expect((await s.controlApi.listFaults()).map((f: { id: string }) => f.id)).toContain(second.id);
     expect(json(await client.callTool({ name: 'clear_faults', arguments: { id: second.id } }))).toMatchObject({ id: second.id });
     expect(json(await client.callTool({ name: 'clear_faults', arguments: {} }))).toEqual({ removed: 0 });
 
