@@ -143,6 +143,10 @@ function diagnose(parts: ReceivedParts, got: string, partner: Partner, env: Envi
   if (parts.timestamp.length > 3 && matches({ ...parts, timestamp: parts.timestamp.slice(0, -3) }, enc)) {
     return 'signed with a timestamp in seconds; sign the same millisecond value sent in svc-timestamp';
   }
+  if (typeof parts.rawBody === 'string' && parts.rawBody.charCodeAt(0) === 0xfeff && matches({ ...parts, rawBody: parts.rawBody.slice(1) }, enc)) {
+    // .NET's StreamWriter with Encoding.UTF8 writes a BOM the signing code never saw.
+    return 'the body sent starts with a UTF-8 byte order mark (EF BB BF) the signature does not cover; sign the exact bytes sent, or send the body without a BOM';
+  }
   if (typeof parts.rawBody === 'string' && parts.rawBody) {
     try {
       const reserialised = JSON.stringify(JSON.parse(parts.rawBody));

@@ -133,11 +133,12 @@ describe('secret key with HMAC (spec §5.2)', () => {
     expect(res.body.status).toBe(true);
   });
 
-  it('hints over the BOM body actually sent when its signature is wrong', async () => {
+  it('names a BOM the signature does not cover, and hints over the body actually sent', async () => {
     const body = '\uFEFF{"x":1}';
     const h = headersFor({ method: 'POST', path: QUOTE, body, signedBody: '{"x":1}' });
     const res = await s.request('POST', QUOTE, { headers: h, body });
     expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/^Invalid signature: the body sent starts with a UTF-8 byte order mark \(EF BB BF\) the signature does not cover/);
     const hint = res.headers.get('svc-sandbox-hint')!;
     expect(hint).toContain(`body_sha256=${createHash('sha256').update(body).digest('hex')}; body_length=${Buffer.byteLength(body)}`);
   });
