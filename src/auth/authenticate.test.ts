@@ -69,7 +69,7 @@ function request(sent: { method?: string; path?: string; body?: string; timestam
 /** The `svc-sandbox-hint` the request should get, computed independently (CONTRACT §3). */
 function expectedHint(req: AuthRequest): string {
   const prefix = encodeURIComponent(`${req.clientId}|${req.timestamp}|${req.method.toUpperCase()}|${req.path}|`);
-  const body = Buffer.from(req.rawBody, 'utf8');
+  const body = typeof req.rawBody === 'string' ? Buffer.from(req.rawBody, 'utf8') : req.rawBody;
   return `prefix=${prefix}; body_sha256=${createHash('sha256').update(body).digest('hex')}; body_length=${body.length}`;
 }
 

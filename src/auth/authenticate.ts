@@ -2,7 +2,7 @@ import type { WallClock } from '../clock';
 import type { Environment } from '../reference';
 import { ApiError, unauthorized } from '../shared/errors';
 import type { Partner, PartnerRegistry } from './partner.registry';
-import { SIGNATURE_FORMAT, safeEqual, sign, signatureHint, verify, type CanonicalParts } from './signature';
+import { SIGNATURE_FORMAT, safeEqual, sign, signatureHint, verify, type ReceivedParts } from './signature';
 
 /** What a route needs: `read` accepts the public key (no HMAC) or the secret key (HMAC). */
 export type Access = 'read' | 'secret';
@@ -16,7 +16,8 @@ export interface AuthRequest {
   method: string;
   /** Path with query string, exactly as received. */
   path: string;
-  rawBody: string;
+  /** The body exactly as received (CONTRACT §9): its text, or its bytes when not valid UTF-8. */
+  rawBody: string | Uint8Array;
   ip: string;
 }
 
@@ -105,7 +106,7 @@ function verifySignature(
     );
   }
   if (!req.signature) throw unauthorized(AUTH_MESSAGES.missingSignature);
-  const parts: CanonicalParts = {
+  const parts: ReceivedParts = {
     clientId: partner.client_id,
     timestamp: ts,
     method: req.method,
@@ -119,15 +120,15 @@ function verifySignature(
   throw unauthorized(mistake ? `${AUTH_MESSAGES.badSignature}: ${mistake}` : AUTH_MESSAGES.badSignature, hintOf(parts));
 }
 
-function hintOf(parts: CanonicalParts) {
+function hintOf(parts: ReceivedParts) {
   return { headers: { 'svc-sandbox-hint': signatureHint(parts) } };
 }
 
 /** Names the spec §5.2 "known mistake" a bad signature matches, when it matches one. */
-function diagnose(parts: CanonicalParts, got: string, partner: Partner, env: Environment): string | undefined {
+function diagnose(parts: ReceivedParts, got: string, partner: Partner, env: Environment): string | undefined {
   const enc = partner.keys[env].encryption_key;
   const other: Environment = env === 'test' ? 'live' : 'test';
-  const matches = (p: CanonicalParts, key: string) => safeEqual(sign(p, key), got);
+  const matches = (p: ReceivedParts, key: string) => safeEqual(sign(p, key), got);
   if (matches(parts, partner.keys[env].secret_key)) return 'signed with the secret key; sign with the enc_* key';
   if (matches(parts, partner.keys[other].encryption_key)) {
     return `signed with the ${other} encryption key; a ${env} secret key needs the ${env} enc_* key`;
@@ -142,7 +143,11 @@ function diagnose(parts: CanonicalParts, got: string, partner: Partner, env: Env
   if (parts.timestamp.length > 3 && matches({ ...parts, timestamp: parts.timestamp.slice(0, -3) }, enc)) {
     return 'signed with a timestamp in seconds; sign the same millisecond value sent in svc-timestamp';
   }
-  if (parts.rawBody) {
+  if (typeof parts.rawBody === 'string' && parts.rawBody.charCodeAt(0) === 0xfeff && matches({ ...parts, rawBody: parts.rawBody.slice(1) }, enc)) {
+    // .NET's StreamWriter with Encoding.UTF8 writes a BOM the signing code never saw.
+    return 'the body sent starts with a UTF-8 byte order mark (EF BB BF) the signature does not cover; sign the exact bytes sent, or send the body without a BOM';
+  }
+  if (typeof parts.rawBody === 'string' && parts.rawBody) {
     try {
       const reserialised = JSON.stringify(JSON.parse(parts.rawBody));
       if (reserialised !== parts.rawBody && matches({ ...parts, rawBody: reserialised }, enc)) {

@@ -10,14 +10,27 @@ export interface CanonicalParts {
   rawBody: string;
 }
 
+/**
+ * The canonical parts with the body as received: its text, or its bytes when they are not
+ * valid UTF-8 (a string would not give them back; CONTRACT §9 checks the bytes received).
+ */
+export type ReceivedParts = Omit<CanonicalParts, 'rawBody'> & { rawBody: string | Uint8Array };
+
 /** `clientId|timestamp|METHOD|path|rawBody` (spec §5.2). */
 export function canonicalString(p: CanonicalParts): string {
   return `${p.clientId}|${p.timestamp}|${p.method.toUpperCase()}|${p.path}|${p.rawBody}`;
 }
 
 /** `sha256=` + lowercase hex HMAC-SHA256 of the canonical string, keyed with the `enc_*` key. */
-export function sign(parts: CanonicalParts, encryptionKey: string): string {
-  return `sha256=${hmacSha256Hex(encryptionKey, canonicalString(parts))}`;
+export function sign(parts: ReceivedParts, encryptionKey: string): string {
+  return `sha256=${hmacOf(parts, encryptionKey)}`;
+}
+
+/** The hex HMAC of the canonical string; over the bytes themselves when the body is bytes. */
+function hmacOf(p: ReceivedParts, key: string): string {
+  if (typeof p.rawBody === 'string') return hmacSha256Hex(key, canonicalString(p as CanonicalParts));
+  const prefix = `${p.clientId}|${p.timestamp}|${p.method.toUpperCase()}|${p.path}|`;
+  return createHmac('sha256', keyObjectOf(key)).update(prefix).update(p.rawBody).digest('hex');
 }
 
 const EQUALITY_KEY = randomBytes(32);
@@ -35,8 +48,8 @@ export function safeEqual(a: string, b: string): boolean {
  * Whether `signature` (`sha256=<64 lowercase hex>`, format already checked) is the HMAC of
  * `parts` under `encryptionKey`: compares the hex digests in constant time (`equalHexDigest`).
  */
-export function verify(parts: CanonicalParts, encryptionKey: string, signature: string): boolean {
-  return equalHexDigest(hmacSha256Hex(encryptionKey, canonicalString(parts)), signature, 7);
+export function verify(parts: ReceivedParts, encryptionKey: string, signature: string): boolean {
+  return equalHexDigest(hmacOf(parts, encryptionKey), signature, 7);
 }
 
 /**
@@ -58,9 +71,9 @@ export const SIGNATURE_FORMAT = /^sha256=[0-9a-f]{64}$/;
  * The `svc-sandbox-hint` value (CONTRACT §3): the canonical string the sandbox computed,
  * minus the body, which is given as its hash and length. Never includes a key.
  */
-export function signatureHint(p: CanonicalParts): string {
+export function signatureHint(p: ReceivedParts): string {
   const prefix = encodeURIComponent(`${p.clientId}|${p.timestamp}|${p.method.toUpperCase()}|${p.path}|`);
-  const body = Buffer.from(p.rawBody, 'utf8');
+  const body = typeof p.rawBody === 'string' ? Buffer.from(p.rawBody, 'utf8') : p.rawBody;
   const hash = createHash('sha256').update(body).digest('hex');
   return `prefix=${prefix}; body_sha256=${hash}; body_length=${body.length}`;
 }

@@ -4,6 +4,7 @@ import { SandboxError } from '../client/sandbox-error';
 import type { ControlClient } from '../client/control-client';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
 import type { ErrorCode } from '../shared/errors';
+import { cutText, cutUtf8 } from '../shared/excerpt';
 import type { ListenerAnswer, ListenerAttempt } from '../webhooks';
 import { describeFailure, REMOTE_USAGE, runRemote, UsageError, type RemoteContext } from './remote';
 
@@ -210,7 +211,8 @@ async function firstBytes(res: Response, max: number): Promise<string> {
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8').slice(0, max);
+  // Cut on a character: a byte cut inside one would end the excerpt with U+FFFD (issue item 9).
+  return cutText(Buffer.from(cutUtf8(Buffer.concat(chunks), max)).toString('utf8'), max);
 }
 
 /** The --forward-to URL, checked: an http(s) URL. */

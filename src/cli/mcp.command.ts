@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PACKAGE_VERSION } from '../shared/package-root';
+import { LineTransport, MCP_MAX_MESSAGE_BYTES } from './mcp-stdio';
 import { registerControlTools } from './mcp-tools';
 import { oneLine } from './output';
 import { REMOTE_USAGE, runRemote, UsageError } from './remote';
@@ -16,8 +16,11 @@ tool error holding the control API's error envelope. Start it from your agent's 
   {"command": "npx", "args": ["ramp-sandbox", "mcp", "--sandbox", "http://127.0.0.1:4010"]}
 
 It checks the sandbox answers before it starts (exit 1 with one line when it does not), and
-stops when its stdin closes or on SIGINT/SIGTERM. Nothing but the protocol goes to stdout.
+stops when its stdin closes or on SIGINT/SIGTERM (exit 0), or when its stdin fails (exit 1).
+Nothing but the protocol goes to stdout. A message over --max-message-bytes is answered with a
+JSON-RPC error (-32600) and skipped; the session goes on.
 
+  --max-message-bytes N   the largest message read (default ${MCP_MAX_MESSAGE_BYTES}: a 256 MiB state for put_state)
 ${REMOTE_USAGE}
 `;
 
@@ -26,9 +29,10 @@ export async function main(argv: string[]): Promise<void> {
   await runRemote(
     'mcp',
     USAGE,
-    {},
-    async ({ positionals, control, baseUrl, signal }) => {
+    { 'max-message-bytes': { type: 'string' } },
+    async ({ values, positionals, control, baseUrl, signal }) => {
       if (positionals.length > 0) throw new UsageError(`mcp takes no arguments (given: ${oneLine(positionals.join(' '), 80)})`);
+      const maxBytes = maxMessageBytes(values['max-message-bytes']);
       // Fail now, in one line, rather than on every tool call of an agent that cannot see why.
       await control.getClock();
       const server = new McpServer(
@@ -41,7 +45,8 @@ export async function main(argv: string[]): Promise<void> {
       const closed = new Promise<void>((resolve) => {
         server.server.onclose = resolve;
       });
-      await server.connect(new StdioServerTransport());
+      const transport = new LineTransport(process.stdin, process.stdout, maxBytes);
+      await server.connect(transport);
       // The client closing our stdin, or a signal, ends the session.
       const stop = () => void server.close();
       process.stdin.once('end', stop);
@@ -49,7 +54,16 @@ export async function main(argv: string[]): Promise<void> {
       signal.addEventListener('abort', stop, { once: true });
       if (signal.aborted) stop();
       await closed;
+      // A session that ended on a failure is not a clean stop (CONTRACT §17: never exit 0 on one).
+      if (transport.failure) throw new Error(`stdin failed: ${transport.failure.message}`);
     },
     argv,
   );
+}
+
+function maxMessageBytes(given: string | undefined): number {
+  if (given === undefined) return MCP_MAX_MESSAGE_BYTES;
+  const n = Number(given);
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(n) || n < 1024) throw new UsageError(`--max-message-bytes must be a whole number of bytes, at least 1024 (given: ${oneLine(given, 40)})`);
+  return n;
 }

@@ -99,6 +99,19 @@ describe('the control client (issue 17 part 4)', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('refuses an empty, "." or ".." path parameter before any request (fetch would resolve it to another route)', async () => {
+    const { seen, fetch } = recording(ok({}));
+    const client = createControlClient({ baseUrl: 'http://sandbox.test', fetch });
+    for (const id of ['', '.', '..']) {
+      await expect(client.removeFault({ params: { id } })).rejects.toThrow(`removeFault: params.id must not be ${JSON.stringify(id)}`);
+    }
+    await expect(client.call('simulatePayin', { params: { reference: '..' } })).rejects.toThrow(TypeError);
+    expect(seen).toEqual([]);
+    // A dot inside a value is no dot segment: sent as it is.
+    await client.removeFault({ params: { id: '.flt..1' } });
+    expect(seen.map((r) => r.url)).toEqual(['http://sandbox.test/sandbox/faults/.flt..1']);
+  });
+
   it('resolves with data, and with data and meta on a paged route', async () => {
     const meta = { total: 1, per_page: 50, current_page: 1, last_page: 1 };
     const one = createControlClient({ baseUrl: 'http://sandbox.test', fetch: recording(ok({ removed: 3 })).fetch });

@@ -176,7 +176,12 @@ export function createControlClient(options: ControlClientOptions): ControlClien
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = request.params?.[name];
       if (value === undefined || value === null) throw new TypeError(`${operation}: params.${name} is required`);
-      return encodeURIComponent(String(value));
+      const text = String(value);
+      // fetch resolves "." and ".." segments (and their %2e forms) before sending, and an empty
+      // one leaves a trailing slash: each would reach another route (`removeFault({id: '.'})` was
+      // `DELETE /sandbox/faults`, every fault). No id is one of them: refused, nothing sent.
+      if (text === '' || text === '.' || text === '..') throw new TypeError(`${operation}: params.${name} must not be ${JSON.stringify(text)} (an empty, "." or ".." path segment names another route)`);
+      return encodeURIComponent(text);
     });
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.body !== undefined) headers['content-type'] = 'application/json';

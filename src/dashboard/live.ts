@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { clockView, type VirtualClock } from '../clock';
 import type { OrderEvents } from '../orders';
 import type { Bus } from '../shared/bus';
+import { SseStream, type CutInfo } from '../shared/sse-stream';
 import type { DeliveryEvents } from '../webhooks';
 
 /** What the page is told changed (CONTRACT §15: order, delivery, request and clock changes). */
@@ -20,6 +20,10 @@ export interface LiveFeedDeps {
   intervalMs?: number;
   /** Wall ms between keep-alive comments (default 15 s). */
   keepAliveMs?: number;
+  /** Bytes a page may leave unread before its stream is cut (default 256 KiB). */
+  maxUnreadBytes?: number;
+  /** Told when a stream is cut (the sandbox logs it). */
+  onCut?: (info: CutInfo) => void;
 }
 
 /** References or ids named in one message at most; past that the message says "all". */
@@ -32,7 +36,7 @@ const NAMED = 50;
  * open stream; a page then fetches what it shows. Nothing is watched while no page is open.
  */
 export class LiveFeed {
-  private readonly streams = new Set<PassThrough>();
+  private readonly streams = new Set<SseStream>();
   private readonly orderRefs = new Set<string>();
   private readonly deliveryIds = new Set<string>();
   private ordersAll = false;
@@ -47,8 +51,9 @@ export class LiveFeed {
   constructor(private readonly deps: LiveFeedDeps) {}
 
   /** A new event stream; it ends when the client goes or the feed closes (at once once closed). */
-  open(): PassThrough {
-    const stream = new PassThrough();
+  open(): SseStream {
+    const { maxUnreadBytes: limit, onCut } = this.deps;
+    const stream = new SseStream({ stream: 'dashboard', ...(limit !== undefined ? { limit } : {}), ...(onCut ? { onCut } : {}) });
     if (this.closed) {
       // The sandbox is stopping: the page is told to come back later, and nothing holds the stop.
       stream.end('retry: 2000\n\n');
@@ -58,7 +63,7 @@ export class LiveFeed {
     stream.on('close', () => this.drop(stream));
     if (this.streams.size === 1) this.start();
     // The current clock at once, so the page need not wait for a change to show it.
-    stream.write(`retry: 2000\n\n${frame('clock', this.clockJson())}`);
+    stream.send(`retry: 2000\n\n${frame('clock', this.clockJson())}`);
     return stream;
   }
 
@@ -107,7 +112,7 @@ export class LiveFeed {
     this.requestCount = 0;
   }
 
-  private drop(stream: PassThrough) {
+  private drop(stream: SseStream) {
     this.streams.delete(stream);
     if (this.streams.size === 0) this.stop();
   }
@@ -148,12 +153,9 @@ export class LiveFeed {
     if (!out && this.sinceKeepAlive >= (this.deps.keepAliveMs ?? 15_000)) out = ': keep-alive\n\n';
     if (!out) return;
     this.sinceKeepAlive = 0;
-    for (const stream of this.streams) {
-      // A page that does not read (a paused tab) is not written to without end: it is closed,
-      // and reconnects and refetches when it reads again.
-      if (stream.writableLength > 1 << 20) stream.end();
-      else stream.write(out);
-    }
+    // A page that does not read (a paused tab) is not written to without end: past its limit its
+    // connection is cut (SseStream), and it reconnects and refetches when it reads again.
+    for (const stream of [...this.streams]) stream.send(out);
   }
 }
 

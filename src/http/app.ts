@@ -21,6 +21,8 @@ export interface AppOptions {
   /** Webhook events documented in `GET /openapi.json`. */
   webhooks?: readonly WebhookSpec[];
   version: string;
+  /** The admin token: its value is scrubbed from every URL logged, under any name (CONTRACT §9). */
+  adminToken?: string;
 }
 
 let counter = 0;
@@ -43,7 +45,7 @@ export function createApp(options: AppOptions): Koa {
     ctx.set('Content-Type', 'application/json; charset=utf-8');
     ctx.body = document;
   });
-  app.use(edge(options.logger, router, options.observe));
+  app.use(edge(options.logger, router, options.observe, options.adminToken));
   app.use(parseBody());
   // A turn's requests are routed together, at the turn's end (decision 025).
   app.use(routedByTurn());
@@ -64,7 +66,7 @@ export interface Outcome {
   error?: ApiError;
 }
 
-function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void): Middleware {
+function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void, secret?: string): Middleware {
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');
     const reqId = given && /^[\w.:-]{1,64}$/.test(given) ? given : `req-${(++counter).toString(36)}`;
@@ -73,13 +75,15 @@ function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: 
     const started = performance.now();
     let error: ApiError | undefined;
     try {
+      const path = ctx.path;
+      if (path.length > 1 && path.charCodeAt(path.length - 1) === SLASH && namesEmptyItem(router, path)) throw emptyItem(path, ctx.method);
       await next();
       if (ctx.respond === false) {
         // the connection was dropped on purpose (an injected fault): nothing to answer
       } else if (ctx.status === 404 && ctx.body == null) throw unmatched(router, ctx.path, ctx.method);
       else serialise(ctx);
     } catch (caught) {
-      error = renderError(ctx, caught, logger);
+      error = renderError(ctx, caught, logger, secret);
       serialise(ctx);
     }
     observe?.(ctx, { ms: performance.now() - started, error });
@@ -88,7 +92,7 @@ function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: 
         {
           reqId,
           method: ctx.method,
-          url: redactUrl(ctx.originalUrl),
+          url: redactUrl(ctx.originalUrl, secret),
           status: ctx.status,
           ms: Math.round((performance.now() - started) * 100) / 100,
           clientId: ctx.state.auth?.partner.client_id,
@@ -108,6 +112,23 @@ function serialise(ctx: Context): void {
   const body: unknown = ctx.body;
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
   ctx.body = JSON.stringify(body);
+}
+
+const SLASH = 0x2f;
+
+/**
+ * Whether `path` (ending in `/`) is an item route with an empty last parameter: `/sandbox/faults/`
+ * is `/sandbox/faults/{id}` with no id. The router ignores one trailing slash, and would answer it
+ * as the collection (`DELETE /sandbox/faults/` removed every fault); it is a 404 instead. Where no
+ * item route follows (`/health/`, `/v1/orders/quote/`), one trailing slash is still ignored.
+ */
+function namesEmptyItem(router: Router, path: string): boolean {
+  return router.match(`${path}_`, 'GET').path.some((layer) => layer.methods.length > 0 && layer.paramNames.length > 0);
+}
+
+function emptyItem(path: string, method: string): ApiError {
+  const collection = path.replace(/\/+$/, '');
+  return new ApiError('E_NOTFOUND', `${ERROR_MESSAGES.notFound}: ${method} ${path} (an item with an empty id; the collection is ${collection}, without the trailing slash)`);
 }
 
 /** 405 with `Allow` when the path is known for other methods, else 404. */

@@ -4,6 +4,7 @@
 import { ISO } from '../clock';
 import { KEY_PREFIX } from '../auth';
 import { ENVIRONMENTS } from '../reference';
+import { cutText } from '../shared/excerpt';
 import { FIELD_EXCERPT, SHOWN_HEADERS, SHOWN_RESPONSE_HEADERS, type RecordedRequest } from './request-log.schemas';
 
 /**
@@ -66,7 +67,8 @@ export function materialise(raw: RawRecord): Omit<RecordedRequest, 'id'> {
  * and an answer polled again shares one string); a longer one is cut and copied.
  */
 export function ownExcerpt(text: string, max: number): string {
-  return text.length <= max ? text : ownCopy(text.slice(0, max));
+  // Cut on a code point: a surrogate pair at the edge is left out whole (issue item 9).
+  return text.length <= max ? text : ownCopy(cutText(text, max));
 }
 
 /** A flat copy of `text` holding nothing else alive (a UTF-16 round trip copies it exactly). */

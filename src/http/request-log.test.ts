@@ -57,8 +57,11 @@ describe('masking and excerpts', () => {
     expect(cut).toBe(long.slice(0, 4096));
     const short = 'y'.repeat(100);
     expect(ownExcerpt(short, 4096)).toBe(short);
-    // a lone surrogate at the cut survives the copy exactly
+    // a surrogate pair at the cut is left out whole, never split (issue item 9) ...
     const emoji = `${'a'.repeat(4095)}😀`;
-    expect(ownExcerpt(emoji, 4096)).toBe(emoji.slice(0, 4096));
+    expect(ownExcerpt(emoji, 4096)).toBe('a'.repeat(4095));
+    // ... and a lone surrogate already in the text survives the copy exactly
+    const lone = `${'a'.repeat(4094)}\ud83d${'b'.repeat(10)}`;
+    expect(ownExcerpt(lone, 4095)).toBe(lone.slice(0, 4095));
   });
 });

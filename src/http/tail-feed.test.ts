@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createBus } from '../shared/bus';
 import type { Delivery } from '../webhooks';
 import type { RawRecord } from './request-log.record';
-import { TailFeed, type TailEvents } from './tail-feed';
+import type { CutInfo } from '../shared/sse-stream';
+import { TailFeed, type TailEvents, type TailFeedDeps } from './tail-feed';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -35,9 +36,9 @@ function events(stream: PassThrough): Array<{ event: string; data: any }> {
     });
 }
 
-function makeFeed(maxBufferedBytes?: number) {
+function makeFeed(maxBufferedBytes?: number, more: Partial<TailFeedDeps> = {}) {
   const bus = createBus<TailEvents>();
-  const feed = new TailFeed({ bus, ...(maxBufferedBytes ? { maxBufferedBytes } : {}) });
+  const feed = new TailFeed({ bus, ...(maxBufferedBytes ? { maxBufferedBytes } : {}), ...more });
   return { bus, feed };
 }
 
@@ -100,7 +101,8 @@ describe('TailFeed (GET /sandbox/tail)', () => {
   });
 
   it('holds at most its limit for a reader that does not read, and tells it how many it missed once it reads', async () => {
-    const { bus, feed } = makeFeed(4096);
+    // Cut off only past 64 MiB missed: this reader comes back before that.
+    const { bus, feed } = makeFeed(4096, { maxUnreadBytes: 64 << 20 });
     const stream = feed.open({ requests: true, deliveries: false });
     for (let i = 0; i < 10_000; i++) bus.emit('request.recorded', { id: `req_${i}`, raw: raw() });
     // PassThrough keeps 16 KiB on its readable side; beyond that, only the limit and one event.
@@ -119,6 +121,34 @@ describe('TailFeed (GET /sandbox/tail)', () => {
     expect(told + dropped[0]!.data.dropped).toBe(10_001);
     expect(dropped[0]!.data.dropped).toBeGreaterThan(9_000);
     expect(seen.at(-1)!.data.id).toBe('req_last');
+    feed.close();
+  });
+
+  // Issue item 8: a stream that never reads is cut, with one line, once it has missed the limit.
+  it('cuts a stream that never reads once it has left maxUnreadBytes unread, once, and keeps a reading one', async () => {
+    const cuts: CutInfo[] = [];
+    const { bus, feed } = makeFeed(4096, { maxUnreadBytes: 64 * 1024, onCut: (info) => cuts.push(info) });
+    const idle = feed.open({ requests: true, deliveries: false });
+    const reading = feed.open({ requests: true, deliveries: false });
+    let read = 0;
+    reading.on('data', (chunk: Buffer) => (read += chunk.length));
+    const closed = once(idle, 'close');
+    let sent = 0;
+    // Events keep coming; the reader reads between them (one turn of the event loop per ten).
+    while (!idle.destroyed && sent < 10_000) {
+      bus.emit('request.recorded', { id: `req_${sent++}`, raw: raw() });
+      if (sent % 10 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(idle.destroyed).toBe(true);
+    await closed;
+    expect(cuts).toEqual([{ stream: 'tail', unread: expect.any(Number), limit: 64 * 1024 }]);
+    expect(cuts[0]!.unread).toBeGreaterThan(64 * 1024);
+    expect(sent).toBeLessThan(10_000);
+    expect(feed.connections).toBe(1);
+    bus.emit('request.recorded', { id: 'req_after', raw: raw() });
+    await new Promise((r) => setImmediate(r));
+    expect(reading.destroyed).toBe(false);
+    expect(read).toBeGreaterThan(64 * 1024);
     feed.close();
   });
 });

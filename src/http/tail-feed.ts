@@ -1,6 +1,6 @@
-import { PassThrough } from 'node:stream';
 import { ISO } from '../clock';
 import type { Bus } from '../shared/bus';
+import { SseStream, type CutInfo } from '../shared/sse-stream';
 import type { Delivery, DeliveryEvents } from '../webhooks';
 import type { RequestEvents } from './middleware/inspect';
 import { materialise, type RawRecord } from './request-log.record';
@@ -59,14 +59,24 @@ export interface TailFeedDeps {
    * told once it reads again) rather than kept: default 256 KiB.
    */
   maxBufferedBytes?: number;
+  /**
+   * Bytes a stream may leave unread, held or dropped since it last caught up, before its
+   * connection is cut: default 1 MiB. A reader that reads, however slowly, catches up and is
+   * never cut; one that never reads is cut once it has missed that much.
+   */
+  maxUnreadBytes?: number;
   /** Wall ms between keep-alive comments (default 15 s). */
   keepAliveMs?: number;
+  /** Told when a stream is cut (the sandbox logs it). */
+  onCut?: (info: CutInfo) => void;
 }
 
 interface Tail {
-  stream: PassThrough;
+  stream: SseStream;
   filter: TailFilter;
   dropped: number;
+  /** Bytes of the events dropped since the stream last caught up. */
+  droppedBytes: number;
 }
 
 /** Attempts remembered as told, so one told twice (a second change of the same attempt) is not. */
@@ -76,7 +86,8 @@ const TOLD_LIMIT = 4096;
  * The detailed live feed behind `GET /sandbox/tail`: one server-sent event per /v1 request and
  * per finished webhook attempt, filtered per stream. It subscribes to the bus only while a stream
  * is open. A stream that does not read is never written to without end: past `maxBufferedBytes`
- * its events are dropped and counted, and the count is sent when it has drained. `close()` ends
+ * its events are dropped and counted, and the count is sent when it has drained; once it has
+ * missed `maxUnreadBytes`, its connection is cut (`SseStream`, one log line). `close()` ends
  * every stream (server close, and first thing in a graceful stop).
  */
 export class TailFeed {
@@ -92,17 +103,22 @@ export class TailFeed {
     this.limit = deps.maxBufferedBytes ?? 256 * 1024;
   }
 
+  private get cutAt(): number {
+    return Math.max(this.deps.maxUnreadBytes ?? 1024 * 1024, this.limit);
+  }
+
   /** A new stream of the events `filter` wants; it ends when the client goes or the feed closes. */
-  open(filter: TailFilter): PassThrough {
+  open(filter: TailFilter): SseStream {
     // `drain` (the cue to tell what was dropped) comes only after a write past the high-water mark.
-    const stream = new PassThrough({ writableHighWaterMark: Math.min(this.limit, 16 * 1024) });
-    const tail: Tail = { stream, filter, dropped: 0 };
+    const { onCut } = this.deps;
+    const stream = new SseStream({ stream: 'tail', limit: this.cutAt, writableHighWaterMark: Math.min(this.limit, 16 * 1024), ...(onCut ? { onCut } : {}) });
+    const tail: Tail = { stream, filter, dropped: 0, droppedBytes: 0 };
     this.tails.add(tail);
     tail.stream.on('close', () => this.drop(tail));
     // A reader that fell behind and caught up hears how much it missed.
     tail.stream.on('drain', () => this.tellDropped(tail));
     if (this.tails.size === 1) this.start();
-    tail.stream.write(frame('ready', JSON.stringify({ requests: filter.requests, deliveries: filter.deliveries, client_id: filter.clientId ?? null })));
+    tail.stream.send(frame('ready', JSON.stringify({ requests: filter.requests, deliveries: filter.deliveries, client_id: filter.clientId ?? null })));
     return tail.stream;
   }
 
@@ -133,7 +149,7 @@ export class TailFeed {
     ];
     const keepAliveMs = this.deps.keepAliveMs ?? 15_000;
     this.keepAlive = setInterval(() => {
-      for (const tail of this.tails) if (tail.stream.writableLength === 0) tail.stream.write(': keep-alive\n\n');
+      for (const tail of [...this.tails]) if (tail.stream.writableLength === 0) tail.stream.send(': keep-alive\n\n');
     }, keepAliveMs);
     this.keepAlive.unref?.();
   }
@@ -154,15 +170,18 @@ export class TailFeed {
   /** Writes one event to every stream that wants it; the event is built once, and only if one does. */
   private publish(kind: 'requests' | 'deliveries', clientId: string | undefined, build: () => TailRequest | TailDelivery) {
     let text: string | undefined;
-    for (const tail of this.tails) {
+    for (const tail of [...this.tails]) {
       if (!tail.filter[kind] || (tail.filter.clientId !== undefined && tail.filter.clientId !== clientId)) continue;
+      text ??= frame(kind === 'requests' ? 'request' : 'delivery', JSON.stringify(build()));
       if (tail.stream.writableLength > this.limit) {
+        // Held back, and counted towards the cut: a reader that never reads is not kept forever.
         tail.dropped++;
+        tail.droppedBytes += text.length;
+        if (tail.stream.unread + tail.droppedBytes > this.cutAt) tail.stream.cut(tail.stream.unread + tail.droppedBytes);
         continue;
       }
       this.tellDropped(tail);
-      text ??= frame(kind === 'requests' ? 'request' : 'delivery', JSON.stringify(build()));
-      tail.stream.write(text);
+      tail.stream.send(text, tail.droppedBytes);
     }
   }
 
@@ -170,7 +189,8 @@ export class TailFeed {
     if (tail.dropped === 0) return;
     const dropped: TailDropped = { type: 'dropped', dropped: tail.dropped };
     tail.dropped = 0;
-    tail.stream.write(frame('dropped', JSON.stringify(dropped)));
+    tail.droppedBytes = 0;
+    tail.stream.send(frame('dropped', JSON.stringify(dropped)));
   }
 }
 

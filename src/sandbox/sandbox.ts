@@ -24,6 +24,7 @@ import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type Delivery
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
 import { registerTailRoute } from '../http/control/tail.routes';
 import { TailFeed } from '../http/tail-feed';
+import type { CutInfo } from '../shared/sse-stream';
 import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
@@ -187,8 +188,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
 
   const requests = new RequestLog(config.inspectLimit);
   const faults = new FaultStore(config.seed);
-  const live = new LiveFeed({ clock, bus });
-  const tail = new TailFeed({ bus });
+  // An event stream whose reader falls too far behind is cut: one line says which and whose.
+  const onCut = (info: CutInfo) => logger.warn(info, 'event stream cut: its reader left too much unread (it may reconnect)');
+  const live = new LiveFeed({ clock, bus, onCut });
+  const tail = new TailFeed({ bus, onCut });
 
   const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults };
   if (saved) {
@@ -252,7 +255,8 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
   sandbox.app = createApp({
     logger,
-    observe: recordRequests(requests, clock, wall, bus),
+    observe: recordRequests(requests, clock, wall, bus, config.adminToken),
+    adminToken: config.adminToken,
     version: VERSION,
     webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
     // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
@@ -271,7 +275,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
       registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
       registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
-      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs });
+      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs, onCut });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });

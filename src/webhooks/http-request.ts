@@ -1,5 +1,6 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
+import { cutText } from '../shared/excerpt';
 
 export interface HttpReply {
   status: number;
@@ -49,7 +50,7 @@ export function httpRequest(url: string | URL, options: HttpRequestOptions): Pro
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
-            text: options.maxBodyChars === undefined ? text : text.slice(0, options.maxBodyChars),
+            text: options.maxBodyChars === undefined ? text : cutText(text, options.maxBodyChars),
           });
         });
         res.on('error', (error) => {

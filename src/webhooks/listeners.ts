@@ -1,5 +1,6 @@
 import type { Environment } from '../reference';
 import type { WebhookEvent } from '../shared/events';
+import { cutText } from '../shared/excerpt';
 import { RESPONSE_EXCERPT, type Attempt } from './delivery';
 
 /**
@@ -135,7 +136,7 @@ export function createListeners(options: { timeoutMs: number }) {
         ok: succeeded,
         fill: (record) => {
           record.http_status = status ?? null;
-          record.response_excerpt = status === undefined ? null : (answer.body ?? '').slice(0, RESPONSE_EXCERPT);
+          record.response_excerpt = status === undefined ? null : cutText(answer.body ?? '', RESPONSE_EXCERPT);
           record.error = answer.error ?? (succeeded ? null : status === undefined ? 'no answer' : `HTTP ${status}`);
           record.duration_ms = Math.round(answer.duration_ms);
         },

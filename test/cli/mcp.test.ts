@@ -145,6 +145,13 @@ describe('ramp-sandbox mcp', () => {
     const requests = json(await client.callTool({ name: 'list_requests', arguments: { path: '/v1/networks', limit: 1 } }));
     expect(requests.data[0]).toMatchObject({ status: 503, fault: fault.id });
     const second = json(await client.callTool({ name: 'add_fault', arguments: { path: '/v1/orders/**', latency_ms: 1 } }));
+    // Issue item 5: "." (or "..", or "") is no fault id; fetch would have made it DELETE /sandbox/faults (all).
+    for (const id of ['.', '..', '']) {
+      const refused = (await client.callTool({ name: 'clear_faults', arguments: { id } })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining(`params.id must not be ${JSON.stringify(id)}`) });
+    }
+    expect((await s.controlApi.listFaults()).map((f: { id: string }) => f.id)).toContain(second.id);
     expect(json(await client.callTool({ name: 'clear_faults', arguments: { id: second.id } }))).toMatchObject({ id: second.id });
     expect(json(await client.callTool({ name: 'clear_faults', arguments: {} }))).toEqual({ removed: 0 });
 
@@ -154,6 +161,60 @@ describe('ramp-sandbox mcp', () => {
     const summary = json(await client.callTool({ name: 'put_state', arguments: { document: state } }));
     expect(summary.partners).toBe(state.partners.length);
     await client.close();
+  });
+
+  it('reads a put_state message over the SDK stdio limit of 10 MiB (a large state), and answers it', async () => {
+    const { client, transport } = await connect();
+    // 11 MiB: the SDK's transport closed the session on it and the server exited 0, in silence.
+    const document = { version: 1, padding: 'x'.repeat(11 * 1024 * 1024) };
+    const result = (await client.callTool({ name: 'put_state', arguments: { document } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(json(result)).toMatchObject({ status: false, code: expect.stringMatching(/^E_/) });
+    expect(isRunning(transport.pid!)).toBe(true);
+    await client.close();
+  });
+
+  it('answers a message over --max-message-bytes with a JSON-RPC error naming its id, and goes on', async () => {
+    const child = spawnTs(BIN, ['mcp', '--sandbox', s.url, '--admin-token', TOKEN, '--max-message-bytes', '65536'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    pids.push(child.pid!);
+    const answers: any[] = [];
+    let buffered = '';
+    const waiters: Array<() => void> = [];
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+      buffered += c;
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+        answers.push(JSON.parse(buffered.slice(0, nl)));
+        buffered = buffered.slice(nl + 1);
+      }
+      for (const wake of waiters.splice(0)) wake();
+    });
+    let gone = false;
+    const exited = once(child, 'exit');
+    void exited.then(() => {
+      gone = true;
+      for (const wake of waiters.splice(0)) wake();
+    });
+    const answerTo = async (id: number) => {
+      for (;;) {
+        const found = answers.find((a) => a.id === id);
+        if (found) return found;
+        if (gone) throw new Error(`mcp exited before answering ${id}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    const send = (message: object) => child.stdin!.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    await answerTo(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // The SDK's client writes the id last; sent in pieces, as a pipe delivers a large write.
+    const big = JSON.stringify({ method: 'tools/call', params: { name: 'put_state', arguments: { document: { padding: 'y'.repeat(200_000) } } }, jsonrpc: '2.0', id: 7 });
+    for (let i = 0; i < big.length; i += 50_000) child.stdin!.write(big.slice(i, i + 50_000));
+    child.stdin!.write('\n');
+    expect(await answerTo(7)).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32600, message: expect.stringMatching(/^Message of \d+ bytes is over the 65536-byte limit/) } });
+    send({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
+    expect((await answerTo(8)).result.tools.length).toBeGreaterThan(0);
+    child.stdin!.end();
+    expect(await exited).toEqual([0, null]);
   });
 
   it('exits 0 on SIGTERM, writing nothing but the protocol to stdout', async () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedWallClock } from '../../src/clock';
 import { signedHeaders } from '../support/sign';
@@ -122,6 +122,40 @@ describe('secret key with HMAC (spec §5.2)', () => {
       expect(res.status).toBe(401);
       expect(res.body.message).toMatch(new RegExp(drop));
     }
+  });
+
+  // CONTRACT §9: the signature is checked over the bytes received. .NET's StreamWriter with
+  // Encoding.UTF8 writes a BOM first; the partner signs it with the rest.
+  it('verifies a body that starts with a UTF-8 BOM over the bytes sent, BOM included, then accepts it', async () => {
+    const body = '\uFEFF{"from":{"currency":"NGN","amount":50000},"to":{"currency":"USDT","network":"ethereum-sepolia"}}';
+    const res = await s.request('POST', QUOTE, { headers: headersFor({ method: 'POST', path: QUOTE, body }), body });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe(true);
+  });
+
+  it('names a BOM the signature does not cover, and hints over the body actually sent', async () => {
+    const body = '\uFEFF{"x":1}';
+    const h = headersFor({ method: 'POST', path: QUOTE, body, signedBody: '{"x":1}' });
+    const res = await s.request('POST', QUOTE, { headers: h, body });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/^Invalid signature: the body sent starts with a UTF-8 byte order mark \(EF BB BF\) the signature does not cover/);
+    const hint = res.headers.get('svc-sandbox-hint')!;
+    expect(hint).toContain(`body_sha256=${createHash('sha256').update(body).digest('hex')}; body_length=${Buffer.byteLength(body)}`);
+  });
+
+  it('checks a body that is not UTF-8 over its bytes: a correct signature gets 415, not 401', async () => {
+    const bytes = Buffer.from('caf\xe9 \xff', 'latin1'); // Latin-1, not valid UTF-8
+    const ts = String(Date.now());
+    const keys = s.demo.keys.test;
+    const prefix = `${s.demo.clientId}|${ts}|POST|${QUOTE}|`;
+    const signature = createHmac('sha256', keys.encryption_key).update(prefix).update(bytes).digest('hex');
+    const res = await fetch(s.url + QUOTE, {
+      method: 'POST',
+      headers: { 'svc-client-id': s.demo.clientId, authorization: `Bearer ${keys.secret_key}`, 'svc-timestamp': ts, 'svc-signature': `sha256=${signature}`, 'content-type': 'text/plain' },
+      body: bytes,
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { code: string }).code).toBe('E_BADREQUEST');
   });
 
   it('gives svc-sandbox-hint with the computed canonical prefix and body hash, never a key', async () => {

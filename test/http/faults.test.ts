@@ -108,6 +108,24 @@ describe('fault injection (CONTRACT §12)', () => {
     await createOrder(s, 'onramp');
   });
 
+  it('never reads a trailing slash after a collection as the collection: DELETE /sandbox/faults/ removes nothing', async () => {
+    const fault = await addFault({ path: '/v1/networks', latency_ms: 1 });
+    // `/sandbox/faults/` is `/sandbox/faults/{id}` with an empty id, not `DELETE /sandbox/faults` (all).
+    for (const path of ['/sandbox/faults/', '/sandbox/faults/.', '/sandbox/faults/%2e']) {
+      const res = await s.control('DELETE', path);
+      expect(res.status, path).toBe(404);
+      expect(res.body).toEqual({ status: false, code: 'E_NOTFOUND', message: expect.stringMatching(/^Route not found: DELETE \/sandbox\/faults\//) });
+    }
+    expect((await s.control('GET', '/sandbox/faults')).body.data).toEqual([expect.objectContaining({ id: fault.id })]);
+    // The same rule on /v1: `/v1/orders/` is an order with an empty reference, not the list.
+    const orders = await s.signed('GET', '/v1/orders/');
+    expect(orders.status).toBe(404);
+    expect(orders.body.code).toBe('E_NOTFOUND');
+    // Where no item route follows, one trailing slash is still ignored.
+    expect((await s.request('GET', '/health/')).status).toBe(200);
+    expect((await s.signed('POST', '/v1/orders/quote/', { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } })).status).toBe(200);
+  });
+
   it('refuses a path glob over 300 characters (422), and takes one of 300', async () => {
     const long = '/v1/' + 'a'.repeat(297);
     const res = await s.control('POST', '/sandbox/faults', { path: long, error: { status: 500 } });

@@ -71,6 +71,21 @@ describe('GET /sandbox/tail (CONTRACT §17)', () => {
     tail.close();
   });
 
+  it('never shows the admin token, whatever query name or encoding carries it (issue item 7)', async () => {
+    const tail = await openTail('?deliveries=false');
+    try {
+      await s.signed('GET', `/v1/networks?t=${TOKEN}&x=tail%2Dtoken`);
+      await s.signed('GET', `/v1/orders/${TOKEN}`);
+      const first = await tail.next();
+      expect(first).toMatchObject({ event: 'request', data: { path: '/v1/networks?t=[redacted]&x=[redacted]' } });
+      const second = await tail.next();
+      expect(second).toMatchObject({ event: 'request', data: { path: '/v1/orders/[redacted]', status: 404 } });
+      expect(JSON.stringify([first, second])).not.toContain(TOKEN);
+    } finally {
+      tail.close();
+    }
+  });
+
   it('refuses a bad query with the error envelope (422), and a missing token (401)', async () => {
     for (const query of ['?requests=maybe', '?requests=false&deliveries=false', '?client_id=', `?client_id=${'x'.repeat(300)}`]) {
       const res = await s.request('GET', `/sandbox/tail${query}`, { headers: { authorization: `Bearer ${TOKEN}` } });

@@ -74,12 +74,15 @@ function newChecker(doc: Doc): ResponseChecker {
 
   return {
     check(method, pathWithQuery, status, contentType, text) {
-      // The router ignores one trailing slash (koa-router's non-strict matching).
-      const path = pathWithQuery.split('?')[0]!.replace(/(.)\/$/, '$1');
+      // The router ignores one trailing slash (koa-router's non-strict matching), except where
+      // an item route follows: `/sandbox/faults/` is an item with an empty id, no route (app.ts).
+      const given = pathWithQuery.split('?')[0]!;
+      const emptyItem = /.\/$/.test(given) && templates.some((t) => t.re.test(`${given}_`) && t.template.endsWith('}'));
+      const path = given.replace(/(.)\/$/, '$1');
       const m = method.toLowerCase();
       const where = `${method} ${pathWithQuery} → ${status}`;
       if (m === 'head') return;
-      const matches = templates.filter((t) => t.re.test(path));
+      const matches = emptyItem ? [] : templates.filter((t) => t.re.test(path));
       const item = matches.find((t) => doc.paths[t.template]![m]) ?? matches[0];
       const op = item ? doc.paths[item.template]![m] : undefined;
       const parse = () => {

@@ -1,8 +1,8 @@
-import { PassThrough } from 'node:stream';
 import { answerEventStream } from '../event-stream';
 import * as z from 'zod';
 import type { PartnerRegistry } from '../../auth';
 import { notFound } from '../../shared/errors';
+import { SseStream, type CutInfo } from '../../shared/sse-stream';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/events';
 import type { Dispatcher, ListenerAttempt, ListenerEnd } from '../../webhooks';
 import type { Api, AnyRouteSpec } from '../api';
@@ -107,21 +107,18 @@ const END_MESSAGE: Record<ListenerEnd, string> = {
 };
 
 /** CONTRACT §17 `listen`, the sandbox side: the listener's event stream and its answers. */
-export function registerListenRoutes(api: Api, deps: { dispatcher: Dispatcher; partners: PartnerRegistry; timeoutMs: number }): void {
+export function registerListenRoutes(
+  api: Api,
+  deps: { dispatcher: Dispatcher; partners: PartnerRegistry; timeoutMs: number; onCut?: (info: CutInfo) => void },
+): void {
   const { dispatcher, partners } = deps;
 
   api.route(listenSpec, ({ query, ctx }) => {
     const partner = partners.get(query.client_id);
     if (!partner) throw notFound(`Partner ${query.client_id} not found`);
-    const stream = new PassThrough();
-    stream.on('error', () => {}); // a write racing the close is dropped; the close is what counts
-    const socket = ctx.req.socket;
-    const write = (text: string) => {
-      if (stream.writableEnded || stream.destroyed) return;
-      // A listener that does not read is cut off: its pending attempts fail and are retried.
-      if (stream.writableLength > UNREAD_LIMIT) socket.destroy();
-      else stream.write(text);
-    };
+    // A listener that does not read is cut off (SseStream): its pending attempts fail and are retried.
+    const stream = new SseStream({ stream: 'listen', limit: UNREAD_LIMIT, ...(deps.onCut ? { onCut: deps.onCut } : {}) });
+    const write = (text: string) => void stream.send(text);
     const listener = dispatcher.listen(
       { client_id: partner.client_id, events: query.events ?? null, forward_to: query.forward_to ?? null },
       {

@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { authenticate, type Access, type AuthContext, type AuthOptions, type PartnerRegistry, type RateLimiter } from '../../auth';
 import type { WallClock } from '../../clock';
 import { ApiError } from '../../shared/errors';
-import { rawBodyOf, requireJsonBody } from './body';
+import { requireJsonBody, signedBodyOf } from './body';
 import { applyFault } from './faults';
 import type { FaultStore } from '../faults/fault.store';
 
@@ -33,7 +33,7 @@ export function requireAuth(deps: AuthDeps, access: Access, cost = 1): Middlewar
         signature: header(h['svc-signature']),
         method: ctx.method,
         path: ctx.originalUrl,
-        rawBody: rawBodyOf(ctx),
+        rawBody: signedBodyOf(ctx),
         ip: ctx.ip,
       },
       access,

@@ -1,5 +1,6 @@
+import { isUtf8 } from 'node:buffer';
 import bodyParser from 'koa-bodyparser';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { ApiError, validationError } from '../../shared/errors';
 import { MAX_JSON_DEPTH, STATE_DEPTH, tooDeepField } from '../../shared/json-depth';
 import { ERROR_MESSAGES, toApiError } from './errors';
@@ -14,11 +15,14 @@ const STATE_LIMIT = '256mb';
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
 /**
- * koa-bodyparser keeping the exact body bytes (`ctx.request.rawBody`) for HMAC. Non-JSON
- * bodies, and bodies sent without any Content-Type, are kept as text so a signature over them
- * still verifies (CONTRACT §9) and the caller then learns the real problem (415). A body over
- * 1 MiB is 413 at once; a malformed one is remembered and raised by `requireJsonBody` after
- * authentication (CONTRACT §8: auth comes first).
+ * koa-bodyparser reading every body as bytes (`encoding: null`, any Content-Type), then: the
+ * text (`ctx.request.rawBody`, decoded with any BOM kept) and, for a JSON Content-Type, the
+ * parsed body. The bytes are read undecoded because a decoder strips a leading UTF-8 BOM, and
+ * the signature must be checked over exactly what was sent (CONTRACT §9): a .NET `StreamWriter`
+ * with `Encoding.UTF8` writes a BOM, and its partner signs it. Bodies sent without any
+ * Content-Type are read too, so a signature over them still verifies and the caller then
+ * learns the real problem (415). A body over 1 MiB is 413 at once; a malformed one is
+ * remembered and raised by `requireJsonBody` after authentication (CONTRACT §8: auth first).
  */
 export function parseBody(): Middleware {
   const parser = createParser(LIMIT, ERROR_MESSAGES.bodyTooLarge) as unknown as Middleware;
@@ -35,7 +39,7 @@ export function parseBody(): Middleware {
       ctx.state.contentTypeMissing = true;
       ctx.req.headers['content-type'] = 'application/octet-stream';
     }
-    return (ctx.path === STATE_PATH ? stateParser : parser)(ctx, next);
+    return (ctx.path === STATE_PATH ? stateParser : parser)(ctx, () => decodeBody(ctx, next));
   };
 }
 
@@ -43,20 +47,72 @@ export function parseBody(): Middleware {
 const STATE_TOO_LARGE = `Request body exceeds the ${STATE_LIMIT.replace('mb', ' MiB')} limit of PUT /sandbox/state; a larger state loads from a file: start the sandbox with --state FILE`;
 
 function createParser(limit: string, tooLarge: string) {
-  return bodyParser({
-    enableTypes: ['json', 'text'],
-    jsonLimit: limit,
+  // encoding null: raw-body hands back the bytes, undecoded (a decoder would drop a BOM);
+  // koa-bodyparser passes it on to co-body, though its types do not list it.
+  const options: bodyParser.Options & { encoding: null } = {
+    enableTypes: ['text'],
+    encoding: null,
     textLimit: limit,
-    strict: true,
     extendTypes: { text: ['*/*'] },
     onerror: (err, ctx) => {
       const error = toApiError(err);
       if (error?.status === 413) throw new ApiError('E_BADREQUEST', tooLarge, { status: 413 });
-      const raw = (err as { body?: unknown }).body;
-      ctx.request.rawBody = typeof raw === 'string' ? raw : '';
+      ctx.request.rawBody = '';
       ctx.state.bodyError = new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.malformedJson}: ${(err as Error).message}`);
     },
-  });
+  };
+  return bodyParser(options);
+}
+
+/**
+ * The bytes read → `rawBody` (UTF-8 text, BOM kept) and `body`. The bytes themselves are kept
+ * for the signature only when they are not valid UTF-8 (the text would not give them back);
+ * otherwise the text is the bytes. A JSON body may start with a BOM: once the signature has
+ * been checked over it, it is parsed without it (docs/calling-the-api.md).
+ */
+function decodeBody(ctx: Context, next: Next): Promise<void> {
+  const bytes: unknown = ctx.request.rawBody;
+  if (Buffer.isBuffer(bytes)) {
+    const text = bytes.toString('utf8'); // Buffer#toString keeps a leading U+FEFF
+    if (!isUtf8(bytes)) ctx.state.signedBody = bytes;
+    ctx.request.rawBody = text;
+    ctx.request.body = text;
+    if (JSON_TYPE.test(ctx.get('content-type'))) {
+      try {
+        ctx.request.body = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      } catch (err) {
+        ctx.state.bodyError = new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.malformedJson}: ${(err as Error).message}`);
+      }
+    }
+  }
+  return next();
+}
+
+/** What co-body's strict JSON parser allowed: an object or an array, `{}` for an empty body. */
+const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+const PROTO_KEY = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+
+/**
+ * JSON.parse with co-body's strict rules and @hapi/bourne's `__proto__` refusal (what the
+ * sandbox used before it read bytes itself), so the accepted bodies and the messages are
+ * unchanged.
+ */
+function parseJson(text: string): unknown {
+  if (!text) return {};
+  if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
+  const parsed: unknown = JSON.parse(text);
+  if (PROTO_KEY.test(text)) {
+    let nodes: object[] = [parsed as object];
+    while (nodes.length > 0) {
+      const next: object[] = [];
+      for (const node of nodes) {
+        if (Object.prototype.hasOwnProperty.call(node, '__proto__')) throw new SyntaxError('Object contains forbidden prototype property');
+        for (const value of Object.values(node)) if (value && typeof value === 'object') next.push(value as object);
+      }
+      nodes = next;
+    }
+  }
+  return parsed;
 }
 
 /**
@@ -82,8 +138,17 @@ export function requireJsonBody(ctx: Context): void {
 }
 
 
-/** The exact request body string signed by the caller (`''` when there is none). */
+/** The request body as text (`''` when there is none): UTF-8, a leading BOM kept. */
 export function rawBodyOf(ctx: Context): string {
   const raw: unknown = ctx.request.rawBody;
   return typeof raw === 'string' ? raw : '';
+}
+
+/**
+ * What the signature is checked over (CONTRACT §9): the exact bytes received, given as the text
+ * when the bytes are valid UTF-8 (the same bytes, and the fast path), else as the bytes.
+ */
+export function signedBodyOf(ctx: Context): string | Buffer {
+  const bytes: unknown = ctx.state.signedBody;
+  return Buffer.isBuffer(bytes) ? bytes : rawBodyOf(ctx);
 }

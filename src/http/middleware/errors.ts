@@ -17,10 +17,10 @@ export const ERROR_MESSAGES = {
  * code; other 4xx (parser) → E_BADREQUEST / E_NOTFOUND; anything else is our bug: logged with
  * its stack and answered 500.
  */
-export function renderError(ctx: Context, caught: unknown, logger: Logger): ApiError {
+export function renderError(ctx: Context, caught: unknown, logger: Logger, secret?: string): ApiError {
   const error = toApiError(caught);
   if (!error) {
-    logger.error({ err: caught, reqId: ctx.state.reqId, method: ctx.method, url: redactUrl(ctx.originalUrl) }, 'unexpected error');
+    logger.error({ err: caught, reqId: ctx.state.reqId, method: ctx.method, url: redactUrl(ctx.originalUrl, secret) }, 'unexpected error');
     ctx.status = 500;
     ctx.body = { status: false, code: 'E_BADREQUEST', message: ERROR_MESSAGES.internal };
     return new ApiError('E_BADREQUEST', ERROR_MESSAGES.internal, { status: 500 });

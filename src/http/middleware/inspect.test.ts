@@ -41,6 +41,27 @@ describe('recordRequests', () => {
     expect(second).toMatchObject({ id: 'req_2', path: '/v1/orders/ord_x', status: 404, virtual_at: '2026-01-01T01:00:00.000Z', at: '2026-06-01T00:00:01.000Z' });
   });
 
+  // Issue item 9: the 4,096-character cut split a surrogate pair (an emoji at the edge).
+  it('cuts a body, a path and a message on a code point, never inside a surrogate pair', () => {
+    const log = new RequestLog(10);
+    const observe = recordRequests(log, { now: () => 0 }, { now: () => 0 });
+    const body = `${'a'.repeat(4095)}😀${'b'.repeat(10)}`; // the pair at units 4095 and 4096
+    const path = `/v1/orders/${'p'.repeat(2048 - 12)}😀x`; // the pair at units 2047 and 2048
+    const ctx = answered(path, 404, body);
+    (ctx.request as { rawBody?: string }).rawBody = body;
+    observe(ctx, { ms: 1, error: Object.assign(new Error(`${'m'.repeat(2047)}😀`), { code: 'E_NOTFOUND', status: 404, headers: {} }) as never });
+    const [entry] = log.list();
+    for (const text of [entry!.request_body!, entry!.response_body!, entry!.path, entry!.message!]) {
+      expect((text as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(true);
+    }
+    expect(entry!.request_body).toBe('a'.repeat(4095));
+    expect(entry!.response_body).toBe('a'.repeat(4095));
+    expect(entry!.path).toBe(path.slice(0, 2047));
+    expect(entry!.message).toBe('m'.repeat(2047));
+    // A pair that fits whole stays whole.
+    expect(entry!.path.length).toBe(2047);
+  });
+
   it('drops a record that cannot be written with a warning, never throwing into the answer', () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     try {

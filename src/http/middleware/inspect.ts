@@ -5,7 +5,8 @@ import type { Bus } from '../../shared/bus';
 import type { RequestLog } from '../request-log';
 import { maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord } from '../request-log.record';
 import { BODY_EXCERPT, FIELD_EXCERPT } from '../request-log.schemas';
-import { redactUrl } from '../redact';
+import { redactText, redactUrl } from '../redact';
+import { cutText } from '../../shared/excerpt';
 import type { Outcome } from '../app';
 import { rawBodyOf } from './body';
 
@@ -25,9 +26,18 @@ export interface RequestEvents {
  * record is published on `bus`. The record is written when the answer is rendered: a turn's
  * requests reach this point together, after the turn's routes (decision 025), so the recorder's
  * code runs warm without a batch of its own (it had one, decision 023). A record that cannot be
- * written is dropped with a warning: it never fails its request's answer.
+ * written is dropped with a warning: it never fails its request's answer. With an admin token
+ * (`secret`), its value is scrubbed from every field of the record wherever it shows (the path,
+ * under any query name; headers; message; hint; bodies), so neither the inspector, the tail
+ * stream nor the HAR export shows it (CONTRACT §9).
  */
-export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, bus?: Pick<Bus<RequestEvents>, 'emit' | 'has'>): (ctx: Context, outcome: Outcome) => void {
+export function recordRequests(
+  log: RequestLog,
+  clock: Clock,
+  wall: WallClock,
+  bus?: Pick<Bus<RequestEvents>, 'emit' | 'has'>,
+  secret?: string,
+): (ctx: Context, outcome: Outcome) => void {
   return (ctx, outcome) => {
     const path = ctx.path;
     if (path !== '/v1' && !path.startsWith('/v1/')) return;
@@ -49,24 +59,24 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, b
       virtualMs,
       method: ctx.method,
       // The admin token never shows, even when sent to /v1 as a query parameter.
-      path: ownExcerpt(redactUrl(ctx.originalUrl), FIELD_EXCERPT),
+      path: ownExcerpt(redactUrl(ctx.originalUrl, secret), FIELD_EXCERPT),
       status,
       ms: outcome.ms,
       auth: auth ? auth.kind : status === 401 || status === 403 ? 'failed' : 'none',
       headers: maskedHeaders(headers),
     };
     const sentId = auth ? undefined : headerValue(headers['svc-client-id']);
-    const clientId = auth?.partner.client_id ?? (sentId && ownCopy(sentId.slice(0, 128)));
+    const clientId = auth?.partner.client_id ?? (sentId && ownCopy(cutText(sentId, 128)));
     if (clientId) raw.clientId = clientId;
     if (auth) raw.environment = auth.env;
     const error = outcome.error;
     if (error) {
       if (!error.alternative) raw.code = error.code;
-      raw.message = ownCopy(error.message.slice(0, FIELD_EXCERPT));
+      raw.message = ownCopy(cutText(error.message, FIELD_EXCERPT));
     }
     if (dropped) raw.message = 'connection closed without an answer (injected fault)';
     const hint = ctx.res.getHeader('svc-sandbox-hint');
-    if (hint) raw.hint = ownCopy(String(hint).slice(0, FIELD_EXCERPT));
+    if (hint) raw.hint = ownCopy(cutText(String(hint), FIELD_EXCERPT));
     if (!dropped) {
       const res = ctx.res;
       const responseHeaders = shownResponseHeaders((name) => res.getHeader(name), raw.hint);
@@ -78,9 +88,22 @@ export function recordRequests(log: RequestLog, clock: Clock, wall: WallClock, b
     if (body) raw.requestBody = ownExcerpt(body, BODY_EXCERPT);
     const answer: unknown = ctx.body;
     if (!dropped && typeof answer === 'string' && answer) raw.responseBody = ownExcerpt(answer, BODY_EXCERPT);
+    if (secret) scrub(raw, secret);
     const id = log.recordRaw(raw);
     if (bus?.has('request.recorded')) bus.emit('request.recorded', { id, raw });
   }
+}
+
+/** The record's free text with the admin token scrubbed (the path was redacted as a URL). */
+function scrub(raw: RawRecord, secret: string): void {
+  for (const headers of [raw.headers, raw.responseHeaders]) {
+    if (headers) for (const [name, value] of Object.entries(headers)) headers[name] = redactText(value, secret);
+  }
+  if (raw.clientId !== undefined) raw.clientId = redactText(raw.clientId, secret);
+  if (raw.message !== undefined) raw.message = redactText(raw.message, secret);
+  if (raw.hint !== undefined) raw.hint = redactText(raw.hint, secret);
+  if (raw.requestBody !== undefined) raw.requestBody = redactText(raw.requestBody, secret);
+  if (raw.responseBody !== undefined) raw.responseBody = redactText(raw.responseBody, secret);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

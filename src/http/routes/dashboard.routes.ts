@@ -59,7 +59,7 @@ export function registerDashboard(api: Api, deps: { live: LiveFeed; demoClientId
       operationId: 'sandboxEvents',
       summary: 'Server-sent events: what changed (order, delivery, request, clock), at most every 250 ms',
       description:
-        'Each message is `event: order|delivery|request|clock` with JSON data: `{all, references}` (orders), `{all, ids}` (deliveries), `{count}` (requests), the clock view (clock). Send the admin token as a bearer token: read the stream with fetch().',
+        'Each message is `event: order|delivery|request|clock` with JSON data: `{all, references}` (orders), `{all, ids}` (deliveries), `{count}` (requests), the clock view (clock). A reader that leaves 256 KiB unread is cut off (reconnect). Send the admin token as a bearer token: read the stream with fetch().',
       auth: 'admin',
       tag: 'sandbox',
       data: z.void(),
