@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import Bourne from '@hapi/bourne';
 import bodyParser from 'koa-bodyparser';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError, validationError } from '../../shared/errors';
@@ -90,29 +91,16 @@ function decodeBody(ctx: Context, next: Next): Promise<void> {
 
 /** What co-body's strict JSON parser allowed: an object or an array, `{}` for an empty body. */
 const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
-const PROTO_KEY = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 
 /**
- * JSON.parse with co-body's strict rules and @hapi/bourne's `__proto__` refusal (what the
- * sandbox used before it read bytes itself), so the accepted bodies and the messages are
- * unchanged.
+ * co-body's strict JSON parse, step for step (its `lib/json.js`): the same library (@hapi/bourne,
+ * which refuses `__proto__` keys) and rules, so the accepted bodies and the messages are the
+ * ones the sandbox gave when co-body decoded the bytes itself.
  */
 function parseJson(text: string): unknown {
   if (!text) return {};
   if (!STRICT_JSON.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
-  const parsed: unknown = JSON.parse(text);
-  if (PROTO_KEY.test(text)) {
-    let nodes: object[] = [parsed as object];
-    while (nodes.length > 0) {
-      const next: object[] = [];
-      for (const node of nodes) {
-        if (Object.prototype.hasOwnProperty.call(node, '__proto__')) throw new SyntaxError('Object contains forbidden prototype property');
-        for (const value of Object.values(node)) if (value && typeof value === 'object') next.push(value as object);
-      }
-      nodes = next;
-    }
-  }
-  return parsed;
+  return Bourne.parse(text, { protoAction: 'error' });
 }
 
 /**
