@@ -34,6 +34,18 @@ describe('deep JSON (CONTRACT §9: at most 64 levels, refused before anything is
     for (const o of list.body.data) expect((await s.signed('GET', `/v1/orders/${o.reference}`)).status).toBe(200);
   });
 
+  it('refuses a __proto__ key anywhere in a body as malformed JSON, and stores nothing', async () => {
+    // The prototype-poisoning refusal co-body made (@hapi/bourne), kept now the body parses after
+    // the signature check over its bytes (CONTRACT §9). Written as text: JSON.stringify drops it.
+    const before = await orderCount();
+    const res = await s.signed('POST', '/v1/orders', withField(orderBody, 'metadata', '{"a":{"__proto__":{"polluted":true}}}'));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: false, code: 'E_BADREQUEST' });
+    expect(res.body.message).toMatch(/forbidden prototype property/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(await orderCount()).toBe(before);
+  });
+
   it('accepts metadata nested up to the limit and echoes it back', async () => {
     const res = await s.signed('POST', '/v1/orders', withField(orderBody, 'metadata', nested(63)));
     expect(res.status).toBe(200);
