@@ -277,7 +277,7 @@ export const ControlPayinSchema = z
     id: 'PayinBody',
     description: '`tx_hash` for a crypto pay-in, `tx_reference` for a fiat one (never both)',
     // `tx_hash` for a crypto pay-in, `tx_reference` for a fiat one: both at once is always refused
-    not: { required: ['tx_hash', 'tx_reference'], properties: { tx_hash: true, tx_reference: true } },
+    not: { required: ['tx_hash', 'tx_reference'], properties: { tx_hash: {}, tx_reference: {} } },
     example: { amount: 50000, confirmed: true },
   });
 export type ControlPayin = z.output<typeof ControlPayinSchema>;

@@ -1,0 +1,170 @@
+/**
+ * CONTRACT §19, issue 6 of the container issue: clients generated in other languages work
+ * unchanged. What openapi-python-client (the common Python generator) refuses or trips on, checked
+ * on the served document: boolean sub-schemas, two classes of one name, parameter examples that
+ * are refused together, placeholder identifiers. The generator itself is on PyPI, which this
+ * machine cannot reach: test/cli/python-client.test.ts drives the API from Python as a generated
+ * client does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server';
+
+type Json = Record<string, any>;
+
+let s: TestServer;
+let doc: Json;
+beforeAll(async () => {
+  s = await startTestServer();
+  doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as Json;
+});
+afterAll(() => s.close());
+
+const escape = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Keywords whose value is one schema (JSON Schema 2020-12, as OpenAPI 3.1 uses it). */
+const ONE_SCHEMA = ['not', 'items', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'];
+/** Keywords whose value is a map of schemas, and those whose value is a list of them. */
+const SCHEMA_MAP = ['properties', 'patternProperties', 'dependentSchemas', '$defs'];
+const SCHEMA_LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+
+/**
+ * Every schema of the document, with its pointer: the components' and every `schema` of a
+ * parameter, header or media type, and their sub-schemas. `additionalProperties` may be a boolean
+ * (OpenAPI's own idiom, which every generator reads); it is walked when it is a schema.
+ */
+function* schemas(node: unknown, pointer = '', inSchema = false): Generator<[string, unknown]> {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) yield* schemas(item, `${pointer}/${i}`, false);
+    return;
+  }
+  for (const [key, value] of Object.entries(node as Json)) {
+    const at = `${pointer}/${escape(key)}`;
+    if (inSchema && ONE_SCHEMA.includes(key)) yield* schema(value, at);
+    else if (inSchema && key === 'additionalProperties' && typeof value === 'object') yield* schema(value, at);
+    else if (inSchema && SCHEMA_MAP.includes(key) && value && typeof value === 'object') for (const [k, v] of Object.entries(value)) yield* schema(v, `${at}/${escape(k)}`);
+    else if (inSchema && SCHEMA_LIST.includes(key) && Array.isArray(value)) for (const [i, v] of value.entries()) yield* schema(v, `${at}/${i}`);
+    else if (!inSchema && key === 'schema') yield* schema(value, at);
+    else if (!inSchema && pointer === '/components/schemas') yield* schema(value, at);
+    else if (!inSchema && key !== 'example' && key !== 'examples') yield* schemas(value, at, false);
+  }
+}
+function* schema(value: unknown, pointer: string): Generator<[string, unknown]> {
+  yield [pointer, value];
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) yield* schemas(value, pointer, true);
+}
+
+/** openapi-python-client's `utils.pascal_case`: words split at delimiters and case changes, each capitalised. */
+function pascal(value: string): string {
+  let v = value.replace(/[^\w. _-]+/g, '');
+  if (/[A-Z]/.test(v)) v = v.split(/([A-Z]?[a-z]+)/).join(' ');
+  const words = v.match(/[^. _-]+/g) ?? [];
+  return words.map((w) => (w === w.toUpperCase() ? w : w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())).join('');
+}
+
+interface Made {
+  where: string;
+  /** An enum's values: two enums of one name and the same values are one class. */
+  enum?: string;
+}
+
+/**
+ * The classes openapi-python-client makes of the document, by name, as its parser names them: a
+ * component by its name (or title); an object or enum inside class `C` at property `p` as
+ * `C` + `P`; a union's variants as `p_type_<i>`, an array's items as `p_item`; a query or path
+ * parameter's inline enum after its operation. Two different classes of one name make it refuse
+ * the document ("Attempted to generate duplicate models").
+ */
+function pythonClasses(document: Json): Map<string, Made[]> {
+  const classes = new Map<string, Made[]>();
+  const add = (name: string, made: Made) => classes.set(name, [...(classes.get(name) ?? []), made]);
+  const visit = (node: Json | undefined, name: string, parent: string, where: string): void => {
+    if (node === null || typeof node !== 'object' || node.$ref) return;
+    const cls = (title: string) => (parent ? pascal(parent) + pascal(title) : pascal(title));
+    const variants = [...(node.anyOf ?? []), ...(node.oneOf ?? [])] as Json[];
+    if (Array.isArray(node.enum)) {
+      add(cls(node.title ?? name), { where, enum: JSON.stringify([...node.enum].sort()) });
+      return;
+    }
+    if (variants.length > 0 && !node.properties) {
+      if (variants.length === 1 && variants[0]!.$ref) return;
+      variants.forEach((v, i) => visit(v, `${name}_type_${i}`, parent, `${where}|${i}`));
+      return;
+    }
+    if (node.type === 'array') {
+      visit(node.items, `${name}_item`, parent, `${where}[]`);
+      return;
+    }
+    if (node.type === 'object' || node.allOf || (node.type === undefined && node.properties)) {
+      const own = cls(node.title ?? name);
+      add(own, { where });
+      for (const [key, prop] of Object.entries<Json>(node.properties ?? {})) visit(prop, key, own, `${where}.${key}`);
+      for (const part of (node.allOf ?? []) as Json[]) for (const [key, prop] of Object.entries<Json>(part.properties ?? {})) visit(prop, key, own, `${where}.${key}`);
+      if (node.additionalProperties && typeof node.additionalProperties === 'object') visit(node.additionalProperties, 'AdditionalProperty', own, `${where}{}`);
+    }
+  };
+  for (const [name, node] of Object.entries<Json>(document.components?.schemas ?? {})) visit(node, name, '', `components.schemas.${name}`);
+  for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
+    for (const [method, op] of Object.entries<Json>(item)) {
+      const endpoint = String(op.operationId ?? `${method} ${path}`);
+      for (const p of (op.parameters ?? []) as Json[]) visit(p.schema, p.name, endpoint, `${method.toUpperCase()} ${path} ${p.in} ${p.name}`);
+      const body = op.requestBody?.content?.['application/json']?.schema;
+      if (body) visit(body, `${endpoint}_body`, '', `${method.toUpperCase()} ${path} body`);
+      for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+        const media = response.content?.['application/json']?.schema;
+        if (media) visit(media, `response_${status}`, endpoint, `${method.toUpperCase()} ${path} ${status}`);
+      }
+    }
+  }
+  return classes;
+}
+
+/** The names given to more than one class (enums of the same values are one class). */
+function clashes(classes: Map<string, Made[]>): string[] {
+  const out: string[] = [];
+  for (const [name, made] of classes) {
+    if (made.length < 2) continue;
+    if (made.every((m) => m.enum !== undefined && m.enum === made[0]!.enum)) continue;
+    out.push(`${name}: ${made.map((m) => m.where).join(', ')}`);
+  }
+  return out;
+}
+
+describe('GET /openapi.json for generated clients in other languages (CONTRACT §19, issue 6)', () => {
+  it('has no boolean sub-schema (`{}` says what `true` says, and openapi-python-client refuses a boolean)', () => {
+    const found: string[] = [];
+    let seen = 0;
+    for (const [pointer, value] of schemas(doc)) {
+      seen++;
+      if (typeof value === 'boolean') found.push(`${pointer}: ${value}`);
+    }
+    expect(seen).toBeGreaterThan(1000);
+    expect(found).toEqual([]);
+  });
+
+  it('finds the boolean sub-schemas it looks for (the walk is not vacuous)', () => {
+    const planted = structuredClone(doc);
+    planted.components.schemas.FiatLeg.not.properties.network = true;
+    planted.paths['/v1/orders/{reference}'].get.parameters[0].schema = false;
+    expect([...schemas(planted)].filter(([, v]) => typeof v === 'boolean').map(([p]) => p).sort()).toEqual([
+      '/components/schemas/FiatLeg/not/properties/network',
+      '/paths/~1v1~1orders~1{reference}/get/parameters/0/schema',
+    ]);
+  });
+
+  it('gives no two classes of a generated Python client one name', () => {
+    const classes = pythonClasses(doc);
+    expect(classes.get('KeySets')).toHaveLength(1);
+    expect(classes.get('PartnerKeys')).toHaveLength(1);
+    expect(clashes(classes)).toEqual([]);
+  });
+
+  it('names the classes as openapi-python-client does (the check finds an inline object that clashes)', () => {
+    expect(pascal('getOrder')).toBe('GetOrder');
+    expect(pascal('include_item')).toBe('IncludeItem');
+    expect(pascal('OrderDetailResponse')).toBe('OrderDetailResponse');
+    const planted = structuredClone(doc);
+    planted.components.schemas.Partner.properties.keys = { type: 'object', properties: { test: { $ref: '#/components/schemas/KeySet' } } };
+    expect(clashes(pythonClasses(planted))).toEqual(['PartnerKeys: components.schemas.Partner.keys, components.schemas.PartnerKeys']);
+  });
+});
