@@ -214,13 +214,16 @@ export const ALL_INCLUDES: ReadonlySet<Include> = new Set(INCLUDES);
 export const NO_INCLUDES: ReadonlySet<Include> = new Set();
 
 export const IncludeQuerySchema = z.object({
+  // Spec §4.1 says comma-separated (`include=payout,timeline`); generated clients (openapi-fetch,
+  // openapi-python-client) send an array parameter repeated (`include=payout&include=timeline`),
+  // which the query string parses to an array: both are read alike (issue 6).
   include: z
-    .string()
+    .union([z.string(), z.array(z.string())])
     .optional()
-    .transform((s, ctx): ReadonlySet<Include> => {
+    .transform((v, ctx): ReadonlySet<Include> => {
       // the common case (every poll of an order): no include, one shared empty set
-      if (s === undefined || s === '') return NO_INCLUDES;
-      const parts = s.split(',').map((p) => p.trim()).filter(Boolean);
+      if (v === undefined || v === '') return NO_INCLUDES;
+      const parts = (typeof v === 'string' ? [v] : v).flatMap((s) => s.split(',')).map((p) => p.trim()).filter(Boolean);
       for (const p of parts) {
         if (!(INCLUDES as readonly string[]).includes(p)) {
           ctx.addIssue({ code: 'custom', message: `unknown value ${p}; supported: ${INCLUDES.join(', ')}` });
@@ -229,13 +232,14 @@ export const IncludeQuerySchema = z.object({
       }
       return new Set(parts as Include[]);
     })
-    // Documented as what it is on the wire: a comma-separated list (`include=payout,timeline`).
+    // Documented as generators send an array (`style: form, explode: true`, the OpenAPI default:
+    // `include=payout&include=timeline`); the comma-separated form of spec §4.1 is said in words.
     .meta({
       type: 'array',
       items: { type: 'string', enum: [...INCLUDES] },
-      description: 'comma-separated: `payout`, `timeline`',
+      description: '`payout`, `timeline`: repeated (`include=payout&include=timeline`) or comma-separated in one value (`include=payout,timeline`, spec §4.1); both are read alike',
       example: ['payout', 'timeline'],
-      param: { style: 'form', explode: false },
+      param: { style: 'form', explode: true },
     }),
 });
 

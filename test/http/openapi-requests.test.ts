@@ -209,7 +209,9 @@ async function requestFor(o: Operation, run: number): Promise<Made | undefined> 
       if (text === '.' || text === '..') return undefined;
       path = path.replace(`{${p.name}}`, encodeURIComponent(text));
     } else if (p.in === 'query') {
-      query.push(`${p.name}=${encodeURIComponent(text)}`);
+      // an array exploded (the OpenAPI default for style form) is the parameter repeated
+      const texts = Array.isArray(value) && p.explode !== false ? value.map(String) : [text];
+      for (const t of texts) query.push(`${p.name}=${encodeURIComponent(t)}`);
     }
   }
   return { path: query.length ? `${path}?${query.join('&')}` : path, body };
