@@ -21,6 +21,16 @@ afterAll(() => s.close());
 
 const escape = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** Field and parameter names whose example should be a real identifier or code (issue 6). */
+const NAMED = ['client_id', 'demo_client_id', 'reference', 'order', 'merchant_reference', 'customer_reference', 'quote_id', 'network', 'currency', 'asset', 'institution_code', 'account_number', 'account_name', 'tx_hash', 'tx_reference'];
+
+/** Every object of the document with its JSON pointer. */
+function* nodesOf(node: unknown, pointer = ''): Generator<[string, Json]> {
+  if (node === null || typeof node !== 'object') return;
+  if (!Array.isArray(node)) yield [pointer, node as Json];
+  for (const [key, value] of Object.entries(node)) yield* nodesOf(value, `${pointer}/${escape(key)}`);
+}
+
 /** Keywords whose value is one schema (JSON Schema 2020-12, as OpenAPI 3.1 uses it). */
 const ONE_SCHEMA = ['not', 'items', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'];
 /** Keywords whose value is a map of schemas, and those whose value is a list of them. */
@@ -157,6 +167,44 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
     expect(classes.get('KeySets')).toHaveLength(1);
     expect(classes.get('PartnerKeys')).toHaveLength(1);
     expect(clashes(classes)).toEqual([]);
+  });
+
+  it('gives client ids, order references and codes real-looking examples, never the word "example"', () => {
+    const placeholders: string[] = [];
+    const ids: string[] = [];
+    const look = (value: unknown, at: string): void => {
+      if (Array.isArray(value)) value.forEach((v, i) => look(v, `${at}/${i}`));
+      else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) look(v, `${at}/${k}`);
+      else if (at.endsWith('/client_id') && typeof value === 'string') ids.push(value);
+    };
+    for (const [pointer, node] of nodesOf(doc)) {
+      if ('in' in node && 'name' in node && 'example' in node) {
+        if (node.name === 'client_id') ids.push(node.example);
+        if (NAMED.includes(node.name) && node.example === 'example') placeholders.push(pointer);
+      }
+      if ('example' in node && !pointer.includes('/example')) look(node.example, `${pointer}/example`);
+      for (const [key, prop] of Object.entries<Json>(node.properties ?? {})) if (NAMED.includes(key) && prop?.example === 'example') placeholders.push(`${pointer}/properties/${key}`);
+      if (node.example && typeof node.example === 'object') for (const key of NAMED) if (node.example[key] === 'example') placeholders.push(`${pointer}/example/${key}`);
+    }
+    expect(placeholders).toEqual([]);
+    expect(ids.length).toBeGreaterThan(10);
+    expect(ids.filter((id) => !/^ptr_[a-z0-9_]+$/.test(id))).toEqual([]);
+  });
+
+  it('has parameter examples that GET /sandbox/tail accepts each alone and all together', async () => {
+    const op = doc.paths['/sandbox/tail'].get;
+    const params = (op.parameters as Json[]).filter((p) => p.in === 'query');
+    expect(params.map((p) => p.name).sort()).toEqual(['client_id', 'deliveries', 'requests']);
+    const queries = [...params.map((p) => [p]), params].map((set) => set.map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`).join('&'));
+    for (const query of queries) {
+      const controller = new AbortController();
+      const res = await fetch(`${s.url}/sandbox/tail?${query}`, { signal: controller.signal });
+      const status = res.status;
+      const type = res.headers.get('content-type');
+      const first = status === 200 ? new TextDecoder().decode((await res.body!.getReader().read()).value) : await res.text();
+      controller.abort();
+      expect({ query, status, type, first: first.split('\n')[0] }).toEqual({ query, status: 200, type: expect.stringContaining('text/event-stream'), first: 'event: ready' });
+    }
   });
 
   it('names the classes as openapi-python-client does (the check finds an inline object that clashes)', () => {
