@@ -6,6 +6,7 @@
  * machine cannot reach: test/cli/python-client.test.ts drives the API from Python as a generated
  * client does.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -205,6 +206,29 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
       controller.abort();
       expect({ query, status, type, first: first.split('\n')[0] }).toEqual({ query, status: 200, type: expect.stringContaining('text/event-stream'), first: 'event: ready' });
     }
+  });
+
+  it('has no object whose `not` rules out a set of its own properties (a fuzzer\'s "every property" object could never be made)', () => {
+    const unsatisfiable: string[] = [];
+    for (const [pointer, node] of nodesOf(doc.components)) {
+      const own = new Set(Object.keys(node.properties ?? {}));
+      const not = node.not;
+      if (!own.size || !not || typeof not !== 'object') continue;
+      for (const branch of [not, ...((not.anyOf ?? []) as Json[])]) {
+        const required = (branch.required ?? []) as string[];
+        if (required.length > 0 && required.every((key) => own.has(key))) unsatisfiable.push(`${pointer}: not ${required.join(' and ')}`);
+      }
+    }
+    expect(unsatisfiable).toEqual([]);
+  });
+
+  it('states the pay-in body as before: tx_hash or tx_reference or neither, never both', () => {
+    const ajv = new Ajv2020({ strict: false, validateSchema: false });
+    ajv.addSchema({ ...doc, $id: 'openapi.json' });
+    const valid = ajv.getSchema('openapi.json#/components/schemas/PayinBody')!;
+    const hash = `0x${'ab'.repeat(32)}`;
+    expect([{}, { amount: 10 }, { tx_hash: hash }, { tx_reference: 'TRF1', confirmed: false }, { amount: 5, tx_hash: hash, confirmed: true }].map((b) => valid(b))).toEqual([true, true, true, true, true]);
+    expect([{ tx_hash: hash, tx_reference: 'TRF1' }, { tx_hash: ' x' }, { tx_reference: '' }, { amount: 0 }].map((b) => valid(b))).toEqual([false, false, false, false]);
   });
 
   it('names the classes as openapi-python-client does (the check finds an inline object that clashes)', () => {
