@@ -41,6 +41,19 @@ export const KeySetSchema = z
   });
 export type KeySet = z.output<typeof KeySetSchema>;
 
+/**
+ * A partner's key set per environment: a component of its own, as `Partner.keys` and
+ * `PartnerKeys.keys`. Inline, a generator names it after where it sits, and openapi-python-client
+ * would name `Partner.keys` PartnerKeys, the name of the keys route's answer (issue 6).
+ */
+const KeySetsSchema = z.object({ test: KeySetSchema, live: KeySetSchema }).meta({
+  id: 'KeySets',
+  example: {
+    test: { public_key: 'pk_test_a1B2c3D4e5F6g7H8', secret_key: 'sk_test_a1B2c3D4e5F6g7H8', encryption_key: 'enc_test_a1B2c3D4e5F6g7H8' },
+    live: { public_key: 'pk_live_a1B2c3D4e5F6g7H8', secret_key: 'sk_live_a1B2c3D4e5F6g7H8', encryption_key: 'enc_live_a1B2c3D4e5F6g7H8' },
+  },
+});
+
 const settings = {
   name: z.string().trim().min(1).max(200).meta({ pattern: TRIMMED_PATTERN, example: 'Acme Payments' }),
   kyb_status: KybStatusSchema,
@@ -90,7 +103,7 @@ export const PartnerSchema = z
     webhook_url: z.string().nullable(),
     events: z.array(z.enum(WEBHOOK_EVENTS)),
     ip_whitelist: z.array(z.string()),
-    keys: z.object({ test: KeySetSchema, live: KeySetSchema }),
+    keys: KeySetsSchema,
     created_at: DateTime,
     updated_at: DateTime,
   })
@@ -132,7 +145,7 @@ export const KeyRotationSchema = z
 
 /** `GET /sandbox/partners/{client_id}/keys`: a partner's key sets in full (the dashboard reveals them on demand). */
 export const PartnerKeysSchema = z
-  .object({ client_id: z.string(), keys: z.object({ test: KeySetSchema, live: KeySetSchema }) })
+  .object({ client_id: z.string(), keys: KeySetsSchema })
   .meta({
     id: 'PartnerKeys',
     example: {

@@ -56,6 +56,31 @@ const FORMAT_EXAMPLES: Record<string, string> = {
 };
 
 /**
+ * Realistic values for the spec's identifiers and codes, by field or parameter name, for a string
+ * with no example of its own: a generated client's docs and a fuzzer's seeds show `ptr_acme`,
+ * not the word `example` (issue 6). Each fits any schema of that name in the document (checked
+ * by test/http/openapi-quality.test.ts).
+ */
+const NAMED_EXAMPLES: Record<string, string> = {
+  client_id: 'ptr_acme',
+  demo_client_id: 'ptr_acme',
+  reference: 'ORD4F7K2M9Q8X1B3',
+  order: 'ORD4F7K2M9Q8X1B3',
+  merchant_reference: 'inv-2026-0001',
+  customer_reference: 'cus_1001',
+  quote_id: 'qt_8fK2mQ9xL4bN7cR1vT3w',
+  network: 'base-sepolia',
+  currency: 'NGN',
+  asset: 'USDT',
+  institution_code: '058',
+  account_number: '0123456789',
+  account_name: 'ADA OBI',
+  address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  tx_hash: `0x${'ab'.repeat(32)}`,
+  tx_reference: 'TRF8803344556677881',
+};
+
+/**
  * Adds an `example` to every component schema and every parameter that has none, made from the
  * examples of its parts (properties, items, the first variant of a union). A schema whose value
  * cannot be made up (a string with a pattern and no example) is left without one: the quality
@@ -78,7 +103,7 @@ export function addExamples(doc: Json): void {
     return made;
   };
 
-  const exampleOf = (schema: unknown): Example => {
+  const exampleOf = (schema: unknown, name?: string): Example => {
     if (schema === true || schema === undefined) return null;
     if (schema === false || schema === null || typeof schema !== 'object') return NONE;
     const s = schema as Json;
@@ -87,11 +112,11 @@ export function addExamples(doc: Json): void {
     if ('const' in s) return s.const;
     if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
     if (s.default !== undefined) return s.default;
-    if (Array.isArray(s.allOf)) return merged(s.allOf.map(exampleOf));
+    if (Array.isArray(s.allOf)) return merged(s.allOf.map((part) => exampleOf(part)));
     const variants = (s.oneOf ?? s.anyOf) as unknown[] | undefined;
     if (Array.isArray(variants) && !s.properties) {
       for (const variant of variants) {
-        const made = exampleOf(variant);
+        const made = exampleOf(variant, name);
         if (made !== NONE) return made;
       }
       return NONE;
@@ -109,9 +134,11 @@ export function addExamples(doc: Json): void {
       }
       case 'string': {
         if (typeof s.format === 'string' && FORMAT_EXAMPLES[s.format]) return FORMAT_EXAMPLES[s.format];
-        if (s.pattern !== undefined) return NONE;
         const min = typeof s.minLength === 'number' ? s.minLength : 0;
         const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
+        const named = name === undefined ? undefined : NAMED_EXAMPLES[name];
+        if (named !== undefined && named.length >= min && named.length <= max && (s.pattern === undefined || new RegExp(s.pattern as string, 'u').test(named))) return named;
+        if (s.pattern !== undefined) return NONE;
         return 'example'.padEnd(min, 'x').slice(0, max);
       }
       case 'integer':
@@ -132,7 +159,7 @@ export function addExamples(doc: Json): void {
     const out: Json = {};
     for (const [key, prop] of Object.entries((s.properties ?? {}) as Json)) {
       if (left.has(key) || isNever(prop)) continue;
-      const made = exampleOf(prop);
+      const made = exampleOf(prop, key);
       if (made === NONE) {
         if (required.has(key)) return NONE;
         continue;
@@ -145,7 +172,7 @@ export function addExamples(doc: Json): void {
   for (const name of Object.keys(schemas)) componentExample(name);
   forEachParameter(doc, (param) => {
     if ('example' in param || 'examples' in param) return;
-    const made = exampleOf(param.schema);
+    const made = exampleOf(param.schema, typeof param.name === 'string' ? param.name : undefined);
     if (made !== NONE) param.example = made;
   });
 }

@@ -126,6 +126,9 @@ export function buildPostmanCollection(options: PostmanOptions): PostmanCollecti
       folder.item.push(operationItem(path, method.toUpperCase(), operation, components, options));
     }
   }
+  // An operation that ends the order (cancel) goes last in its folder: the requests before it
+  // act on an order still open (issue 6).
+  for (const folder of folders.values()) folder.item.sort((a, b) => Number(endsOrder(a)) - Number(endsOrder(b)));
   const tagFolders = [...folders.values()].filter((f) => f.item.length > 0);
   const variables: PostmanVariable[] = [
     variable('baseUrl', baseUrl, 'the sandbox'),
@@ -146,7 +149,7 @@ export function buildPostmanCollection(options: PostmanOptions): PostmanCollecti
         '',
         'A collection-level pre-request script signs every request per spec §5.2: svc-client-id, svc-timestamp (ms) and svc-signature, `sha256=` + hex HMAC-SHA256 of `clientId|timestamp|METHOD|path|rawBody` keyed with {{encryptionKey}}; the collection sends {{secretKey}} as the bearer token.',
         '',
-        `Run the "${HAPPY_PATH_FOLDER}" folder first: it creates a quote and an order from it, reads the order back and cancels it, and leaves {{quoteId}} and {{orderReference}} set for the other requests.`,
+        `Run the "${HAPPY_PATH_FOLDER}" folder first: it creates a quote and an order from it, reads the order back and cancels it, and leaves {{quoteId}} and {{orderReference}} set for the other requests. The Orders folder's "create an order" sets {{orderReference}} to the order it makes, so the requests after it (get, fulfil, then cancel, last) act on that one.`,
       ].join('\n'),
       schema: POSTMAN_SCHEMA_URL,
     },
@@ -288,14 +291,33 @@ function operationItem(path: string, method: string, operation: Record<string, u
     }
   }
   const content = asRecord(asRecord(asRecord(operation.requestBody).content)['application/json']);
-  const body = Object.keys(content).length > 0 ? JSON.stringify(mediaExample(content, components), null, 2) : undefined;
+  const creates = method === 'POST' && path === '/v1/orders';
+  let example = Object.keys(content).length > 0 ? mediaExample(content, components) : undefined;
+  // Create order: a merchant_reference of its own each run (a second run would be a 409), and
+  // the order it makes is the one the folder's later requests act on (issue 6), not the order
+  // the Happy path already cancelled.
+  if (creates && example !== null && typeof example === 'object' && 'merchant_reference' in example) example = { ...example, merchant_reference: 'postman-{{$guid}}' };
+  const body = example === undefined ? undefined : JSON.stringify(example, null, 2);
   const summary = typeof operation.summary === 'string' ? operation.summary : `${method} ${path}`;
   const lines = [typeof operation.description === 'string' ? operation.description : summary, '', `${method} ${path} (operationId ${String(operation.operationId)})`];
   return {
     name: summary,
     request: request(method, path, { query, pathValues, description: lines.join('\n'), ...(body === undefined ? {} : { body }) }),
+    ...(creates
+      ? {
+          event: [
+            tests([
+              "pm.test('the order is created', () => pm.response.to.have.status(200));",
+              "if (pm.response.code === 200) pm.collectionVariables.set('orderReference', pm.response.json().data.reference);",
+            ]),
+          ],
+        }
+      : {}),
   };
 }
+
+/** Whether the item cancels an order (PATCH …/cancel), after which the order takes no other step. */
+const endsOrder = (item: PostmanItem) => item.request.method === 'PATCH' && item.request.url.path.at(-1) === 'cancel';
 
 function request(
   method: string,
@@ -336,6 +358,8 @@ function request(
 function parameterValue(path: string, name: string, parameter: Record<string, unknown>, components: Record<string, unknown>, sample: PostmanOptions['sample']): string {
   const given = sample?.(path, name);
   if (given !== undefined) return given;
+  // An array (include) as one comma-separated value, the form spec §4.1 names.
+  if (Array.isArray(parameter.example)) return parameter.example.map(scalar).join(',');
   if (parameter.example !== undefined) return scalar(parameter.example);
   const named = firstExample(parameter.examples);
   if (named !== undefined) return scalar(named);

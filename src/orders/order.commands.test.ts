@@ -165,7 +165,9 @@ describe('createCommands', () => {
       'E_BADREQUEST',
       `Order ${ref} has no pay-in awaiting confirmation; fulfil confirms a pay-in that was seen but not confirmed (status pending)`,
     ]);
-    expect(refusal(() => t.commands.fulfil(ACME, ref, { tx_hash: TX_HASH }, ALL_INCLUDES)).message).toMatch(/^reference: /);
+    // the wrong kind of proof is named as such (issue 6)
+    expect(refusal(() => t.commands.fulfil(ACME, ref, { tx_hash: TX_HASH }, ALL_INCLUDES)).message).toBe('tx_hash: not allowed for a fiat pay-in (onramp); send reference and institution');
+    expect(refusal(() => t.commands.fulfil(ACME, ref, { reference: 'P' }, ALL_INCLUDES)).message).toMatch(/^institution: /);
     const crypto = t.offramp();
     expect(refusal(() => t.commands.fulfil(ACME, crypto, { tx_hash: 'nope' }, ALL_INCLUDES)).message).toBe('tx_hash: must be a evm transaction hash: 0x followed by 64 hex characters');
     t.commands.simulatePayin(crypto, {});

@@ -11,6 +11,18 @@ import type { OrderDetail } from './order.view';
 import { appended } from './packed-order';
 
 /**
+ * The field of the other kind of fulfil proof in `body` when it lacks its own kind's (spec §4.1:
+ * `reference` and `institution` for a fiat pay-in, `tx_hash` for a crypto one), or undefined.
+ * A proof of the wrong kind is named as such (issue 6), not as `reference: … received undefined`.
+ */
+function wrongProof(kind: 'fiat' | 'crypto', body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const has = (key: string) => (body as Record<string, unknown>)[key] !== undefined;
+  if (kind === 'fiat') return has('tx_hash') && !(has('reference') && has('institution')) ? 'tx_hash' : undefined;
+  return has('tx_hash') ? undefined : ['reference', 'institution'].find(has);
+}
+
+/**
  * What moves an order besides time: the partner's cancel and fulfil (/v1), and the control
  * API's pay-in, payout outcome and expiry. Whether a status allows one is the machine's answer.
  */
@@ -35,6 +47,9 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
     const order = queries.owned(caller, reference);
     let proof: string;
     let details: Record<string, unknown>;
+    // The other kind's proof, without this kind's: say so, rather than name the missing field.
+    const wrong = wrongProof(order.payin.kind, body);
+    if (wrong) throw validationError(wrong, order.payin.kind === 'fiat' ? 'not allowed for a fiat pay-in (onramp); send reference and institution' : 'not allowed for a crypto pay-in (offramp, swap); send tx_hash');
     if (order.payin.kind === 'fiat') {
       const b = parseOrThrow(FiatFulfilSchema, body);
       proof = b.reference;

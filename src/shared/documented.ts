@@ -74,10 +74,12 @@ export const HTTP_URL_PATTERN = `^https?://(?:(?:${LABEL}\\.)*${LAST_LABEL}|${IP
 /**
  * The document's word that `fields` may not be given (`network` on a fiat leg, `percentage` with
  * an outcome other than partial): an object-level `not`, to spread into `.meta()`. Each branch
- * names its field in `properties` too, so a linter reading the branch alone finds it defined.
+ * names its field in `properties` too, so a linter reading the branch alone finds it defined,
+ * with the empty schema `{}`: it means what `true` does, and some generators (openapi-python-client)
+ * refuse a document with a boolean sub-schema.
  * @example .meta({ id: 'FiatLeg', ...ruledOut('network') })
  */
 export function ruledOut(...fields: string[]): { not: Record<string, unknown> } {
-  const branch = (field: string) => ({ required: [field], properties: { [field]: true } });
+  const branch = (field: string) => ({ required: [field], properties: { [field]: {} } });
   return { not: fields.length === 1 ? branch(fields[0]!) : { anyOf: fields.map(branch) } };
 }

@@ -158,7 +158,14 @@ describe.each(['onramp', 'offramp', 'swap'] as const)('%s lifecycle', (type) => 
     const wrong = type === 'onramp' ? { tx_hash: `0x${'ab'.repeat(32)}` } : { reference: 'x', institution: 'y' };
     const bad = await s.signed('POST', `/v1/orders/${created.reference}/fulfill`, wrong);
     expect(bad.status).toBe(422);
-    expect(bad.body.message).toMatch(type === 'onramp' ? /^reference: / : /^tx_hash: /);
+    // the wrong kind of proof is named as such (issue 6), not as a missing field
+    expect(bad.body.message).toBe(
+      type === 'onramp' ? 'tx_hash: not allowed for a fiat pay-in (onramp); send reference and institution' : 'reference: not allowed for a crypto pay-in (offramp, swap); send tx_hash',
+    );
+    // a proof of its own kind with a field missing still names the field
+    const half = await s.signed('POST', `/v1/orders/${created.reference}/fulfill`, type === 'onramp' ? { reference: 'BANKREF123' } : { tx_hash: '' });
+    expect(half.status).toBe(422);
+    expect(half.body.message).toMatch(type === 'onramp' ? /^institution: / : /^tx_hash: (?!not allowed)/);
     const res = await s.signed('POST', `/v1/orders/${created.reference}/fulfill?include=timeline`, body);
     expect(res.status).toBe(200);
     expect(res.body.data.status).toBe('processing');

@@ -129,7 +129,7 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
     expect(valid('PayoutBody', { outcome: 'partial' })).toBe(false);
     expect(valid('CreatePartnerBody', { webhook_url: 'ftp://x.example' })).toBe(false);
     const getOrder = doc.paths['/v1/orders/{reference}'].get;
-    expect(getOrder.parameters.find((p: Json) => p.name === 'include')).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { enum: ['payout', 'timeline'] } } });
+    expect(getOrder.parameters.find((p: Json) => p.name === 'include')).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { enum: ['payout', 'timeline'] } } });
     const list = doc.paths['/v1/orders'].get.parameters;
     expect(list.find((p: Json) => p.name === 'per_page').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     for (const [pointer, node] of nodes(doc)) if (typeof node.pattern === 'string') expect(node.pattern, pointer).not.toMatch(/\\[dwDW]/);

@@ -38,6 +38,8 @@ const MEANING: RegExp[] = [
   /^recipient\.account_name: does not match the bank record /,
   /^tx_hash: not allowed for a fiat pay-in; use tx_reference$/,
   /^tx_reference: not allowed for a crypto pay-in; use tx_hash$/,
+  /^tx_hash: not allowed for a fiat pay-in \(onramp\); send reference and institution$/,
+  /^(?:reference|institution): not allowed for a crypto pay-in \(offramp, swap\); send tx_hash$/,
   /^to: must be at most 10 years ahead of the virtual now /,
   /^latency_ms\.min: min must not exceed max$/,
 ];
@@ -209,7 +211,9 @@ async function requestFor(o: Operation, run: number): Promise<Made | undefined> 
       if (text === '.' || text === '..') return undefined;
       path = path.replace(`{${p.name}}`, encodeURIComponent(text));
     } else if (p.in === 'query') {
-      query.push(`${p.name}=${encodeURIComponent(text)}`);
+      // an array exploded (the OpenAPI default for style form) is the parameter repeated
+      const texts = Array.isArray(value) && p.explode !== false ? value.map(String) : [text];
+      for (const t of texts) query.push(`${p.name}=${encodeURIComponent(t)}`);
     }
   }
   return { path: query.length ? `${path}?${query.join('&')}` : path, body };

@@ -275,6 +275,29 @@ describe('reading orders', () => {
     expect(bad.body.message).toMatch(/^include: /);
   });
 
+  it('reads include repeated, as generated clients send an array, like the comma-separated form (issue 6)', async () => {
+    const o = await createOrder(s, 'offramp');
+    const get = async (query: string) => s.signed('GET', `/v1/orders/${o.reference}?${query}`);
+    const comma = await get('include=payout,timeline');
+    const repeated = await get('include=payout&include=timeline');
+    expect(repeated.status).toBe(200);
+    expect(repeated.body).toEqual(comma.body);
+    expect(repeated.body.data.payout).toEqual([]);
+    expect((await get('include=timeline&include=')).body.data).toMatchObject({ timeline: comma.body.data.timeline });
+    expect((await get('include=timeline&include=')).body.data.payout).toBeUndefined();
+    expect((await get('include=payout&include=timeline,payout')).body).toEqual(comma.body);
+    const bad = await get('include=payout&include=payin');
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toBe('include: unknown value payin; supported: payout, timeline');
+    // fulfil reads its include alike
+    await s.control('POST', `/sandbox/orders/${o.reference}/payin`, { confirmed: false });
+    const fulfilled = await s.signed('POST', `/v1/orders/${o.reference}/fulfill?include=payout&include=timeline`, { tx_hash: `0x${'cd'.repeat(32)}` });
+    expect(fulfilled.status).toBe(200);
+    expect(fulfilled.body.data.status).toBe('processing');
+    expect(fulfilled.body.data.payout).toEqual([]);
+    expect(fulfilled.body.data.timeline.at(-1).event).toBeDefined();
+  });
+
   it('never serves a stale render after any change', async () => {
     const o = await createOrder(s, 'offramp');
     const read = async () => (await s.signed('GET', `/v1/orders/${o.reference}?include=timeline,payout`)).body.data;

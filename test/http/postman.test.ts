@@ -184,6 +184,26 @@ describe('the collection run by newman against a fresh sandbox (CONTRACT §19)',
     expect(summary.run.failures).toEqual([]);
   }, 60_000);
 
+  it('runs whole: the Orders folder acts on an order of its own, never one the Happy path cancelled (issue 6)', async () => {
+    await s.control('DELETE', '/sandbox/requests');
+    const summary = await run({ collection: await collection() });
+    const orders = summary.run.executions.filter((e) => folderOf(e) === 'Orders').map((e) => ({ name: e.item.name, method: e.request.method, path: e.request.url.getPath(), code: e.response?.code }));
+    const happy = summary.run.executions.filter((e) => folderOf(e) === 'Happy path');
+    const cancelled = happy.at(-1)!.request.url.getPath().split('/')[3];
+    const created = orders.find((o) => o.method === 'POST' && o.path === '/v1/orders');
+    const cancel = orders.find((o) => o.method === 'PATCH');
+    expect(created?.code, JSON.stringify(orders)).toBe(200);
+    expect(cancel?.code, JSON.stringify(orders)).toBe(200);
+    // every request on /v1/orders/{reference} names the order the folder made, not the Happy path's
+    const own = orders.filter((o) => /^\/v1\/orders\/ORD/.test(o.path)).map((o) => o.path.split('/')[3]);
+    expect(own.length).toBeGreaterThanOrEqual(3);
+    expect(own).not.toContain(cancelled);
+    expect(new Set(own).size).toBe(1);
+    expect(summary.run.failures).toEqual([]);
+    // the folder's reads and its cancel succeed; fulfil needs a pay-in seen, which /v1 cannot make
+    expect(orders.filter((o) => o.code !== 200).map((o) => `${o.method} ${o.path.replace(/ORD\w+/, '{reference}')} ${o.code}`)).toEqual(['POST /v1/orders/{reference}/fulfill 400']);
+  }, 60_000);
+
   it('signs the path and query Postman sends when they need percent-encoding', async () => {
     const c = await collection();
     const odd = {

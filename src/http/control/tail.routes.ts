@@ -11,8 +11,9 @@ const Flag = z
 
 /** `GET /sandbox/tail` query: what to follow (both by default), and whose. */
 export const TailQuerySchema = z.object({
-  requests: Flag.meta({ description: 'each /v1 request (default true)' }),
-  deliveries: Flag.meta({ description: 'each finished webhook attempt (default true)' }),
+  // Examples `true`: each is valid alone and together (both false is refused below).
+  requests: Flag.meta({ description: 'each /v1 request (default true)', example: 'true' }),
+  deliveries: Flag.meta({ description: 'each finished webhook attempt (default true)', example: 'true' }),
   client_id: z.string().min(1).max(256).optional().meta({ description: "only this partner's requests and deliveries" }),
 });
 
