@@ -85,6 +85,7 @@ export class VirtualClock implements Scheduler {
     this.onError = options.onError ?? (() => {});
     this.slicing = { ...nodeSlicing, ...options.slicing };
     this.startMs = options.start ?? this.wall.now();
+    this.checkInstant(this.startMs); // the clock's range (MAX_INSTANT), whoever built it
     this.modeValue = options.mode ?? 'manual';
     this.speedValue = checkSpeed(options.speed ?? 1);
     this.anchorVirtual = this.startMs;

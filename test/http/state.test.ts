@@ -7,6 +7,8 @@ import { firstHalf, outcome, secondHalf } from '../support/state-script';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 import { mountTmpfs } from '../support/tmpfs';
+import { createOrder } from '../support/orders';
+import { MAX_INSTANT } from '../../src/shared/schemas';
 
 // CONTRACT §13: GET/PUT /sandbox/state. A restored sandbox behaves as if it had never stopped.
 let r: Receiver;
@@ -115,6 +117,25 @@ describe('snapshot and restore', () => {
       expect(readFileSync(file, 'utf8')).toBe(before);
       expect(readdirSync(dir).sort()).toEqual(['filler', 'sandbox.json']);
     });
+  });
+
+  // Issue: an order made near the clock's ceiling has its pay-in window (and its timers) past
+  // it: the document the sandbox saved was refused when loaded again.
+  it('loads again what it saved at the clock\'s ceiling: orders, quotes and timers due past it', async () => {
+    const s = await startTestServer({ seed: 5, clockStart: MAX_INSTANT - 60_000, webhookTimeoutMs: 2_000 });
+    servers.push(s);
+    await createOrder(s, 'onramp');
+    await createOrder(s, 'offramp');
+    const quote = await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: 5000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    expect(quote.status, quote.text).toBe(200);
+    for (const step of ['before', 'at'] as const) {
+      if (step === 'at') expect((await s.control('POST', '/sandbox/clock/advance', { to: new Date(MAX_INSTANT).toISOString() })).status).toBe(200);
+      const doc = (await s.control('GET', '/sandbox/state')).body.data;
+      expect(doc.timers.some((t: { due: number }) => t.due > MAX_INSTANT), step).toBe(true);
+      const res = await s.control('PUT', '/sandbox/state', doc);
+      expect(res.status, `${step}: ${res.text}`).toBe(200);
+      expect((await s.control('GET', '/sandbox/state')).body.data, step).toEqual(doc);
+    }
   });
 
   it('says the state route\'s own size limit when a PUT is too large, and where a larger state goes', async () => {
