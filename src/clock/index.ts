@@ -2,7 +2,7 @@ export * from './clock';
 export * from './iso';
 export * from './virtual-clock';
 export * from './clock.schemas';
-export type { HostTimers, WorkSlicing } from './clock.host';
+export { nodeSlicing, type HostTimers, type WorkSlicing } from './clock.host';
 export * from './duration';
 export type { TimerFire, TimerLabel, TimerTag } from './timer-queue';
 export * from './clock.view';

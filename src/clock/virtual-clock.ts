@@ -78,6 +78,9 @@ export class VirtualClock implements Scheduler {
   private firing = false;
   /** The advance under way, if any: `reset`/`restore` mark it stopped, so when it wakes it stops. */
   private run: AdvanceRun | null = null;
+  /** Holds on firing (`hold`), and the advances waiting for the last to end. */
+  private holds = 0;
+  private held: Array<() => void> = [];
 
   constructor(options: VirtualClockOptions = {}) {
     this.wall = options.wall ?? systemWallClock;
@@ -213,6 +216,13 @@ export class VirtualClock implements Scheduler {
     };
     const { slicing } = this;
     let sliceStart = slicing.now();
+    // While a state document is taken, no timer fires (`hold`): the advance waits, then goes on.
+    const unheld = async () => {
+      if (this.holds === 0) return;
+      await new Promise<void>((resume) => this.held.push(resume));
+      sliceStart = slicing.now();
+      stillOurs();
+    };
     const settled = async () => {
       const pending = settle();
       if (pending) {
@@ -220,8 +230,10 @@ export class VirtualClock implements Scheduler {
         sliceStart = slicing.now(); // waiting let the event loop run: a new slice starts
       }
       stillOurs();
+      await unheld();
     };
     try {
+      await unheld();
       // Work already under way finishes first, at the time it started.
       await settled();
       while (this.fireNext(target, fired)) {
@@ -234,6 +246,7 @@ export class VirtualClock implements Scheduler {
             await slicing.yield();
             stillOurs();
             sliceStart = slicing.now();
+            await unheld();
           }
         } while (this.fireNext(instant, fired));
         await settled();
@@ -257,10 +270,28 @@ export class VirtualClock implements Scheduler {
    * so a fast realtime clock never blocks the event loop for long either (CONTRACT §9).
    */
   tick(): FiredTimer[] {
-    if (this.firing) return [];
+    if (this.firing || this.holds > 0) return [];
     const fired = this.fireUntil(this.now(), this.slicing.now() + this.slicing.sliceMs);
     this.arm();
     return fired;
+  }
+
+  /**
+   * Holds every timer while a state document is taken (CONTRACT §13): a realtime tick fires none
+   * and an advance under way waits at its next step; virtual time itself goes on. The function
+   * returned lets go (once); the last hold let go fires what fell due meanwhile.
+   */
+  hold(): () => void {
+    this.holds++;
+    this.stop();
+    let holding = true;
+    return () => {
+      if (!holding) return;
+      holding = false;
+      if (--this.holds > 0) return;
+      this.arm();
+      for (const resume of this.held.splice(0)) resume();
+    };
   }
 
   /** Drops every timer and puts the clock back at its start, stopping an advance under way. */
@@ -365,7 +396,7 @@ export class VirtualClock implements Scheduler {
 
   private arm(): void {
     this.stop();
-    if (this.modeValue !== 'realtime') return;
+    if (this.modeValue !== 'realtime' || this.holds > 0) return;
     const next = this.queue.peek();
     if (!next) return;
     const wait = Math.max(0, (next.due - this.now()) / this.speedValue);
