@@ -4,5 +4,5 @@ export * from './virtual-clock';
 export * from './clock.schemas';
 export { nodeSlicing, type HostTimers, type WorkSlicing } from './clock.host';
 export * from './duration';
-export type { TimerFire, TimerLabel, TimerTag } from './timer-queue';
+export { inFiringOrder, type TimerFire, type TimerLabel, type TimerTag } from './timer-queue';
 export * from './clock.view';

@@ -308,6 +308,14 @@ export class VirtualClock implements Scheduler {
     return this.queue.entries().map((e) => ({ due: e.due, label: e.label, tag: e.tag }));
   }
 
+  /**
+   * The pending timers in no order, taken now (a state save orders them in slices with
+   * `inFiringOrder`: a sort of 200,000 in one go would block the event loop, CONTRACT §9).
+   */
+  pendingTimersUnordered(): Array<{ readonly due: number; readonly seq: number; readonly label: string; readonly tag: TimerTag | undefined }> {
+    return this.queue.unordered();
+  }
+
   /** The clock's own state for a snapshot (its timers belong to the modules that set them). */
   exportState(): ClockState {
     return { now_ms: this.now(), start_ms: this.startMs, mode: this.modeValue, speed: this.speedValue };

@@ -1,5 +1,5 @@
 import type { PartnerRegistry } from '../../auth';
-import { ISO, nodeSlicing, type VirtualClock, type WorkSlicing } from '../../clock';
+import { inFiringOrder, ISO, nodeSlicing, type TimerTag, type VirtualClock, type WorkSlicing } from '../../clock';
 import type { FaultStore } from '../../http/faults/fault.store';
 import type { OrderService } from '../../orders';
 import { validationError } from '../../shared/errors';
@@ -47,17 +47,23 @@ export function exportState(p: StateParts): StateDocument {
 /** A streamed document is cut into strings of about this many characters. */
 const CHUNK_CHARS = 4 * 1024 * 1024;
 
+/** A pending timer as the document lists it (its tag says what re-creates it). */
+type PendingTimer = { readonly due: number; readonly label: string; readonly tag: TimerTag | undefined };
+
 /**
- * The document's pieces, taken now (CONTRACT §13): the small parts as JSON at once, the timers'
- * list and each delivery with an attempt in flight as they are now, and the lists of orders,
- * quotes and deliveries whose JSON is made as they are iterated. Joined, they are
+ * The document's pieces, taken now (CONTRACT §13): the small parts as JSON at once, each delivery
+ * with an attempt in flight as it is now, and the lists of orders, quotes and deliveries whose
+ * JSON is made as they are iterated; the timers (taken by the caller at the same instant) are
+ * asked for in firing order when their turn comes. Joined, the pieces are
  * `JSON.stringify(exportState(p))` as long as nothing changes while they are iterated: the caller
  * sees to that (at once, or holding the changes: `exportStateStream`).
  */
-function documentPieces(p: StateParts): Iterable<string> {
+function documentPieces(p: StateParts, timersInOrder: () => Iterable<PendingTimer>): Iterable<string> {
   const { partners, revoked_keys } = p.partners.exportState();
-  const timers = timerSnapshots(p);
   const json = (value: unknown) => [JSON.stringify(value)];
+  const timers = function* () {
+    for (const { due, label, tag } of timersInOrder()) yield JSON.stringify({ due, label, tag });
+  };
   // The keys in exportState's order (a test holds the two to the same text).
   const fields: Array<[keyof StateDocument, string[] | { items: Iterable<string> }]> = [
     ['version', json(STATE_FORMAT_VERSION)],
@@ -70,7 +76,7 @@ function documentPieces(p: StateParts): Iterable<string> {
     ['quotes', { items: p.orders.quotesJson() }],
     ['orders', { items: p.orders.ordersJson() }],
     ['evicted_orders', json(p.orders.evictedCount)],
-    ['timers', { items: (function* () { for (const timer of timers) yield JSON.stringify(timer); })() }],
+    ['timers', { items: timers() }],
     ['deliveries', { items: p.dispatcher.recordsJson() }],
     ['faults', json(p.faults.exportState())],
   ];
@@ -104,7 +110,7 @@ export function exportStateChunks(p: StateParts): string[] {
   const chunks: string[] = [];
   let parts: string[] = [];
   let size = 0;
-  for (const piece of documentPieces(p)) {
+  for (const piece of documentPieces(p, () => timerSnapshots(p))) {
     parts.push(piece);
     size += piece.length;
     if (size >= CHUNK_CHARS) {
@@ -131,10 +137,16 @@ export async function* exportStateStream(p: StateParts, options: { slicing?: Par
   const open = p.changes ? await p.changes.close() : () => {};
   const letGo = p.clock.hold();
   try {
+    // One instant: the timers (in no order yet) and the rest of the document, taken together.
+    const pending = p.clock.pendingTimersUnordered();
+    for (const { label, tag } of pending) if (!tag) throw new Error(`timer "${label}" has no tag: it could not be restored`);
+    let ordered: Iterable<PendingTimer> = [];
+    const pieces = documentPieces(p, () => ordered);
+    ordered = await inFiringOrder(pending, slicing);
     let parts: string[] = [];
     let size = 0;
     let sliceStart = slicing.now();
-    for (const piece of documentPieces(p)) {
+    for (const piece of pieces) {
       parts.push(piece);
       size += piece.length;
       const sliceDone = slicing.now() - sliceStart >= slicing.sliceMs;
