@@ -198,7 +198,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   // CONTRACT §13: while the state streams, requests that may change it wait here.
   const changes = new ChangeGate();
   const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults, changes };
-  const streamState = () => exportStateStream(stateParts, { slicing: stateSlicing });
+  const streamState = (onTaken?: () => void) => exportStateStream(stateParts, { slicing: stateSlicing, ...(onTaken ? { onTaken } : {}) });
   if (saved) {
     restoreState(stateParts, saved);
     logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
@@ -288,11 +288,15 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerTailRoute(api, { tail });
       registerStateRoutes(api, {
-        exportChunks: streamState,
+        exportChunks: () => streamState(),
         restoreState: (doc) => restoreState(stateParts, doc),
         summary: () => summarise(stateParts),
         statePath: config.statePath,
-        save: (path) => writeStateFile(path, streamState()),
+        async save(path) {
+          let summary = summarise(stateParts);
+          const bytes = await writeStateFile(path, streamState(() => (summary = summarise(stateParts))));
+          return { bytes, summary };
+        },
       });
       api.route(
         resetSpec,

@@ -101,6 +101,7 @@ describe('a streamed state', () => {
     const res = await saving;
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.bytes).toBe(Buffer.byteLength(expected));
+    expect(res.body.data.summary.orders).toBe(300);
     const made = await creating;
     expect(made.status, made.text).toBe(200);
     expect(s.sandbox.orders.store.orders.size).toBe(301);

@@ -132,7 +132,7 @@ export function exportStateChunks(p: StateParts): string[] {
  * that ends meanwhile changes only its own delivery, taken as in flight (a restore sends it
  * again). Ending the stream early (the reader went) lets the changes go on.
  */
-export async function* exportStateStream(p: StateParts, options: { slicing?: Partial<WorkSlicing> } = {}): AsyncGenerator<string> {
+export async function* exportStateStream(p: StateParts, options: { slicing?: Partial<WorkSlicing>; onTaken?: () => void } = {}): AsyncGenerator<string> {
   const slicing = { ...nodeSlicing, ...options.slicing };
   const open = p.changes ? await p.changes.close() : () => {};
   const letGo = p.clock.hold();
@@ -142,6 +142,7 @@ export async function* exportStateStream(p: StateParts, options: { slicing?: Par
     for (const { label, tag } of pending) if (!tag) throw new Error(`timer "${label}" has no tag: it could not be restored`);
     let ordered: Iterable<PendingTimer> = [];
     const pieces = documentPieces(p, () => ordered);
+    options.onTaken?.(); // at the document's instant (a save's summary is of what it writes)
     ordered = await inFiringOrder(pending, slicing);
     let parts: string[] = [];
     let size = 0;

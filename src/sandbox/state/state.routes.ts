@@ -42,7 +42,8 @@ export interface StateRoutesDeps {
   summary(): StateSummary;
   /** `--state FILE`, if set: where `POST /sandbox/state/save` writes. */
   statePath: string | undefined;
-  save(path: string): Promise<number>;
+  /** Writes the document there; the bytes written and the summary of what was written. */
+  save(path: string): Promise<{ bytes: number; summary: StateSummary }>;
 }
 
 /** CONTRACT §13: the whole state as one document, replaced whole, and saved to `--state FILE`. */
@@ -63,9 +64,8 @@ export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
     async () => {
       const path = deps.statePath;
       if (!path) throw badRequest('No state file: start the sandbox with --state FILE (or SANDBOX_STATE) to save to one; GET /sandbox/state returns the document');
-      const summary = deps.summary();
       try {
-        return { path, bytes: await deps.save(path), summary };
+        return { path, ...(await deps.save(path)) };
       } catch (error) {
         if (error instanceof StateSaveError) throw new ApiError('E_STATE_NOT_SAVED', `The state was not saved: ${error.message}; the previous file, if any, is unchanged`);
         throw error;
