@@ -139,7 +139,8 @@ export async function* exportStateStream(p: StateParts, options: { slicing?: Par
   try {
     // One instant: the timers (in no order yet) and the rest of the document, taken together.
     const pending = p.clock.pendingTimersUnordered();
-    for (const { label, tag } of pending) if (!tag) throw new Error(`timer "${label}" has no tag: it could not be restored`);
+    // (a label is made from its tag when read: made here only for the error)
+    for (const timer of pending) if (!timer.tag) throw new Error(`timer "${timer.label}" has no tag: it could not be restored`);
     let ordered: Iterable<PendingTimer> = [];
     const pieces = documentPieces(p, () => ordered);
     options.onTaken?.(); // at the document's instant (a save's summary is of what it writes)
