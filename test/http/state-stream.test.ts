@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -138,5 +139,21 @@ describe('a streamed state', () => {
     const doc = (await reading).body.data;
     expect(doc.timers).toHaveLength(before);
     expect((await advancing).length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('never lets a reader of GET /sandbox/state that stopped reading hold the changes', async () => {
+    const s = await startTestServer({ seed: 5 });
+    servers.push(s);
+    await someOrders(s, 3000); // a document of several MB: more than the socket's buffers take
+    const res = await new Promise<IncomingMessage>((resolve, reject) => get(`${s.url}/sandbox/state`, resolve).on('error', reject));
+    res.pause(); // and never read again
+    try {
+      expect(res.statusCode).toBe(200);
+      const made = await s.control('POST', '/sandbox/orders', { client_id: s.demo.clientId, from: { currency: 'NGN', amount: 7000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+      expect(made.status, made.text).toBe(200);
+      expect(s.sandbox.changes.closed).toBe(false);
+    } finally {
+      res.destroy();
+    }
   });
 });
