@@ -49,6 +49,62 @@ export interface TimerTag {
 const BUCKET_MS = 1000;
 
 const before = (a: TimerEntry, b: TimerEntry) => a.due < b.due || (a.due === b.due && a.seq < b.seq);
+/** `before` as a sort's comparator (`seq` is unique: no two timers compare equal). */
+const firingOrder = (a: { due: number; seq: number }, b: { due: number; seq: number }) => a.due - b.due || a.seq - b.seq;
+
+/** Timers sorted per run of this many, then merged: each run's sort is a few ms of work. */
+const RUN = 4096;
+
+/**
+ * `entries` in firing order, without blocking the event loop for long (CONTRACT §9): sorted in
+ * runs of RUN with a pause after each `sliceMs` of work, then merged as they are iterated (a heap
+ * of the runs' heads). A state save takes 200,000 pending timers this way (a sort in one go: ~0.5 s).
+ */
+export async function inFiringOrder<T extends { due: number; seq: number }>(
+  entries: readonly T[],
+  slicing: { now(): number; sliceMs: number; yield(): Promise<void> },
+): Promise<Iterable<T>> {
+  const runs: T[][] = [];
+  let sliceStart = slicing.now();
+  for (let i = 0; i < entries.length; i += RUN) {
+    runs.push(entries.slice(i, i + RUN).sort(firingOrder));
+    if (slicing.now() - sliceStart >= slicing.sliceMs) {
+      await slicing.yield();
+      sliceStart = slicing.now();
+    }
+  }
+  return {
+    *[Symbol.iterator]() {
+      // heads: [run, index] ordered by the run's item at index
+      const heads: Array<[number, number]> = [];
+      const item = ([run, at]: [number, number]) => runs[run]![at]!;
+      const less = (a: [number, number], b: [number, number]) => firingOrder(item(a), item(b)) < 0;
+      const down = (i: number) => {
+        for (;;) {
+          let child = 2 * i + 1;
+          if (child >= heads.length) return;
+          if (child + 1 < heads.length && less(heads[child + 1]!, heads[child]!)) child++;
+          if (!less(heads[child]!, heads[i]!)) return;
+          [heads[i], heads[child]] = [heads[child]!, heads[i]!];
+          i = child;
+        }
+      };
+      runs.forEach((run, i) => run.length > 0 && heads.push([i, 0]));
+      for (let i = (heads.length >> 1) - 1; i >= 0; i--) down(i);
+      while (heads.length > 0) {
+        const top = heads[0]!;
+        yield item(top);
+        if (top[1] + 1 < runs[top[0]]!.length) {
+          top[1]++;
+        } else {
+          heads[0] = heads[heads.length - 1]!;
+          heads.pop();
+        }
+        down(0);
+      }
+    },
+  };
+}
 
 /** A small binary min-heap of entries ordered by (due, insertion order). */
 class EntryHeap {
@@ -181,7 +237,12 @@ export class TimerQueue {
 
   /** Every pending timer in firing order. */
   entries(): TimerEntry[] {
-    return [...this.byId.values()].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+    return [...this.byId.values()].sort(firingOrder);
+  }
+
+  /** Every pending timer, in no order (`inFiringOrder` orders them without blocking). */
+  unordered(): TimerEntry[] {
+    return [...this.byId.values()];
   }
 
   clear(): void {

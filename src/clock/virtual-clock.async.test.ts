@@ -203,3 +203,21 @@ describe('VirtualClock.advanceToAsync shares the event loop (CONTRACT §9)', () 
     expect(clock.now()).toBe(START + 3);
   });
 });
+
+// CONTRACT §13: while a state document streams, an advance under way waits at its next step.
+describe('VirtualClock.advanceToAsync while held', () => {
+  it('fires nothing until the hold is let go, then goes on to its target', async () => {
+    const clock = manualClock();
+    const fired: number[] = [];
+    for (let i = 1; i <= 3; i++) clock.setTimer(START + i * 1000, () => fired.push(i));
+    const letGo = clock.hold();
+    const advancing = clock.advanceToAsync(START + 5000, () => undefined);
+    for (let i = 0; i < 20; i++) await new Promise<void>((r) => setImmediate(r));
+    expect(fired).toEqual([]);
+    expect(clock.pending).toBe(3);
+    letGo();
+    expect((await advancing).length).toBe(3);
+    expect(fired).toEqual([1, 2, 3]);
+    expect(clock.now()).toBe(START + 5000);
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fixedWallClock } from './clock';
 import { VirtualClock } from './virtual-clock';
+import { inFiringOrder } from './timer-queue';
 import { countedSlicing, fakeHost, manualClock, START } from '../../test/support/virtual-clock';
 import { seeded } from '../../test/support/property';
 
@@ -197,5 +198,45 @@ describe('VirtualClock (realtime)', () => {
 
   it('rejects a non-positive speed', () => {
     expect(() => new VirtualClock({ speed: 0 })).toThrow(RangeError);
+  });
+});
+
+// CONTRACT §13: while a state document streams, no timer fires (the document is of one instant).
+describe('VirtualClock.hold', () => {
+  it('fires nothing on a realtime tick while held, arms no host timer, and fires what fell due once let go', () => {
+    const wall = fixedWallClock(0);
+    const { host, pending } = fakeHost();
+    const clock = new VirtualClock({ start: START, mode: 'realtime', speed: 10, wall, host });
+    let fired = 0;
+    clock.setTimer(START + 5000, () => fired++);
+    const letGo = clock.hold();
+    expect(pending).toHaveLength(0);
+    wall.advance(1000);
+    expect(clock.tick()).toEqual([]);
+    expect(fired).toBe(0);
+    const second = clock.hold();
+    letGo();
+    letGo(); // a second call does nothing
+    expect(pending).toHaveLength(0);
+    second();
+    expect(pending.at(-1)?.ms).toBe(0);
+    pending.at(-1)!.fn();
+    expect(fired).toBe(1);
+  });
+});
+
+describe('inFiringOrder', () => {
+  it('orders timers as the queue does (due, then insertion), across runs, without blocking (seeded)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 9000 }), async (dues) => {
+        const clock = manualClock();
+        dues.forEach((due, i) => clock.setTimer(START + due, () => {}, `t${i}`, { kind: 'test', i }));
+        const { slicing, state } = countedSlicing(0);
+        const ordered = [...(await inFiringOrder(clock.pendingTimersUnordered(), slicing))].map((t) => t.label);
+        expect(ordered).toEqual(clock.pendingTimers().map((t) => t.label));
+        expect(state.yields).toBe(Math.ceil(dues.length / 4096));
+      }),
+      seeded({ numRuns: 20 }),
+    );
   });
 });

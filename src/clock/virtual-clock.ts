@@ -78,6 +78,9 @@ export class VirtualClock implements Scheduler {
   private firing = false;
   /** The advance under way, if any: `reset`/`restore` mark it stopped, so when it wakes it stops. */
   private run: AdvanceRun | null = null;
+  /** Holds on firing (`hold`), and the advances waiting for the last to end. */
+  private holds = 0;
+  private held: Array<() => void> = [];
 
   constructor(options: VirtualClockOptions = {}) {
     this.wall = options.wall ?? systemWallClock;
@@ -85,6 +88,7 @@ export class VirtualClock implements Scheduler {
     this.onError = options.onError ?? (() => {});
     this.slicing = { ...nodeSlicing, ...options.slicing };
     this.startMs = options.start ?? this.wall.now();
+    this.checkInstant(this.startMs); // the clock's range (MAX_INSTANT), whoever built it
     this.modeValue = options.mode ?? 'manual';
     this.speedValue = checkSpeed(options.speed ?? 1);
     this.anchorVirtual = this.startMs;
@@ -212,6 +216,13 @@ export class VirtualClock implements Scheduler {
     };
     const { slicing } = this;
     let sliceStart = slicing.now();
+    // While a state document is taken, no timer fires (`hold`): the advance waits, then goes on.
+    const unheld = async () => {
+      if (this.holds === 0) return;
+      await new Promise<void>((resume) => this.held.push(resume));
+      sliceStart = slicing.now();
+      stillOurs();
+    };
     const settled = async () => {
       const pending = settle();
       if (pending) {
@@ -219,8 +230,10 @@ export class VirtualClock implements Scheduler {
         sliceStart = slicing.now(); // waiting let the event loop run: a new slice starts
       }
       stillOurs();
+      await unheld();
     };
     try {
+      await unheld();
       // Work already under way finishes first, at the time it started.
       await settled();
       while (this.fireNext(target, fired)) {
@@ -233,6 +246,7 @@ export class VirtualClock implements Scheduler {
             await slicing.yield();
             stillOurs();
             sliceStart = slicing.now();
+            await unheld();
           }
         } while (this.fireNext(instant, fired));
         await settled();
@@ -256,10 +270,28 @@ export class VirtualClock implements Scheduler {
    * so a fast realtime clock never blocks the event loop for long either (CONTRACT §9).
    */
   tick(): FiredTimer[] {
-    if (this.firing) return [];
+    if (this.firing || this.holds > 0) return [];
     const fired = this.fireUntil(this.now(), this.slicing.now() + this.slicing.sliceMs);
     this.arm();
     return fired;
+  }
+
+  /**
+   * Holds every timer while a state document is taken (CONTRACT §13): a realtime tick fires none
+   * and an advance under way waits at its next step; virtual time itself goes on. The function
+   * returned lets go (once); the last hold let go fires what fell due meanwhile.
+   */
+  hold(): () => void {
+    this.holds++;
+    this.stop();
+    let holding = true;
+    return () => {
+      if (!holding) return;
+      holding = false;
+      if (--this.holds > 0) return;
+      this.arm();
+      for (const resume of this.held.splice(0)) resume();
+    };
   }
 
   /** Drops every timer and puts the clock back at its start, stopping an advance under way. */
@@ -274,6 +306,14 @@ export class VirtualClock implements Scheduler {
   /** Pending timers in firing order, with the tags that say what they are for (CONTRACT §13). */
   pendingTimers(): Array<{ due: number; label: string; tag: TimerTag | undefined }> {
     return this.queue.entries().map((e) => ({ due: e.due, label: e.label, tag: e.tag }));
+  }
+
+  /**
+   * The pending timers in no order, taken now (a state save orders them in slices with
+   * `inFiringOrder`: a sort of 200,000 in one go would block the event loop, CONTRACT §9).
+   */
+  pendingTimersUnordered(): Array<{ readonly due: number; readonly seq: number; readonly label: string; readonly tag: TimerTag | undefined }> {
+    return this.queue.unordered();
   }
 
   /** The clock's own state for a snapshot (its timers belong to the modules that set them). */
@@ -364,7 +404,7 @@ export class VirtualClock implements Scheduler {
 
   private arm(): void {
     this.stop();
-    if (this.modeValue !== 'realtime') return;
+    if (this.modeValue !== 'realtime' || this.holds > 0) return;
     const next = this.queue.peek();
     if (!next) return;
     const wait = Math.max(0, (next.due - this.now()) / this.speedValue);

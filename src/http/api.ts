@@ -3,6 +3,7 @@ import type { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Context, Middleware } from 'koa';
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
+import type { ChangeGate } from '../shared/change-gate';
 import { ok, type PageMeta } from '../shared/envelope';
 import { parseOrThrow } from '../shared/validation';
 import { envelopeHead, sharedEnvelope } from './render-cache';
@@ -66,6 +67,11 @@ export interface RouteSpec<
   message: string;
   /** Statuses the route itself raises, beyond those of its auth and body (e.g. 400, 404, 409). */
   errors?: readonly number[];
+  /**
+   * Every route but a GET may change the state, so it waits while a state document is taken
+   * (CONTRACT §13, `ChangeGate`); `false` for one that changes nothing the document holds.
+   */
+  changesState?: false;
 }
 
 /** An OpenAPI 3.1 document, as the generator makes it. */
@@ -94,9 +100,16 @@ export const rawData = (json: string): RawData => ({ rawJson: json });
  * one string (V8 caps one at ~512 MiB), such as a whole sandbox state (CONTRACT §13).
  */
 export interface RawChunks {
-  readonly rawChunks: readonly string[];
+  readonly rawChunks: Iterable<string> | AsyncIterable<string>;
 }
-export const rawChunks = (chunks: readonly string[]): RawChunks => ({ rawChunks: chunks });
+export const rawChunks = (chunks: Iterable<string> | AsyncIterable<string>): RawChunks => ({ rawChunks: chunks });
+
+/** The envelope around chunks of `data`; ending it early (the client went) ends theirs too. */
+async function* envelopedChunks(head: string, chunks: Iterable<string> | AsyncIterable<string>): AsyncGenerator<string> {
+  yield head;
+  yield* chunks;
+  yield '}';
+}
 
 export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | RawChunks | { page: z.input<D>[]; meta: PageMeta };
 
@@ -134,6 +147,8 @@ export class Api {
     private readonly describe: (routes: readonly AnyRouteSpec[]) => OpenApiDocument = () => {
       throw new Error('this Api was made without an OpenAPI generator');
     },
+    /** Where the routes that may change the state wait while a state document is taken. */
+    private readonly changes?: ChangeGate,
   ) {}
 
   /**
@@ -175,7 +190,7 @@ export class Api {
         // the handler has answered
       } else if (result !== null && typeof result === 'object' && 'rawChunks' in result) {
         ctx.set('Content-Type', 'application/json; charset=utf-8');
-        ctx.body = Readable.from([head, ...(result as RawChunks).rawChunks, '}']);
+        ctx.body = Readable.from(envelopedChunks(head, (result as RawChunks).rawChunks));
       } else if (result !== null && typeof result === 'object' && 'rawJson' in result) {
         ctx.set('Content-Type', 'application/json; charset=utf-8');
         ctx.body = envelope((result as RawData).rawJson);
@@ -188,10 +203,20 @@ export class Api {
         ctx.body = JSON.stringify(paged ? ok(spec.message, paged.page, paged.meta) : ok(spec.message, result));
       }
     };
+    // CONTRACT §13: while a state document is taken, a request that may change the state waits;
+    // one under way (a promise) is counted, so the document waits for it. A plain check per request.
+    const changes = spec.method !== 'GET' && spec.changesState !== false ? this.changes : undefined;
+    const gated: Middleware = changes
+      ? (ctx, next) => {
+          if (changes.closed) return changes.whenOpen().then(() => gated(ctx, next));
+          const answer: unknown = run(ctx, next);
+          return answer instanceof Promise ? changes.track(answer) : answer;
+        }
+      : run;
     const guard = this.guard(spec.auth, spec.cost ?? 1);
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    if (guard) this.router[method](koaPath, guard, run);
-    else this.router[method](koaPath, run);
+    if (guard) this.router[method](koaPath, guard, gated);
+    else this.router[method](koaPath, gated);
   }
 }

@@ -1,6 +1,7 @@
 import Koa, { type Context, type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
+import type { ChangeGate } from '../shared/change-gate';
 import { ApiError } from '../shared/errors';
 import { renderError, ERROR_MESSAGES } from './middleware/errors';
 import { parseBody } from './middleware/body';
@@ -18,6 +19,8 @@ export interface AppOptions {
   register: (api: Api) => void;
   /** Sees every finished request (the request inspector); called after the answer is rendered. */
   observe?: (ctx: Context, outcome: Outcome) => void;
+  /** Where the routes that may change the state wait while a state document is taken (CONTRACT §13). */
+  changes?: ChangeGate;
   /** Webhook events documented in `GET /openapi.json`. */
   webhooks?: readonly WebhookSpec[];
   version: string;
@@ -36,7 +39,7 @@ export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true;
   const router = new Router();
-  const api = new Api(router, options.guard, (routes) => buildOpenApi(routes, options.webhooks ?? [], options.version));
+  const api = new Api(router, options.guard, (routes) => buildOpenApi(routes, options.webhooks ?? [], options.version), options.changes);
   options.register(api);
   // CONTRACT §10: generated once from the routes just registered.
   let document: string | undefined;

@@ -3,7 +3,7 @@ import { ENVIRONMENTS } from '../reference/fixtures.schema';
 import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
 import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
-import { Instant, MAX_INSTANT } from '../shared/schemas';
+import { DueInstant, Instant, MAX_INSTANT } from '../shared/schemas';
 import type { PackedTimeline } from './packed-order';
 
 /**
@@ -82,7 +82,8 @@ export const OrderSnapshotSchema = PricedSchema.extend({
   recipient: RecipientSchema,
   payin: PayinSchema,
   payinRefs: z.array(z.string()),
-  payinExpiresAt: Instant.nullable(),
+  // Set ahead of the clock: near its ceiling, past it (CONTRACT §13: what is saved loads again).
+  payinExpiresAt: DueInstant.nullable(),
   payinPaidAt: Instant.nullable(),
   payout: z
     .object({ refs: z.array(z.string()), paidAt: Instant.nullable(), amount: finite, percentage: finite, state: z.enum(['sent', 'failed', 'reverted']) })
@@ -109,7 +110,7 @@ export const QuoteSnapshotSchema = PricedSchema.extend({
   partnerFeePercent: finite,
   magic: MagicSchema.optional(),
   created_at: Instant,
-  expires_at: Instant,
+  expires_at: DueInstant,
   used: z.boolean(),
 });
 

@@ -39,6 +39,12 @@ describe('loadConfig', () => {
       [['--clock-start', 'yesterday'], '--clock-start'],
       [['--max-orders', '0'], '--max-orders'],
       [['--max-orders', '1.5'], '--max-orders'],
+      // The clock's range and the delays its ceiling leaves room for (CONTRACT §13).
+      [['--clock-start', '9950-01-01T00:00:00Z'], '--clock-start'],
+      [['--clock-start', '+275000-01-01T00:00:00Z'], '--clock-start'],
+      [['--payin-window', '3651d'], '--payin-window'],
+      [['--webhook-retries', '1m,4000d'], '--webhook-retries'],
+      [['--lifecycle', 'payout=3651d'], '--lifecycle'],
     ] as const) {
       expect(() => loadConfig([...args], {}), flag).toThrow(ConfigError);
       expect(() => loadConfig([...args], {})).toThrow(new RegExp(flag));

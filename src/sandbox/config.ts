@@ -5,7 +5,7 @@ import { DEFAULT_TIMINGS, type LifecycleTimings } from '../orders/order.machine'
 import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks';
 import { hostNameOf } from '../http/middleware/admin';
 import { DEFAULT_INSPECT_LIMIT } from '../http/request-log';
-import { MAX_SPEED } from '../shared/schemas';
+import { MAX_DELAY_MS, MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
 
 /** Lifecycle steps whose delay `--lifecycle` may set (the pay-in window has its own flag). */
 const LIFECYCLE_STEPS = ['provisioning', 'processing', 'routing', 'lpAssignment', 'payout', 'settlement', 'refund'] as const;
@@ -157,10 +157,16 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
   const startRaw = pick(values['clock-start'], 'SANDBOX_CLOCK_START');
   const clockStart = startRaw ? Date.parse(startRaw) : undefined;
   if (startRaw && !Number.isFinite(clockStart)) throw new ConfigError(`--clock-start: ${startRaw} is not an ISO date`);
+  // The clock's range (CONTRACT §13): dates render as RFC 3339, and what is saved loads again.
+  if (clockStart !== undefined && !(clockStart >= 0 && clockStart <= MAX_INSTANT)) {
+    throw new ConfigError(`--clock-start: ${startRaw} is outside the clock's range (1970-01-01T00:00:00.000Z to ${new Date(MAX_INSTANT).toISOString()})`);
+  }
   const duration = (raw: string | undefined, name: string, fallback: number) => {
     if (raw === undefined || raw === '') return fallback;
     const ms = parseDuration(raw);
     if (ms === undefined || ms <= 0) throw new ConfigError(`${name}: ${raw} is not a duration such as 60s, 30m or 1h`);
+    // As an advance (CONTRACT §9): the clock's ceiling leaves room for delays of this length only.
+    if (ms > MAX_DELAY_MS) throw new ConfigError(`${name}: ${raw} is longer than 10 years (3650d)`);
     return ms;
   };
   const retriesRaw = pick(values['webhook-retries'], 'SANDBOX_WEBHOOK_RETRIES');

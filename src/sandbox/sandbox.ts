@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
-import { ClockViewSchema, clockView, systemWallClock, VirtualClock, type FiredTimer, type WallClock } from '../clock';
+import { ClockViewSchema, clockView, systemWallClock, VirtualClock, type FiredTimer, type WallClock, type WorkSlicing } from '../clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
 import { controlGuards } from '../http/middleware/admin';
 import type { AnyRouteSpec } from '../http/api';
@@ -28,7 +28,7 @@ import type { CutInfo } from '../shared/sse-stream';
 import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
 import { checkStatePath, readStateFile, writeStateFile } from './state/file';
-import { exportState, exportStateChunks, restoreState, summarise, type StateParts } from './state/snapshot';
+import { exportState, exportStateChunks, exportStateStream, restoreState, summarise, type StateParts } from './state/snapshot';
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from '../shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from '../http/control/inspector.routes';
@@ -41,6 +41,7 @@ import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from '../shared/events';
 import { requireAuth } from '../http/middleware/authenticate';
 import * as z from 'zod';
 import { createBus, type Bus } from '../shared/bus';
+import { ChangeGate } from '../shared/change-gate';
 import { createIds, type Ids } from '../shared/ids';
 import { createSimulation } from './simulation';
 import { PACKAGE_VERSION } from '../shared/package-root';
@@ -81,6 +82,8 @@ export interface Sandbox {
   requests: RequestLog;
   /** Injected faults (CONTRACT §12). */
   faults: FaultStore;
+  /** Where requests that may change the state wait while the state document streams (CONTRACT §13). */
+  changes: ChangeGate;
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
   reset(): void;
   /**
@@ -116,11 +119,13 @@ export interface SandboxOverrides extends Partial<SandboxConfig> {
   initialState?: StateDocument;
   wall?: WallClock;
   logger?: Logger;
+  /** How a streamed state document shares the event loop (tests: a slice of 0 ms, a yield they hold). */
+  stateSlicing?: Partial<WorkSlicing>;
 }
 
 /** Wires a sandbox from config: the composition root. */
 export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
-  const { wall = systemWallClock, logger: givenLogger, initialState: saved, ...rest } = overrides;
+  const { wall = systemWallClock, logger: givenLogger, initialState: saved, stateSlicing, ...rest } = overrides;
   const config: SandboxConfig = { ...DEFAULT_CONFIG, ...rest };
   const logger = givenLogger ?? pino({ level: config.logLevel });
   // CONTRACT §13: a saved state brings its seed, so the demo partner and later ids match it.
@@ -193,7 +198,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const live = new LiveFeed({ clock, bus, onCut });
   const tail = new TailFeed({ bus, onCut });
 
-  const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults };
+  // CONTRACT §13: while the state streams, requests that may change it wait here.
+  const changes = new ChangeGate();
+  const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults, changes };
+  const streamState = (onTaken?: () => void) => exportStateStream(stateParts, { slicing: stateSlicing, ...(onTaken ? { onTaken } : {}) });
   if (saved) {
     restoreState(stateParts, saved);
     logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
@@ -220,6 +228,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     bus,
     requests,
     faults,
+    changes,
     reset: simulation.reset,
     advance: simulation.advance,
     advanceTo: simulation.advanceTo,
@@ -230,7 +239,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     },
     exportStateChunks: () => exportStateChunks(stateParts),
     async saveState() {
-      return config.statePath ? writeStateFile(config.statePath, exportStateChunks(stateParts)) : 0;
+      return config.statePath ? writeStateFile(config.statePath, streamState()) : 0;
     },
     closeStreams() {
       live.close();
@@ -255,6 +264,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
   sandbox.app = createApp({
     logger,
+    changes,
     observe: recordRequests(requests, clock, wall, bus, config.adminToken),
     adminToken: config.adminToken,
     version: VERSION,
@@ -282,11 +292,15 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerTailRoute(api, { tail });
       registerStateRoutes(api, {
-        exportChunks: () => exportStateChunks(stateParts),
+        exportChunks: () => streamState(),
         restoreState: (doc) => restoreState(stateParts, doc),
         summary: () => summarise(stateParts),
         statePath: config.statePath,
-        save: (path) => writeStateFile(path, exportStateChunks(stateParts)),
+        async save(path) {
+          let summary = summarise(stateParts);
+          const bytes = await writeStateFile(path, streamState(() => (summary = summarise(stateParts))));
+          return { bytes, summary };
+        },
       });
       api.route(
         resetSpec,

@@ -28,11 +28,20 @@ export interface Ids {
 }
 
 /**
- * At most this many draws are replayed to restore a snapshot's sequence (~12 ns each, so about
- * 2.5 s): a sandbox with millions of orders has drawn tens of millions, and a document that says
- * 2^53 would hang the restore (issue 22).
+ * Draws per epoch: every this many draws the generator starts again from a seed made of the
+ * sandbox's seed and the epoch's number, so a restore replays at most this many draws (~50 ms)
+ * however many the sandbox made (CONTRACT §13: a restore never hangs; issue 22 and the
+ * reliability issue: 200 million draws took 4.6 s). A sandbox that evicts as it goes (`--max-orders`)
+ * draws without end, so no bound on `draws` near `--max-orders` could hold for what it saves.
+ * Same seed, same run still: the epochs are a function of the seed.
  */
-export const MAX_DRAWS = 200_000_000;
+export const DRAWS_PER_EPOCH = 2 ** 22;
+
+/**
+ * The largest `draws` a document may say: far beyond any run (a draw a nanosecond for a century),
+ * with room left to count on exactly (a number is exact to 2^53).
+ */
+export const MAX_DRAWS = 2 ** 52;
 
 /** The seed and how many numbers were drawn since (faker's generator state is not readable). */
 export const IdsStateSchema = z.object({
@@ -41,6 +50,9 @@ export const IdsStateSchema = z.object({
 });
 export type IdsState = z.output<typeof IdsStateSchema>;
 
+/** The seed of epoch `epoch` (> 0) of a sequence seeded with `seed`. */
+const epochSeed = (seed: number, epoch: number) => hashSeed('ids epoch', seed, epoch);
+
 /** Creates a seeded id generator. */
 export function createIds(seed: number): Ids {
   // faker's default generator, counted: replaying `draws` numbers restores its state.
@@ -48,6 +60,8 @@ export function createIds(seed: number): Ids {
   let current = { seed, draws: 0 };
   const randomizer: Randomizer = {
     next() {
+      // A new epoch starts every DRAWS_PER_EPOCH draws (a restore replays at most that many).
+      if (current.draws % DRAWS_PER_EPOCH === 0 && current.draws > 0) inner.seed(epochSeed(current.seed, current.draws / DRAWS_PER_EPOCH));
       current.draws++;
       return inner.next();
     },
@@ -70,7 +84,10 @@ export function createIds(seed: number): Ids {
     exportState: () => ({ ...current }),
     restore(state) {
       faker.seed(state.seed);
-      for (let i = 0; i < state.draws; i++) inner.next();
+      // The epoch the count falls in, then at most DRAWS_PER_EPOCH - 1 draws into it.
+      const epoch = Math.floor(state.draws / DRAWS_PER_EPOCH);
+      if (epoch > 0) inner.seed(epochSeed(state.seed, epoch));
+      for (let i = 0; i < state.draws % DRAWS_PER_EPOCH; i++) inner.next();
       current = { seed: state.seed, draws: state.draws };
     },
   };

@@ -43,17 +43,42 @@ export const AuthErrorSchema = z
   .meta({ id: 'AuthError', description: 'An authentication failure: the error envelope, or the spec §5.4 alternative body (`status` tells them apart)' });
 
 /**
- * The latest virtual instant (Unix ms) the sandbox holds: the largest valid Date less a century
- * of headroom for the timers set after it, so every instant it stores renders as a date.
+ * The last instant RFC 3339 writes, 9999-12-31T23:59:59.999Z: past it `toISOString` writes a
+ * six-digit, signed year (`+275760-…`), which is not the `date-time` the spec and the OpenAPI
+ * document promise for every date the sandbox answers with.
  */
-export const MAX_INSTANT = 8.64e15 - 100 * 365 * 86_400_000;
+export const MAX_DATE = 253_402_300_799_999;
 
-/** A virtual instant, Unix ms, within the clock's range (CONTRACT §13: restored dates included). */
+/** The longest delay the sandbox sets ahead of its clock (an advance, a flag's duration): 10 years. */
+export const MAX_DELAY_MS = 10 * 365 * 86_400_000;
+
+/**
+ * The latest virtual instant (Unix ms) the clock holds: MAX_DATE less a century of headroom for
+ * what is set ahead of it (an expiry, a retry, a timer's due, each at most MAX_DELAY_MS ahead), so
+ * every instant the sandbox stores renders as a `date-time`, and a state saved at the ceiling loads
+ * again (CONTRACT §13).
+ */
+export const MAX_INSTANT = MAX_DATE - 100 * 365 * 86_400_000;
+
+/**
+ * An instant that happened, Unix ms, within the clock's range (CONTRACT §13: restored dates
+ * included): a clock's `now`, a creation, a timeline entry, a payment.
+ */
 export const Instant = z
   .number()
   .int()
   .nonnegative()
   .max(MAX_INSTANT, `must be an instant the clock can hold (at most ${MAX_INSTANT}, ${new Date(MAX_INSTANT).toISOString()})`);
+
+/**
+ * An instant set ahead of the clock by a delay: an expiry, a retry, a timer's due. Near the
+ * clock's ceiling it falls past it, up to MAX_DATE (what the sandbox saves, it loads again).
+ */
+export const DueInstant = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(MAX_DATE, `must be an instant a date can hold (at most ${MAX_DATE}, ${new Date(MAX_DATE).toISOString()})`);
 
 /** The clock's fastest realtime speed, for `POST /sandbox/clock` and a restored state alike. */
 export const MAX_SPEED = 1_000_000;

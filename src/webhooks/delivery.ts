@@ -1,7 +1,7 @@
 import { ISO } from '../clock';
 import * as z from 'zod';
 import { ENVIRONMENTS } from '../reference/fixtures.schema';
-import { Instant } from '../shared/schemas';
+import { DueInstant, Instant } from '../shared/schemas';
 import { DeliveryStatusSchema, WebhookEventSchema, type DeliveryStatus, type DeliveryView } from './delivery.schemas';
 import { PackedBody } from './packed-body';
 
@@ -37,7 +37,7 @@ export const DeliveryRecordSchema = z.object({
   status: DeliveryStatusSchema,
   attempts: z.array(AttemptRecordSchema),
   automaticAttempts: z.number().int().nonnegative(),
-  next_attempt_at: Instant.nullable(),
+  next_attempt_at: DueInstant.nullable(),
   created_at: Instant,
   inFlight: z.boolean(),
 });

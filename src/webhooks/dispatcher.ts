@@ -279,9 +279,16 @@ export function createDispatcher(deps: DispatcherDeps) {
     exportState(): DeliveryRecord[] {
       return [...deliveries.values()].map(deliveryRecord);
     },
-    /** Each delivery's snapshot record as JSON, one at a time (a state save streams them). */
-    *recordsJson(): Generator<string> {
-      for (const d of deliveries.values()) yield JSON.stringify(deliveryRecordView(d));
+    /**
+     * Each delivery's snapshot record as JSON, one at a time (a state save streams them). Those
+     * with an attempt in flight are written now: their attempt ends on its own time, even while a
+     * streamed save holds every other change (CONTRACT §13), and is in the document as in flight.
+     */
+    recordsJson(): Generator<string> {
+      const taken = [...deliveries.values()].map((d) => (d.inFlight ? JSON.stringify(deliveryRecordView(d)) : d));
+      return (function* () {
+        for (const d of taken) yield typeof d === 'string' ? d : JSON.stringify(deliveryRecordView(d));
+      })();
     },
     /**
      * Replaces the log with a validated snapshot's. An attempt that was in flight when the

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { clientFor, startTestServer, T0, type Caller, type TestServer } from '../support/server';
 import { firstHalf, secondHalf } from '../support/state-script';
+import { mountTmpfs, type Tmpfs } from '../support/tmpfs';
 
 // CONTRACT §13: --state FILE is saved on SIGTERM and loaded at start; the run goes on as if
 // the process had never stopped.
@@ -139,6 +140,44 @@ describe('--state FILE', () => {
     expect(await served.exit).toBe(1);
     expect(served.out()).toMatch(/"level":50[^\n]*state could not be saved/);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  // Issue: on a nearly full disk SIGTERM logged "state saved" and exited 0 over a truncated file.
+  describe('on a disk that fills up (a 1 MiB tmpfs)', () => {
+    // Mounted only when a test of this block runs (a filtered run must leave no mount behind).
+    let disk: Tmpfs | string = 'not mounted';
+    beforeAll(() => {
+      disk = mountTmpfs(1024 * 1024);
+      if (typeof disk === 'string') console.warn(`skipped: ${disk}`);
+    });
+    afterAll(() => {
+      if (typeof disk !== 'string') disk.unmount();
+    });
+    it('exits non-zero on SIGTERM, logging ENOSPC at error level, and keeps the previous file whole', async (ctx) => {
+      if (typeof disk === 'string') return ctx.skip(disk);
+      const { dir, fill } = disk;
+      const file = join(dir, 'sandbox.json');
+      const served = runToExit(['--state', file]);
+      const url = await new Promise<string>((resolve) => {
+        const wait = () => {
+          const found = /listening on (http:\S+)/.exec(served.out())?.[1];
+          if (found) resolve(found);
+          else setTimeout(wait, 20);
+        };
+        wait();
+      });
+      const post = (path: string, body?: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+      expect((await post('/sandbox/state/save')).status).toBe(200);
+      const before = readFileSync(file, 'utf8');
+      for (let i = 0; i < 30; i++) expect((await post('/sandbox/partners', { name: `Partner ${i}`, webhook_url: null })).status).toBe(200);
+      // Room for a part of the new document only: its first write is short, the next one fails.
+      fill(4096);
+      served.child.kill('SIGTERM');
+      expect(await served.exit).toBe(1);
+      expect(served.out()).toMatch(/"level":50[^\n]*no space left on the device \(ENOSPC\)[^\n]*state could not be saved/);
+      expect(served.out()).not.toMatch(/"msg":"state saved"/);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    });
   });
 
   it('has its graceful stop in place before the banner says it is listening (a signal at once is a graceful stop)', async () => {

@@ -5,6 +5,7 @@ import { createOrder } from '../support/orders';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { firstHalf } from '../support/state-script';
 import { startTestServer, type Caller, type TestServer } from '../support/server';
+import { MAX_DRAWS } from '../../src/shared/ids';
 
 // CONTRACT §13, issue 22: a state document, however it was edited, is refused with a 422 and
 // nothing changed, or restored so that afterwards no route answers 5xx, nothing hangs and no
@@ -195,5 +196,24 @@ describe('hostile state documents (issue 22)', () => {
     }
     const after = (await s.control('GET', '/sandbox/state')).body.data;
     for (const o of doc.orders) expect(after.orders.find((x: any) => x.reference === o.reference)?.created_at).toBe(o.created_at);
+  });
+
+  // The reliability issue: a restore replayed every draw (the largest count allowed then, 200
+  // million, held every request for 4.6 s), and a sandbox that evicts as it goes draws without
+  // end. Now any count a document may hold restores at once (one epoch's draws at most).
+  it('restores a document whose id counter is as large as a document may say, and creates after it', async () => {
+    for (const draws of [MAX_DRAWS, 250_000_000]) {
+      const doc = structuredClone(original);
+      doc.ids.draws = draws;
+      const res = await s.control('PUT', '/sandbox/state', doc);
+      expect(res.status, res.text).toBe(200);
+      expect((await s.control('GET', '/sandbox/state')).body.data.ids).toEqual({ seed: doc.ids.seed, draws });
+      const refs = new Set(doc.orders.map((o: any) => o.reference));
+      const order = await createOrder(s, 'onramp', {}, { as: partner });
+      expect(refs.has(order.reference)).toBe(false);
+    }
+    const res = await s.control('PUT', '/sandbox/state', { ...structuredClone(original), ids: { ...original.ids, draws: MAX_DRAWS + 1 } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/^ids\.draws: must be at most 4503599627370496/);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstHalf, outcome, secondHalf } from '../support/state-script';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
+import { mountTmpfs, type Tmpfs } from '../support/tmpfs';
+import { createOrder } from '../support/orders';
+import { MAX_INSTANT } from '../../src/shared/schemas';
 
 // CONTRACT §13: GET/PUT /sandbox/state. A restored sandbox behaves as if it had never stopped.
 let r: Receiver;
@@ -87,6 +90,57 @@ describe('snapshot and restore', () => {
     expect(res.body).toMatchObject({ status: false, code: 'E_STATE_NOT_SAVED' });
     expect(res.body.message).toMatch(/sandbox\.json: no such file or folder/);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  // Issue: on a nearly full disk a short write was taken as a full one: 200 "State saved" and a
+  // truncated file in place of the good one.
+  describe('on a disk that fills up (a 1 MiB tmpfs)', () => {
+    // Mounted only when a test of this block runs (a filtered run must leave no mount behind).
+    let disk: Tmpfs | string = 'not mounted';
+    beforeAll(() => {
+      disk = mountTmpfs(1024 * 1024);
+      if (typeof disk === 'string') console.warn(`skipped: ${disk}`);
+    });
+    afterAll(() => {
+      if (typeof disk !== 'string') disk.unmount();
+    });
+    it('answers 507 naming ENOSPC and keeps the previous file whole', async (ctx) => {
+      if (typeof disk === 'string') return ctx.skip(disk);
+      const { dir, fill } = disk;
+      const file = join(dir, 'sandbox.json');
+      const s = await startTestServer({ seed: 5, statePath: file });
+      servers.push(s);
+      expect((await s.control('POST', '/sandbox/state/save')).status).toBe(200);
+      const before = readFileSync(file, 'utf8');
+      for (let i = 0; i < 30; i++) expect((await s.control('POST', '/sandbox/partners', { name: `Partner ${i}`, webhook_url: null })).status).toBe(200);
+      // Room for a part of the new document only: its first write is short, the next one fails.
+      fill(4096);
+      const res = await s.control('POST', '/sandbox/state/save');
+      expect(res.status, res.text).toBe(507);
+      expect(res.body).toMatchObject({ status: false, code: 'E_STATE_NOT_SAVED' });
+      expect(res.body.message).toMatch(/sandbox\.json: no space left on the device \(ENOSPC\); the previous file, if any, is unchanged/);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+      expect(readdirSync(dir).sort()).toEqual(['filler', 'sandbox.json']);
+    });
+  });
+
+  // Issue: an order made near the clock's ceiling has its pay-in window (and its timers) past
+  // it: the document the sandbox saved was refused when loaded again.
+  it('loads again what it saved at the clock\'s ceiling: orders, quotes and timers due past it', async () => {
+    const s = await startTestServer({ seed: 5, clockStart: MAX_INSTANT - 60_000, webhookTimeoutMs: 2_000 });
+    servers.push(s);
+    await createOrder(s, 'onramp');
+    await createOrder(s, 'offramp');
+    const quote = await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: 5000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    expect(quote.status, quote.text).toBe(200);
+    for (const step of ['before', 'at'] as const) {
+      if (step === 'at') expect((await s.control('POST', '/sandbox/clock/advance', { to: new Date(MAX_INSTANT).toISOString() })).status).toBe(200);
+      const doc = (await s.control('GET', '/sandbox/state')).body.data;
+      expect(doc.timers.some((t: { due: number }) => t.due > MAX_INSTANT), step).toBe(true);
+      const res = await s.control('PUT', '/sandbox/state', doc);
+      expect(res.status, `${step}: ${res.text}`).toBe(200);
+      expect((await s.control('GET', '/sandbox/state')).body.data, step).toEqual(doc);
+    }
   });
 
   it('says the state route\'s own size limit when a PUT is too large, and where a larger state goes', async () => {

@@ -99,6 +99,9 @@ export const answerListenAttemptSpec = {
   data: ListenAnswerResultSchema,
   message: 'Answer recorded',
   errors: [404, 409],
+  // It ends an attempt in flight, as a receiver's answer over HTTP does: a streamed state save
+  // took that delivery as in flight, so the answer need not wait for the save (CONTRACT §13).
+  changesState: false,
 } as const satisfies AnyRouteSpec;
 
 const END_MESSAGE: Record<ListenerEnd, string> = {

@@ -1,9 +1,11 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox';
-import { checkStatePath, readStateFile, StateFileError, StateSaveError, writeStateFile } from './file';
+import { checkStatePath, readStateFile, StateFileError, StateSaveError, writeStateFile, type StateFileHandle } from './file';
+import { mountTmpfs, type Tmpfs } from '../../../test/support/tmpfs';
 
 // CONTRACT §13: the state is streamed to its file and read back streamed when large; a save that
 // fails says why and leaves the previous file whole; a path that cannot be written is refused.
@@ -75,5 +77,82 @@ describe('state file', () => {
     await expect(writeStateFile(file, failing as unknown as string[])).rejects.toThrow(/disk gave up/);
     expect(readFileSync(file, 'utf8')).toBe('"before"');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  // Issue: a save on a full disk truncated the file, answered 200 and replaced the good file.
+  // write(2) may store fewer bytes than asked without failing; the next write then fails.
+  /** A real file handle whose writes store at most `max` bytes each, and none past `room` in all. */
+  const shortWrites = (max: number, room = Number.POSITIVE_INFINITY) => {
+    const calls: number[] = [];
+    let stored = 0;
+    const openShort = async (path: string): Promise<StateFileHandle> => {
+      const file = await open(path, 'w');
+      return {
+        write: async (buffer, offset, length) => {
+          const n = Math.max(0, Math.min(max, length, room - stored));
+          calls.push(n);
+          stored += n;
+          return n === 0 ? { bytesWritten: 0 } : file.write(buffer, offset, n);
+        },
+        stat: () => file.stat(),
+        sync: () => file.sync(),
+        close: () => file.close(),
+      };
+    };
+    return { open: openShort, calls };
+  };
+
+  it('follows short writes until every byte of the document is stored', async () => {
+    const file = join(dir, 'short.json');
+    const chunks = sandbox.exportStateChunks();
+    const text = chunks.join('');
+    const short = shortWrites(1000);
+    const bytes = await writeStateFile(file, chunks, { open: short.open });
+    expect(bytes).toBe(Buffer.byteLength(text));
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(short.calls.length).toBeGreaterThan(Buffer.byteLength(text) / 1000);
+  });
+
+  it('fails a save whose writes stop storing bytes (a full disk), keeping the previous file whole', async () => {
+    const file = join(dir, 'full.json');
+    writeFileSync(file, '"before"');
+    const short = shortWrites(4096, 10_000);
+    await expect(writeStateFile(file, sandbox.exportStateChunks(), { open: short.open })).rejects.toThrow(
+      /could not write .*full\.json: a write stored \d+ of \d+ bytes and then none: the device is probably full/,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('"before"');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('refuses to rename a temporary file whose size is not the bytes written', async () => {
+    const file = join(dir, 'size.json');
+    writeFileSync(file, '"before"');
+    const short = shortWrites(Number.POSITIVE_INFINITY);
+    const lying = async (path: string): Promise<StateFileHandle> => ({ ...(await short.open(path)), stat: async () => ({ size: 3 }) });
+    await expect(writeStateFile(file, ['{"a":1}'], { open: lying })).rejects.toThrow(/the file holds 3 bytes of the 7 written/);
+    expect(readFileSync(file, 'utf8')).toBe('"before"');
+  });
+
+  describe('on a real file system that fills up (a 1 MiB tmpfs)', () => {
+    // Mounted only when a test of this block runs (a filtered run must leave no mount behind).
+    let fs: Tmpfs | string = 'not mounted';
+    beforeAll(() => {
+      fs = mountTmpfs(1024 * 1024);
+      if (typeof fs === 'string') console.warn(`skipped: ${fs}`);
+    });
+    afterAll(() => {
+      if (typeof fs !== 'string') fs.unmount();
+    });
+    it('answers ENOSPC for a document larger than the space left, keeping the previous file whole', async (ctx) => {
+      if (typeof fs === 'string') return ctx.skip(fs);
+      const { dir: disk } = fs;
+      const file = join(disk, 'sandbox.json');
+      writeFileSync(file, '"before"');
+      // One chunk of 2 MiB: the first write stores 1 MiB less what is used, the next one fails.
+      const big = JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) });
+      await expect(writeStateFile(file, [big])).rejects.toThrow(/could not write .*sandbox\.json: no space left on the device \(ENOSPC\)/);
+      expect(readFileSync(file, 'utf8')).toBe('"before"');
+      expect(readdirSync(disk)).toEqual(['sandbox.json']);
+    });
   });
 });

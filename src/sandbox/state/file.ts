@@ -81,23 +81,47 @@ export async function checkStatePath(path: string): Promise<void> {
 }
 
 /**
- * Writes a document given as chunks atomically (CONTRACT §13): to a temporary file beside the
- * target, flushed to disk, then renamed over it, so a crash or a failure mid-write leaves the
- * previous file whole (and no temporary file behind). Returns the bytes written; a failure is a
- * StateSaveError naming the cause.
+ * What a save writes through: the calls of `fs.promises.FileHandle` it makes, so a test can hand
+ * in a handle whose writes come up short (as `write(2)` does on a nearly full disk).
  */
-export async function writeStateFile(path: string, chunks: readonly string[]): Promise<number> {
+export interface StateFileHandle {
+  write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  stat(): Promise<{ size: number }>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface WriteStateOptions {
+  /** Opens the temporary file for writing (default: `fs.promises.open(path, 'w')`). */
+  open?: (path: string) => Promise<StateFileHandle>;
+}
+
+/**
+ * Writes a document given as chunks (streamed: each is written as it comes) atomically (CONTRACT
+ * §13): to a temporary file beside the target, flushed to disk, then renamed over it, so a crash or
+ * a failure mid-write leaves the previous file whole (and no temporary file behind). Returns the
+ * bytes written; a failure is a StateSaveError naming the cause.
+ *
+ * `write(2)` may store fewer bytes than asked without failing (a disk filling up stores what fits,
+ * and only the next write says ENOSPC): every write is followed until all its bytes are stored, a
+ * write that stores nothing is a failure, and the temporary file's size is checked against the
+ * bytes written before it may replace the previous file.
+ */
+export async function writeStateFile(path: string, chunks: Iterable<string> | AsyncIterable<string>, options: WriteStateOptions = {}): Promise<number> {
   const temp = `${path}.${process.pid}.tmp`;
+  const openFile = options.open ?? ((file: string) => open(file, 'w'));
   let bytes = 0;
   try {
-    const file = await open(temp, 'w');
+    const file = await openFile(temp);
     try {
-      for (const chunk of chunks) {
+      for await (const chunk of chunks) {
         const data = Buffer.from(chunk, 'utf8');
-        await file.write(data);
+        await writeAll(file, data);
         bytes += data.length;
       }
       await file.sync();
+      const { size } = await file.stat();
+      if (size !== bytes) throw new Error(`the file holds ${size} bytes of the ${bytes} written`);
     } finally {
       await file.close();
     }
@@ -107,6 +131,16 @@ export async function writeStateFile(path: string, chunks: readonly string[]): P
     throw new StateSaveError(`could not write ${path}: ${reason(error)}`, { cause: error });
   }
   return bytes;
+}
+
+/** Writes every byte of `data`, following short writes; a write that stores nothing is an error. */
+async function writeAll(file: StateFileHandle, data: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < data.length) {
+    const { bytesWritten } = await file.write(data, offset, data.length - offset);
+    if (!(bytesWritten > 0)) throw new Error(`a write stored ${offset} of ${data.length} bytes and then none: the device is probably full`);
+    offset += bytesWritten;
+  }
 }
 
 function reason(error: unknown): string {

@@ -1,8 +1,9 @@
 import type { PartnerRegistry } from '../../auth';
-import { ISO, type VirtualClock } from '../../clock';
+import { inFiringOrder, ISO, nodeSlicing, type TimerTag, type VirtualClock, type WorkSlicing } from '../../clock';
 import type { FaultStore } from '../../http/faults/fault.store';
 import type { OrderService } from '../../orders';
 import { validationError } from '../../shared/errors';
+import type { ChangeGate } from '../../shared/change-gate';
 import type { Ids } from '../../shared/ids';
 import type { Dispatcher } from '../../webhooks';
 import { STATE_FORMAT_VERSION, type StateDocument, type StateSummary, type TimerSnapshot } from './state.schema';
@@ -17,6 +18,8 @@ export interface StateParts {
   orders: OrderService;
   dispatcher: Dispatcher;
   faults: FaultStore;
+  /** Where requests that may change the state wait while the document streams (CONTRACT §13). */
+  changes?: ChangeGate;
 }
 
 /** The whole state as one JSON document (CONTRACT §13). */
@@ -44,59 +47,126 @@ export function exportState(p: StateParts): StateDocument {
 /** A streamed document is cut into strings of about this many characters. */
 const CHUNK_CHARS = 4 * 1024 * 1024;
 
+/** A pending timer as the document lists it (its tag says what re-creates it). */
+type PendingTimer = { readonly due: number; readonly label: string; readonly tag: TimerTag | undefined };
+
+/**
+ * The document's pieces, taken now (CONTRACT §13): the small parts as JSON at once, each delivery
+ * with an attempt in flight as it is now, and the lists of orders, quotes and deliveries whose
+ * JSON is made as they are iterated; the timers (taken by the caller at the same instant) are
+ * asked for in firing order when their turn comes. Joined, the pieces are
+ * `JSON.stringify(exportState(p))` as long as nothing changes while they are iterated: the caller
+ * sees to that (at once, or holding the changes: `exportStateStream`).
+ */
+function documentPieces(p: StateParts, timersInOrder: () => Iterable<PendingTimer>): Iterable<string> {
+  const { partners, revoked_keys } = p.partners.exportState();
+  const json = (value: unknown) => [JSON.stringify(value)];
+  const timers = function* () {
+    for (const { due, label, tag } of timersInOrder()) yield JSON.stringify({ due, label, tag });
+  };
+  // The keys in exportState's order (a test holds the two to the same text).
+  const fields: Array<[keyof StateDocument, string[] | { items: Iterable<string> }]> = [
+    ['version', json(STATE_FORMAT_VERSION)],
+    ['sandbox_version', json(p.version)],
+    ['seed', json(p.seed)],
+    ['ids', json(p.ids.exportState())],
+    ['clock', json(p.clock.exportState())],
+    ['partners', json(partners)],
+    ['revoked_keys', json(revoked_keys)],
+    ['quotes', { items: p.orders.quotesJson() }],
+    ['orders', { items: p.orders.ordersJson() }],
+    ['evicted_orders', json(p.orders.evictedCount)],
+    ['timers', { items: timers() }],
+    ['deliveries', { items: p.dispatcher.recordsJson() }],
+    ['faults', json(p.faults.exportState())],
+  ];
+  return (function* () {
+    for (const [i, [key, value]] of fields.entries()) {
+      yield `${i === 0 ? '{' : ','}${JSON.stringify(key)}:`;
+      if (Array.isArray(value)) {
+        yield* value;
+        continue;
+      }
+      yield '[';
+      let first = true;
+      for (const item of value.items) {
+        yield first ? item : `,${item}`;
+        first = false;
+      }
+      yield ']';
+    }
+    yield '}';
+  })();
+}
+
 /**
  * The same document as `JSON.stringify(exportState(p))`, as a list of strings of about 4 Mi
  * characters (CONTRACT §13): V8 caps one string at ~512 MiB, which ~190,000 completed orders
  * reach, so a large state is never one string, and its orders and deliveries are written one by
- * one rather than copied first. Taken at one instant (nothing runs in between), then streamed.
+ * one rather than copied first. Taken at one instant, in one go: the event loop waits for it (in
+ * process and in tests; the routes and the save stream it with `exportStateStream`).
  */
 export function exportStateChunks(p: StateParts): string[] {
   const chunks: string[] = [];
   let parts: string[] = [];
   let size = 0;
-  const write = (text: string) => {
-    parts.push(text);
-    size += text.length;
+  for (const piece of documentPieces(p, () => timerSnapshots(p))) {
+    parts.push(piece);
+    size += piece.length;
     if (size >= CHUNK_CHARS) {
       chunks.push(parts.join(''));
       parts = [];
       size = 0;
     }
-  };
-  const items = (all: Iterable<string>) => {
-    write('[');
-    let first = true;
-    for (const json of all) {
-      write(first ? json : `,${json}`);
-      first = false;
-    }
-    write(']');
-  };
-  const { partners, revoked_keys } = p.partners.exportState();
-  // The keys in exportState's order (a test holds the two to the same text).
-  const fields: Array<[keyof StateDocument, unknown | (() => Iterable<string>)]> = [
-    ['version', STATE_FORMAT_VERSION],
-    ['sandbox_version', p.version],
-    ['seed', p.seed],
-    ['ids', p.ids.exportState()],
-    ['clock', p.clock.exportState()],
-    ['partners', partners],
-    ['revoked_keys', revoked_keys],
-    ['quotes', () => p.orders.quotesJson()],
-    ['orders', () => p.orders.ordersJson()],
-    ['evicted_orders', p.orders.evictedCount],
-    ['timers', timerSnapshots(p)],
-    ['deliveries', () => p.dispatcher.recordsJson()],
-    ['faults', p.faults.exportState()],
-  ];
-  fields.forEach(([key, value], i) => {
-    write(`${i === 0 ? '{' : ','}${JSON.stringify(key)}:`);
-    if (typeof value === 'function') items((value as () => Iterable<string>)());
-    else write(JSON.stringify(value));
-  });
-  write('}');
+  }
   if (parts.length > 0) chunks.push(parts.join(''));
   return chunks;
+}
+
+/**
+ * The document of `exportStateChunks`, streamed (CONTRACT §13 "stream it", §9 "nothing blocks for
+ * long"): taken at one instant, then written in slices of about `sliceMs` of work, the event loop
+ * running between them, so other requests are answered during a save. Meanwhile nothing changes
+ * what is being written: requests that may change the state wait (`ChangeGate`; the stream starts
+ * once those under way have ended), no timer fires (`VirtualClock#hold`), and an attempt in flight
+ * that ends meanwhile changes only its own delivery, taken as in flight (a restore sends it
+ * again). Ending the stream early (the reader went) lets the changes go on.
+ */
+export async function* exportStateStream(p: StateParts, options: { slicing?: Partial<WorkSlicing>; onTaken?: () => void } = {}): AsyncGenerator<string> {
+  const slicing = { ...nodeSlicing, ...options.slicing };
+  const open = p.changes ? await p.changes.close() : () => {};
+  const letGo = p.clock.hold();
+  try {
+    // One instant: the timers (in no order yet) and the rest of the document, taken together.
+    const pending = p.clock.pendingTimersUnordered();
+    // (a label is made from its tag when read: made here only for the error)
+    for (const timer of pending) if (!timer.tag) throw new Error(`timer "${timer.label}" has no tag: it could not be restored`);
+    let ordered: Iterable<PendingTimer> = [];
+    const pieces = documentPieces(p, () => ordered);
+    options.onTaken?.(); // at the document's instant (a save's summary is of what it writes)
+    ordered = await inFiringOrder(pending, slicing);
+    let parts: string[] = [];
+    let size = 0;
+    let sliceStart = slicing.now();
+    for (const piece of pieces) {
+      parts.push(piece);
+      size += piece.length;
+      const sliceDone = slicing.now() - sliceStart >= slicing.sliceMs;
+      if (size >= CHUNK_CHARS || sliceDone) {
+        yield parts.join('');
+        parts = [];
+        size = 0;
+      }
+      if (sliceDone) {
+        await slicing.yield();
+        sliceStart = slicing.now();
+      }
+    }
+    if (parts.length > 0) yield parts.join('');
+  } finally {
+    letGo();
+    open();
+  }
 }
 
 function timerSnapshots(p: StateParts): TimerSnapshot[] {

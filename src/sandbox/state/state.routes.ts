@@ -22,23 +22,35 @@ export const putStateSpec = {
   data: StateSummarySchema,
   message: 'State restored',
 } as const satisfies AnyRouteSpec;
-export const saveStateSpec = { ...admin, method: 'POST', path: '/sandbox/state/save', operationId: 'saveState', summary: 'Write the state to --state FILE now (atomically)', data: SavedSchema, message: 'State saved', errors: [400, 507] } as const satisfies AnyRouteSpec;
+export const saveStateSpec = {
+  ...admin,
+  method: 'POST',
+  path: '/sandbox/state/save',
+  operationId: 'saveState',
+  summary: 'Write the state to --state FILE now (atomically)',
+  data: SavedSchema,
+  message: 'State saved',
+  errors: [400, 507],
+  // It takes the document itself (holding the changes while it streams): it is no change to wait for.
+  changesState: false,
+} as const satisfies AnyRouteSpec;
 
 export interface StateRoutesDeps {
-  /** The document as JSON chunks (CONTRACT §13: streamed, whatever its size). */
-  exportChunks(): string[];
+  /** The document as JSON chunks (CONTRACT §13: streamed, whatever its size, in slices). */
+  exportChunks(): AsyncIterable<string>;
   restoreState(doc: StateDocument): void;
   summary(): StateSummary;
   /** `--state FILE`, if set: where `POST /sandbox/state/save` writes. */
   statePath: string | undefined;
-  save(path: string): Promise<number>;
+  /** Writes the document there; the bytes written and the summary of what was written. */
+  save(path: string): Promise<{ bytes: number; summary: StateSummary }>;
 }
 
 /** CONTRACT §13: the whole state as one document, replaced whole, and saved to `--state FILE`. */
 export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
   api.route(
     getStateSpec,
-    () => rawChunks(deps.exportChunks()),
+    async () => rawChunks(await readAhead(deps.exportChunks())),
   );
   api.route(
     putStateSpec,
@@ -52,13 +64,60 @@ export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
     async () => {
       const path = deps.statePath;
       if (!path) throw badRequest('No state file: start the sandbox with --state FILE (or SANDBOX_STATE) to save to one; GET /sandbox/state returns the document');
-      const summary = deps.summary();
       try {
-        return { path, bytes: await deps.save(path), summary };
+        return { path, ...(await deps.save(path)) };
       } catch (error) {
         if (error instanceof StateSaveError) throw new ApiError('E_STATE_NOT_SAVED', `The state was not saved: ${error.message}; the previous file, if any, is unchanged`);
         throw error;
       }
     },
   );
+}
+
+/**
+ * Pulls `source` to its end as fast as it is made, keeping what the reader has not taken yet: a
+ * slow reader (or one that stopped reading) never holds the changes a streamed document holds
+ * (CONTRACT §13), at the cost of keeping the rest of the document until it is read. Resolves once
+ * the first chunk is made, so a document that cannot be made at all is still an error envelope.
+ */
+export async function readAhead(source: AsyncIterable<string>): Promise<AsyncIterable<string>> {
+  const queue: string[] = [];
+  let done = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  let started!: () => void;
+  const first = new Promise<void>((resolve) => (started = resolve));
+  void (async () => {
+    try {
+      for await (const chunk of source) {
+        queue.push(chunk);
+        started();
+        wake?.();
+      }
+    } catch (error) {
+      failure = { error };
+    } finally {
+      done = true;
+      started();
+      wake?.();
+    }
+  })();
+  await first;
+  if (failure && queue.length === 0) throw failure.error;
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        if (queue.length > 0) {
+          yield queue.shift()!;
+          continue;
+        }
+        if (done) {
+          if (failure) throw failure.error;
+          return;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CLOCK_MODES, ClockStateSchema } from '../../clock/clock.schemas';
 import { IdsStateSchema } from '../../shared/ids';
-import { Instant } from '../../shared/schemas';
+import { DueInstant } from '../../shared/schemas';
 import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schemas';
 import { FaultsStateSchema } from '../../http/faults/fault.store';
 import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/order.records';
@@ -13,7 +13,8 @@ export const STATE_FORMAT_VERSION = 1;
 
 /** A pending timer: when it fires, and what for (its module re-creates it from the tag). */
 const TimerSchema = z.object({
-  due: Instant,
+  // CONTRACT §13: set ahead of the clock, so near its ceiling past it (what is saved, loads again)
+  due: DueInstant,
   label: z.string(),
   tag: z.discriminatedUnion('kind', [
     // named, so the document's discriminator on `kind` can refer to them
