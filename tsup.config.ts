@@ -26,11 +26,13 @@ const common: Options = {
  */
 export const library: Options = {
   ...common,
-  entry: { index: 'src/index.ts' },
+  // `ramp-sandbox/testcontainers` (CONTRACT §20) is its own entry: only who imports it loads
+  // testcontainers (an optional peer dependency, so external).
+  entry: { index: 'src/index.ts', testcontainers: 'src/client/testcontainers.ts' },
   outDir: 'dist',
   noExternal: ['@faker-js/faker'],
-  // One rolled-up index.d.ts: it resolves under every moduleResolution a user's project may use.
-  dts: { entry: { index: 'src/index.ts' } },
+  // One rolled-up .d.ts per entry: it resolves under every moduleResolution a user's project may use.
+  dts: { entry: { index: 'src/index.ts', testcontainers: 'src/client/testcontainers.ts' } },
   // The dashboard's browser modules are served as files, not bundled into the server code.
   onSuccess: async () => {
     // Not types.ts: it holds the UI's JSDoc types (type-checking only, never served).
