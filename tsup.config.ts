@@ -26,18 +26,28 @@ const common: Options = {
  */
 export const library: Options = {
   ...common,
-  // `ramp-sandbox/testcontainers` (CONTRACT §20) is its own entry: only who imports it loads
-  // testcontainers (an optional peer dependency, so external).
-  entry: { index: 'src/index.ts', testcontainers: 'src/client/testcontainers.ts' },
+  entry: { index: 'src/index.ts' },
   outDir: 'dist',
   noExternal: ['@faker-js/faker'],
-  // One rolled-up .d.ts per entry: it resolves under every moduleResolution a user's project may use.
-  dts: { entry: { index: 'src/index.ts', testcontainers: 'src/client/testcontainers.ts' } },
+  // One rolled-up index.d.ts: it resolves under every moduleResolution a user's project may use.
+  dts: { entry: { index: 'src/index.ts' } },
   // The dashboard's browser modules are served as files, not bundled into the server code.
   onSuccess: async () => {
     // Not types.ts: it holds the UI's JSDoc types (type-checking only, never served).
     cpSync('src/dashboard/ui', 'dist/dashboard/ui', { recursive: true, filter: (path) => !path.endsWith('.ts') });
   },
+};
+
+/**
+ * `ramp-sandbox/testcontainers` (CONTRACT §20): a build of its own, so only who imports it loads
+ * testcontainers (an optional peer dependency, external as every peer is), and its declarations
+ * are one rolled-up file too (in the library's build, the two entries would share a chunk of them).
+ */
+export const testcontainers: Options = {
+  ...common,
+  entry: { testcontainers: 'src/client/testcontainers.ts' },
+  outDir: 'dist',
+  dts: { entry: { testcontainers: 'src/client/testcontainers.ts' } },
 };
 
 /**
@@ -87,4 +97,4 @@ function oneCopyPerVersion(): Plugin {
 }
 
 // dist/ is emptied by the build script first: two builds writing into it must not clean it.
-export default defineConfig([library, cli]);
+export default defineConfig([library, testcontainers, cli]);

@@ -19,6 +19,8 @@ export interface EngineContext {
   image: string;
   /** For Testcontainers: the Docker API (podman's own socket for this run). */
   dockerHost: string;
+  /** `docker compose` or `podman-compose`, as words; empty when the machine has none. */
+  compose: string[];
 }
 
 /** Runs setup-engine.sh: the engine and its environment, or why this machine cannot have one. */
@@ -35,7 +37,7 @@ export async function prepareEngine(): Promise<Omit<EngineContext, 'image' | 'do
     const engine = settings.ENGINE === 'docker' ? 'docker' : 'podman';
     // HEALTHCHECK survives only in the docker image format (buildah's default is OCI).
     const env: Record<string, string> = engine === 'podman' ? { BUILDAH_FORMAT: 'docker', ...(settings.CONTAINERS_CONF ? { CONTAINERS_CONF: settings.CONTAINERS_CONF } : {}) } : {};
-    return { engine, env };
+    return { engine, env, compose: (settings.COMPOSE ?? '').split(' ').filter(Boolean) };
   } catch (error) {
     const e = error as { stderr?: string; message: string };
     return { skip: (e.stderr?.trim().split('\n').pop() ?? e.message).replace(/^\[setup-engine\] /, '') };
@@ -119,7 +121,7 @@ export function name(kind: keyof typeof made, hint: string): string {
 
 /** Removes every container, then volume and network, that `name` gave out (afterAll, also on failure). */
 export async function cleanup(ctx: EngineContext): Promise<void> {
-  for (const c of made.containers) await engine(ctx, ctx.engine === 'podman' ? ['rm', '-f', '-t', '0', c] : ['rm', '-f', c]);
+  for (const c of made.containers) await engine(ctx, ctx.engine === 'podman' ? ['rm', '-f', '-v', '-t', '0', c] : ['rm', '-f', '-v', c]);
   for (const v of made.volumes) await engine(ctx, ['volume', 'rm', '-f', v]);
   for (const n of made.networks) await engine(ctx, ['network', 'rm', '-f', n]);
   made.containers.clear();

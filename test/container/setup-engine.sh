@@ -4,6 +4,7 @@
 # the set-up once. Prints, as its last lines, the settings the test reads (KEY=VALUE):
 #   ENGINE=docker|podman        the command to run
 #   CONTAINERS_CONF=FILE        (podman) the configuration below; export it for every podman call
+#   COMPOSE=COMMAND             `docker compose` or `podman-compose`; empty when there is none
 #
 # 1. The engine: a `docker` whose daemon answers, else `podman`; with neither, as root on a
 #    machine with apt, podman and runc are installed (RAMP_CONTAINER_ENGINE forces one).
@@ -35,7 +36,7 @@ if [ -z "$engine" ]; then
     log 'no docker or podman: installing podman and runc with apt'
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >&2 || fail 'apt-get update failed'
-    apt-get install -y -qq podman runc >&2 || fail 'apt-get install podman runc failed'
+    apt-get install -y -qq podman runc podman-compose >&2 || fail 'apt-get install podman runc podman-compose failed'
     engine=podman
   else
     fail 'no container engine: install docker or podman (as root with apt, this script installs podman)'
@@ -123,5 +124,19 @@ else
   log "made the stand-in $BASE"
 fi
 
+compose=''
+if [ "$engine" = docker ] && docker compose version >/dev/null 2>&1; then
+  compose='docker compose'
+elif [ "$engine" = podman ]; then
+  if ! have podman-compose && [ "$(id -u)" = 0 ] && have apt-get; then
+    log 'installing podman-compose with apt (the compose example)'
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman-compose >&2 || {
+      apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman-compose >&2
+    } || log 'apt-get install podman-compose failed'
+  fi
+  if have podman-compose; then compose='podman-compose'; fi
+fi
+
 echo "ENGINE=$engine"
 if [ -n "$conf" ]; then echo "CONTAINERS_CONF=$conf"; fi
+echo "COMPOSE=$compose"
