@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -187,6 +188,19 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     const vectors = JSON.parse(await engineOk(c, ['run', '--rm', c.image, 'vectors'])) as { cases: unknown[] };
     expect(vectors.cases.length).toBeGreaterThanOrEqual(12);
     expect(await engineOk(c, ['run', '--rm', c.image, 'sign', 'GET', '/v1/networks'])).toMatch(/^curl [\s\S]*svc-signature: sha256=[0-9a-f]{64}/);
+  });
+
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)("README's Python fixture, image variant: a unittest signs a call to the image it started, and stops it", async () => {
+    const result = spawnSync('python3', ['-m', 'unittest', '-v', 'test_networks'], {
+      cwd: join(ROOT, 'examples/python'),
+      env: { ...process.env, ...c.env, RAMP_SANDBOX_IMAGE: c.image, RAMP_SANDBOX_ENGINE: c.engine, PYTHONDONTWRITEBYTECODE: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.stderr).toMatch(/test_lists_networks_with_a_signed_call .* ok/);
+    expect(result.stderr).toMatch(/\nOK\n?$/);
+    const left = await engineOk(c, ['ps', '-a', '--filter', 'name=ramp-sandbox-', '--format', '{{.Names}}']);
+    expect(left.trim()).toBe('');
   });
 
   /** One control API call to the current container; the answer's `data`. */
