@@ -5,14 +5,15 @@
 # what runs (the compiled CLI, fixtures, scenarios, production dependencies) and nothing the build
 # needed (dev dependencies, sources, tests, npm's cache).
 
-# 1. The build: every dependency, then tsup (dist/: the bundled CLI and the library).
+# 1. The build: every dependency, then tsup (dist/: the bundled CLI and the dashboard's files;
+#    RAMP_SANDBOX_BUILD=image skips the type declarations, tsup.config.ts).
 FROM node:20-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --loglevel=error
 COPY tsconfig.json tsup.config.ts ./
 COPY src ./src
-RUN npm run build
+RUN RAMP_SANDBOX_BUILD=image npm run build
 
 # 2. Production dependencies only, without install scripts (none of them needs one).
 FROM node:20-slim AS deps
