@@ -26,9 +26,13 @@ fail() { log "$*"; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
 engine="${RAMP_CONTAINER_ENGINE:-}"
-if [ -z "$engine" ]; then
+if [ -n "$engine" ]; then
+  case "$engine" in docker | podman) ;; *) fail "RAMP_CONTAINER_ENGINE=$engine: docker or podman" ;; esac
+  have "$engine" || fail "RAMP_CONTAINER_ENGINE=$engine: no such command"
+  if [ "$engine" = docker ]; then timeout 10 docker info >/dev/null 2>&1 || fail 'RAMP_CONTAINER_ENGINE=docker: the docker daemon does not answer'; fi
+else
   # A docker client alone is not enough (this machine has one and no daemon): its daemon must answer.
-  if have docker && [ -z "${DOCKER_HOST:-}" ] && timeout 10 docker info >/dev/null 2>&1; then
+  if have docker && timeout 10 docker info >/dev/null 2>&1; then
     engine=docker
   elif have podman; then
     engine=podman
