@@ -23,15 +23,8 @@ export const RAMP_SANDBOX_PORT = 4010;
  */
 export const DEFAULT_IMAGE = 'ramp-sandbox:latest';
 
-/** Where the container writes its ready file (CONTRACT §18), read once it is up. */
-const READY_FILE = '/tmp/ramp-sandbox-ready.json';
-
-interface ReadyFile {
-  url: string;
-  version: string;
-  client_id: string;
-  keys: { test: PartnerCredentials['test']; live: PartnerCredentials['live'] };
-}
+/** The demo partner's client id starts so (sandbox.ts), whatever the seed. */
+const DEMO_PREFIX = 'ptr_demo_';
 
 /** A ramp-sandbox container to configure, then `start()`. */
 export class RampSandboxContainer extends GenericContainer {
@@ -40,11 +33,7 @@ export class RampSandboxContainer extends GenericContainer {
 
   constructor(image: string = process.env.RAMP_SANDBOX_IMAGE || DEFAULT_IMAGE) {
     super(image);
-    this.withExposedPorts(RAMP_SANDBOX_PORT)
-      .withEnvironment({ SANDBOX_READY_FILE: READY_FILE })
-      // The banner is printed after the ready file is written (serve.command.ts), /health once listening.
-      .withWaitStrategy(Wait.forAll([Wait.forLogMessage(/listening on http/), Wait.forHttp('/health', RAMP_SANDBOX_PORT)]))
-      .withStartupTimeout(60_000);
+    this.withExposedPorts(RAMP_SANDBOX_PORT).withWaitStrategy(Wait.forHttp('/health', RAMP_SANDBOX_PORT)).withStartupTimeout(60_000);
   }
 
   /** Same seed, same demo keys, references and faker data (`--seed`; default 1). */
@@ -85,14 +74,16 @@ export class RampSandboxContainer extends GenericContainer {
     if (local) this.hostConfig.PortBindings = { ...this.hostConfig.PortBindings, [`${RAMP_SANDBOX_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: '0' }] };
     const started = await super.start();
     try {
-      const read = await started.exec(['cat', READY_FILE]);
-      if (read.exitCode !== 0) throw new Error(`ramp-sandbox container: no ready file (${read.output.trim()})`);
-      const ready = JSON.parse(read.stdout || read.output) as ReadyFile;
       const url = `http://${local ? '127.0.0.1' : started.getHost()}:${started.getMappedPort(RAMP_SANDBOX_PORT)}`;
       const control = createControlClient({ baseUrl: url, ...(this.adminToken ? { adminToken: this.adminToken } : {}) });
-      if (this.webhookUrl) await control.updatePartner({ params: { client_id: ready.client_id }, body: { webhook_url: this.webhookUrl } });
-      const partner: PartnerCredentials = { clientId: ready.client_id, test: { ...ready.keys.test }, live: { ...ready.keys.live } };
-      return new StartedRampSandboxContainer(started, url, partner, control, ready.version);
+      // The demo partner and its keys from the control API (what the banner and the ready file
+      // show), so nothing is run inside the container.
+      const demo = (await control.listPartners()).find((p) => p.client_id.startsWith(DEMO_PREFIX));
+      if (!demo) throw new Error(`ramp-sandbox container at ${url}: no demo partner (${DEMO_PREFIX}…)`);
+      const { keys } = await control.getPartnerKeys({ params: { client_id: demo.client_id } });
+      if (this.webhookUrl) await control.updatePartner({ params: { client_id: demo.client_id }, body: { webhook_url: this.webhookUrl } });
+      const partner: PartnerCredentials = { clientId: demo.client_id, test: { ...keys.test }, live: { ...keys.live } };
+      return new StartedRampSandboxContainer(started, url, partner, control);
     } catch (error) {
       await started.stop();
       throw error;
@@ -110,8 +101,6 @@ export class StartedRampSandboxContainer extends AbstractStartedContainer {
     readonly partner: PartnerCredentials,
     /** The typed control client (CONTRACT §18), the one `startSandbox` drives its handle with. */
     readonly control: ControlClient,
-    /** The sandbox's version, from its ready file. */
-    readonly version: string,
   ) {
     super(started);
   }

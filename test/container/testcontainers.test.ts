@@ -48,13 +48,14 @@ describe.skipIf(!ctx)('ramp-sandbox/testcontainers (CONTRACT §20)', () => {
     await expect(fetch(`${sandbox.url}/health`)).rejects.toThrow();
   });
 
-  it('the same seed gives the same demo keys; an admin token is sent by the control client', async () => {
+  it('the same seed gives the same demo keys; an admin token is sent by the control client; a webhook URL is set on the demo partner', async () => {
     const a = await new RampSandboxContainer(c.image).withSeed(7).withAdminToken('t0ken-for-tests').start();
     started.push(a);
     expect((await fetch(`${a.url}/sandbox/clock`)).status).toBe(401);
     expect(await a.control.getClock()).toMatchObject({ mode: 'realtime' });
-    const b = await new RampSandboxContainer(c.image).withSeed(7).start();
+    const b = await new RampSandboxContainer(c.image).withSeed(7).withWebhookUrl('http://partner.invalid:8080/hooks').start();
     started.push(b);
     expect(b.partner).toEqual(a.partner);
+    expect(await b.control.getPartner({ params: { client_id: b.partner.clientId } })).toMatchObject({ webhook_url: 'http://partner.invalid:8080/hooks' });
   });
 });
