@@ -39,6 +39,18 @@ export const library: Options = {
 };
 
 /**
+ * `ramp-sandbox/testcontainers` (CONTRACT §20): a build of its own, so only who imports it loads
+ * testcontainers (an optional peer dependency, external as every peer is), and its declarations
+ * are one rolled-up file too (in the library's build, the two entries would share a chunk of them).
+ */
+export const testcontainers: Options = {
+  ...common,
+  entry: { testcontainers: 'src/client/testcontainers.ts' },
+  outDir: 'dist',
+  dts: { entry: { testcontainers: 'src/client/testcontainers.ts' } },
+};
+
+/**
  * The `ramp-sandbox` command: its dependencies bundled with it (decision 013), so a start reads
  * a few files instead of ~450 (module resolution, package.json reads, one compile per file) and
  * esbuild drops what the sandbox never imports (zod's locales, faker's). Kept external: pino
@@ -84,5 +96,8 @@ function oneCopyPerVersion(): Plugin {
   };
 }
 
-// dist/ is emptied by the build script first: two builds writing into it must not clean it.
-export default defineConfig([library, cli]);
+// dist/ is emptied by the build script first: the builds writing into it must not clean it.
+// The container image (Dockerfile) runs only the command and the dashboard's files: with
+// RAMP_SANDBOX_BUILD=image, no declarations and no testcontainers entry (the declarations' type
+// checks took most of the image's build time, for files the image never holds).
+export default defineConfig(process.env.RAMP_SANDBOX_BUILD === 'image' ? [{ ...library, dts: false }, cli] : [library, testcontainers, cli]);

@@ -11,6 +11,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   browser  test/browser: the dashboard in Chromium (test/support/browser.ts finds one, or
  *            unpacks the one npm installed).
  *   package  test/cli/package.test.ts: `npm pack`, install the tarball, run it with plain Node.
+ *   container  test/container: the image built from the working tree, run by docker or podman
+ *            (CONTRACT §20). Not part of `npm test`, which needs only Node: it needs a container
+ *            engine, or root and apt to install one (test/container/setup-engine.sh); `.ci/run`
+ *            runs it after `npm test` (`npm run test:container`).
  * Each project extends this root config (the alias and the timeouts below).
  */
 const PACKAGE_TEST = 'test/cli/package.test.ts';
@@ -18,7 +22,13 @@ const PACKAGE_TEST = 'test/cli/package.test.ts';
 export default defineConfig({
   // examples/ import the package by name, as a partner's project does: here it is src/ (tsconfig
   // maps it the same way for tsc).
-  resolve: { alias: { 'ramp-sandbox': fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  // Exact names: 'ramp-sandbox' as a prefix would rewrite 'ramp-sandbox/testcontainers' too.
+  resolve: {
+    alias: [
+      { find: /^ramp-sandbox$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+      { find: /^ramp-sandbox\/testcontainers$/, replacement: fileURLToPath(new URL('./src/client/testcontainers.ts', import.meta.url)) },
+    ],
+  },
   test: {
     environment: 'node',
     testTimeout: 20_000,
@@ -32,6 +42,8 @@ export default defineConfig({
       { extends: true, test: { name: 'cli', include: ['test/cli/**/*.test.ts'], exclude: [...configDefaults.exclude, PACKAGE_TEST] } },
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
       { extends: true, test: { name: 'package', include: [PACKAGE_TEST] } },
+      // One image build serves every file: they run one after another (the build is the slow part).
+      { extends: true, test: { name: 'container', include: ['test/container/**/*.test.ts'], globalSetup: ['test/container/global-setup.ts'], fileParallelism: false, testTimeout: 120_000, hookTimeout: 600_000 } },
     ],
   },
 });

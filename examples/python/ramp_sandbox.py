@@ -54,3 +54,35 @@ def signed_headers(sandbox, method, path, body="", env="test"):
         "svc-timestamp": timestamp,
         "svc-signature": f"sha256={digest}",
     }
+
+
+@contextlib.contextmanager
+def ramp_sandbox_container(*args, image="ramp-sandbox", engine="docker", timeout=30.0):
+    """The same from the image (docs/container.md), with docker or podman: no Node on the machine.
+
+    Publishes port 4010 on a free port of 127.0.0.1; the ready file comes through a bind mount,
+    its url rewritten to that port. `docker stop` (SIGTERM) stops it gracefully; --rm removes it.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o777)  # the image runs as the user node (uid 1000)
+        name = f"ramp-sandbox-{os.getpid()}-{time.monotonic_ns()}"
+        subprocess.run(
+            [engine, "run", "-d", "--rm", "--name", name, "-p", "127.0.0.1::4010", "-v", f"{tmp}:/ready",
+             "-e", "SANDBOX_READY_FILE=/ready/ready.json", "-e", "SANDBOX_CLOCK=manual", "-e", "LOG_LEVEL=warn",
+             image, "serve", *args],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        try:
+            ready = os.path.join(tmp, "ready.json")
+            deadline = time.monotonic() + timeout
+            while not os.path.exists(ready):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"ramp-sandbox ({image}) was not ready after {timeout} s")
+                time.sleep(0.05)
+            port = subprocess.run([engine, "port", name, "4010/tcp"], check=True, capture_output=True, text=True)
+            with open(ready, encoding="utf-8") as f:
+                sandbox = json.load(f)
+            sandbox["url"] = f"http://127.0.0.1:{port.stdout.split()[0].rsplit(':', 1)[1]}"
+            yield sandbox
+        finally:
+            subprocess.run([engine, "stop", "-t", "5", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -4,16 +4,21 @@ import os
 import unittest
 import urllib.request
 
-from ramp_sandbox import ramp_sandbox, signed_headers
+from ramp_sandbox import ramp_sandbox, ramp_sandbox_container, signed_headers
 
-# RAMP_SANDBOX_COMMAND overrides how the sandbox is started (default: npx ramp-sandbox).
+# RAMP_SANDBOX_COMMAND overrides how the sandbox is started (default: npx ramp-sandbox);
+# RAMP_SANDBOX_IMAGE starts that image instead, with RAMP_SANDBOX_ENGINE (default docker).
 COMMAND = tuple(json.loads(os.environ["RAMP_SANDBOX_COMMAND"])) if "RAMP_SANDBOX_COMMAND" in os.environ else ("npx", "ramp-sandbox")
+IMAGE = os.environ.get("RAMP_SANDBOX_IMAGE")
 
 
 class NetworksTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls._stack = ramp_sandbox(command=COMMAND)
+        if IMAGE:
+            cls._stack = ramp_sandbox_container(image=IMAGE, engine=os.environ.get("RAMP_SANDBOX_ENGINE", "docker"))
+        else:
+            cls._stack = ramp_sandbox(command=COMMAND)
         cls.sandbox = cls._stack.__enter__()
 
     @classmethod

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,10 +52,10 @@ async function npx(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe('the packed tarball installed in an empty directory (CONTRACT §14)', () => {
-  it('ships compiled JavaScript, one declaration file and the data, but no sources or tests', () => {
+  it('ships compiled JavaScript, one declaration file per entry and the data, but no sources or tests', () => {
     const files = walk(installed);
     expect(files).toContain('dist/cli/bin.js');
-    expect(files).toContain('dist/index.d.ts');
+    expect(files.filter((f) => f.endsWith('.d.ts')).sort()).toEqual(['dist/index.d.ts', 'dist/testcontainers.d.ts']);
     expect(files).toContain('fixtures/networks.json');
     expect(files).toContain('scenarios/cancel.yaml');
     expect(files.filter((f) => /^(src|test|bench|examples)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
@@ -189,6 +189,40 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
     ].join('\n');
     const { stdout } = await run('node', ['--input-type=module', '-e', script], { cwd: app });
     expect(stdout.trim()).toBe(`${VERSION} 200 manual SandboxError 404 E_NOTFOUND`);
+  }, SLOW);
+
+  it("ships 'ramp-sandbox/testcontainers' (CONTRACT §20): it needs testcontainers, an optional peer, and loads and type-checks with it", async () => {
+    const script = "const m = await import('ramp-sandbox/testcontainers'); const c = new m.RampSandboxContainer('img:1').withSeed(7).withClock('manual'); console.log(typeof m.RampSandboxContainer, c instanceof m.RampSandboxContainer, m.RAMP_SANDBOX_PORT);";
+    // Without it: the import fails naming the package to install.
+    await expect(run('node', ['--input-type=module', '-e', script], { cwd: app })).rejects.toThrow(/Cannot find package 'testcontainers'/);
+    // With it (this repository's copy, as a user's install would put it beside ramp-sandbox):
+    const peer = join(app, 'node_modules', 'testcontainers');
+    symlinkSync(join(ROOT, 'node_modules', 'testcontainers'), peer, 'dir');
+    try {
+      const { stdout } = await run('node', ['--input-type=module', '-e', script], { cwd: app });
+      expect(stdout.trim()).toBe('function true 4010');
+      writeFileSync(
+        join(app, 'containers.ts'),
+        [
+          "import { RampSandboxContainer, type StartedRampSandboxContainer } from 'ramp-sandbox/testcontainers';",
+          'export async function start(): Promise<StartedRampSandboxContainer> {',
+          "  const s = await new RampSandboxContainer().withSeed(7).withClock('manual').start();",
+          "  const clock: 'manual' | 'realtime' = (await s.control.getClock()).mode;",
+          '  const key: string = s.partner.test.secret_key;',
+          '  console.log(s.url, clock, key);',
+          '  return s;',
+          '}',
+          '',
+        ].join('\n'),
+      );
+      const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
+      // skipLibCheck: testcontainers' own declarations are not this package's to vouch for.
+      const options = ['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
+      await expect(run(tsc, [...options, 'containers.ts'], { cwd: app })).resolves.toBeDefined();
+    } finally {
+      rmSync(peer, { force: true });
+      rmSync(join(app, 'containers.ts'), { force: true });
+    }
   }, SLOW);
 
   it('type-checks a consumer under strict nodenext resolution, without skipLibCheck', async () => {
