@@ -1,5 +1,5 @@
 /**
- * MCP stdio read bench (docs/decisions/026-mcp-line-transport.md): the time to read one JSON-RPC
+ * MCP stdio read bench (docs/decisions/027-mcp-line-transport.md): the time to read one JSON-RPC
  * message of N MiB arriving in 64 KiB chunks (what a pipe hands node), through the SDK's
  * `ReadBuffer` (what `StdioServerTransport` uses, with its limit raised to fit) and through
  * `LineTransport` (src/cli/mcp-stdio.ts).
