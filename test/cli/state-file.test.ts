@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { clientFor, startTestServer, T0, type Caller, type TestServer } from '../support/server';
 import { firstHalf, secondHalf } from '../support/state-script';
-import { mountTmpfs, type Tmpfs } from '../support/tmpfs';
+import { tmpfsForBlock } from '../support/tmpfs';
 
 // CONTRACT §13: --state FILE is saved on SIGTERM and loaded at start; the run goes on as if
 // the process had never stopped.
@@ -144,16 +144,9 @@ describe('--state FILE', () => {
 
   // Issue: on a nearly full disk SIGTERM logged "state saved" and exited 0 over a truncated file.
   describe('on a disk that fills up (a 1 MiB tmpfs)', () => {
-    // Mounted only when a test of this block runs (a filtered run must leave no mount behind).
-    let disk: Tmpfs | string = 'not mounted';
-    beforeAll(() => {
-      disk = mountTmpfs(1024 * 1024);
-      if (typeof disk === 'string') console.warn(`skipped: ${disk}`);
-    });
-    afterAll(() => {
-      if (typeof disk !== 'string') disk.unmount();
-    });
+    const mounted = tmpfsForBlock(1024 * 1024);
     it('exits non-zero on SIGTERM, logging ENOSPC at error level, and keeps the previous file whole', async (ctx) => {
+      const disk = mounted();
       if (typeof disk === 'string') return ctx.skip(disk);
       const { dir, fill } = disk;
       const file = join(dir, 'sandbox.json');

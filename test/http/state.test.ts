@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstHalf, outcome, secondHalf } from '../support/state-script';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
-import { mountTmpfs, type Tmpfs } from '../support/tmpfs';
+import { tmpfsForBlock } from '../support/tmpfs';
 import { createOrder } from '../support/orders';
 import { MAX_INSTANT } from '../../src/shared/schemas';
 
@@ -95,16 +95,9 @@ describe('snapshot and restore', () => {
   // Issue: on a nearly full disk a short write was taken as a full one: 200 "State saved" and a
   // truncated file in place of the good one.
   describe('on a disk that fills up (a 1 MiB tmpfs)', () => {
-    // Mounted only when a test of this block runs (a filtered run must leave no mount behind).
-    let disk: Tmpfs | string = 'not mounted';
-    beforeAll(() => {
-      disk = mountTmpfs(1024 * 1024);
-      if (typeof disk === 'string') console.warn(`skipped: ${disk}`);
-    });
-    afterAll(() => {
-      if (typeof disk !== 'string') disk.unmount();
-    });
+    const mounted = tmpfsForBlock(1024 * 1024);
     it('answers 507 naming ENOSPC and keeps the previous file whole', async (ctx) => {
+      const disk = mounted();
       if (typeof disk === 'string') return ctx.skip(disk);
       const { dir, fill } = disk;
       const file = join(dir, 'sandbox.json');

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 /** A small file system of its own, for a disk that fills up for real (CONTRACT §13 saves). */
 export interface Tmpfs {
@@ -47,4 +48,21 @@ export function mountTmpfs(bytes: number): Tmpfs | string {
       }
     },
   };
+}
+
+/**
+ * A 1 MiB-or-so tmpfs for the tests of the enclosing `describe`: mounted before them (so a
+ * filtered run that runs none of them leaves no mount behind), unmounted after. The getter
+ * gives the mount, or why there is none (the test then skips with that reason).
+ */
+export function tmpfsForBlock(bytes: number): () => Tmpfs | string {
+  let disk: Tmpfs | string = 'not mounted';
+  beforeAll(() => {
+    disk = mountTmpfs(bytes);
+    if (typeof disk === 'string') console.warn(`skipped: ${disk}`);
+  });
+  afterAll(() => {
+    if (typeof disk !== 'string') disk.unmount();
+  });
+  return () => disk;
 }

@@ -2,10 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox';
 import { checkStatePath, readStateFile, StateFileError, StateSaveError, writeStateFile, type StateFileHandle } from './file';
-import { mountTmpfs, type Tmpfs } from '../../../test/support/tmpfs';
+import { tmpfsForBlock } from '../../../test/support/tmpfs';
 
 // CONTRACT §13: the state is streamed to its file and read back streamed when large; a save that
 // fails says why and leaves the previous file whole; a path that cannot be written is refused.
@@ -134,16 +134,9 @@ describe('state file', () => {
   });
 
   describe('on a real file system that fills up (a 1 MiB tmpfs)', () => {
-    // Mounted only when a test of this block runs (a filtered run must leave no mount behind).
-    let fs: Tmpfs | string = 'not mounted';
-    beforeAll(() => {
-      fs = mountTmpfs(1024 * 1024);
-      if (typeof fs === 'string') console.warn(`skipped: ${fs}`);
-    });
-    afterAll(() => {
-      if (typeof fs !== 'string') fs.unmount();
-    });
+    const mounted = tmpfsForBlock(1024 * 1024);
     it('answers ENOSPC for a document larger than the space left, keeping the previous file whole', async (ctx) => {
+      const fs = mounted();
       if (typeof fs === 'string') return ctx.skip(fs);
       const { dir: disk } = fs;
       const file = join(disk, 'sandbox.json');
