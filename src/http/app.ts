@@ -2,7 +2,7 @@ import Koa, { type Context, type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { ApiError } from '../shared/errors';
-import { renderError, ERROR_MESSAGES } from './middleware/errors';
+import { renderError, ERROR_MESSAGES, type Outcome } from './middleware/errors';
 import { parseBody } from './middleware/body';
 import { Api, type RouteAuth } from './api';
 import { buildOpenApi, type WebhookSpec } from './openapi';
@@ -57,13 +57,6 @@ export function createApp(options: AppOptions): Koa {
  * error rendered in the documented envelope (Koa's own handler would answer text/plain), and
  * unknown route (404) or wrong method (405 with Allow) when no route answered.
  */
-/** How a request ended, for observers. */
-export interface Outcome {
-  ms: number;
-  /** The error it was answered with, if any. */
-  error?: ApiError;
-}
-
 function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void): Middleware {
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');

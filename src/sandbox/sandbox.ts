@@ -237,7 +237,6 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     close() {
       clock.stop();
       sandbox.closeStreams();
-      orders.release();
     },
   };
 

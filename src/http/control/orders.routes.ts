@@ -135,7 +135,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
         client_id: order.clientId,
         environment: order.env,
         status: order.status,
-        path: order.timeline.toArray().filter((t) => t.group === 'status').map((t) => t.event as (typeof ORDER_STATUSES)[number]),
+        path: order.timeline.filter((t) => t.group === 'status').map((t) => t.event as (typeof ORDER_STATUSES)[number]),
         actions: availableActions(orders.machines[order.type], order.status, order.context),
         reachable: ORDER_STATUSES.filter((s) => reachable.has(s)),
         graph: lifecycleGraph(order.type, orders.timings),

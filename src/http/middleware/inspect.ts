@@ -6,7 +6,7 @@ import type { RequestLog } from '../request-log';
 import { maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord } from '../request-log.record';
 import { BODY_EXCERPT, FIELD_EXCERPT } from '../request-log.schemas';
 import { redactUrl } from '../redact';
-import type { Outcome } from '../app';
+import type { Outcome } from './errors';
 import { rawBodyOf } from './body';
 
 /**
