@@ -23,8 +23,6 @@ export interface AppOptions {
   version: string;
 }
 
-let counter = 0;
-
 /**
  * Builds the Koa app: edge (request id and log, error envelope, 404/405) → body parser → the
  * turn's batch (decision 025) → routes.
@@ -52,12 +50,14 @@ export function createApp(options: AppOptions): Koa {
 }
 
 /**
- * Request id (echoed as `x-request-id`; a counter, not the seeded generator, so logging never
- * shifts the references a seed produces), one structured log line per response (pino), every
- * error rendered in the documented envelope (Koa's own handler would answer text/plain), and
- * unknown route (404) or wrong method (405 with Allow) when no route answered.
+ * Request id (echoed as `x-request-id`; a counter of this app's, not the seeded generator, so
+ * logging never shifts the references a seed produces, and not the process's, so another
+ * sandbox in the process never shifts this one's), one structured log line per response (pino),
+ * every error rendered in the documented envelope (Koa's own handler would answer text/plain),
+ * and unknown route (404) or wrong method (405 with Allow) when no route answered.
  */
 function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void): Middleware {
+  let counter = 0;
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');
     const reqId = given && /^[\w.:-]{1,64}$/.test(given) ? given : `req-${(++counter).toString(36)}`;
