@@ -168,13 +168,13 @@ export function createDispatcher(deps: DispatcherDeps) {
     // A reset while the receiver answered: this delivery is gone and schedules nothing.
     if (generation !== generationAtStart) return;
     delivery.inFlight = false;
-    settleAttempt(delivery, ok, record);
+    endAttempt(delivery, ok, record);
     // Told once the delivery's status says how the attempt ended, never between the two.
     changed(delivery);
   }
 
   /** The delivery's status after an attempt: succeeded, retrying (its retry scheduled) or failed. */
-  function settleAttempt(delivery: Delivery, ok: boolean, record: Attempt): void {
+  function endAttempt(delivery: Delivery, ok: boolean, record: Attempt): void {
     if (ok) {
       delivery.status = 'succeeded';
       packBody(delivery, answers);

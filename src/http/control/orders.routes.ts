@@ -85,7 +85,7 @@ export interface OrderControlDeps {
   partners: PartnerRegistry;
   reference: ReferenceStore;
   /** Resolves once no webhook attempt is in flight (undefined: nothing to wait for). */
-  settle?: () => Promise<void> | undefined;
+  deliveriesIdle?: () => Promise<void> | undefined;
 }
 
 /** CONTRACT §4 order simulation controls and the §15 order list; orders are addressed by reference across environments. */
@@ -174,7 +174,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
     async ({ params, body }) => {
       // The first attempt of each delivery a step started is done before the next step, so the
       // partner's receiver gets the webhooks in the order the steps happened.
-      const path = await orders.simulate(params.reference, body.status, { ...(body.reason === undefined ? {} : { reason: body.reason }), afterStep: deps.settle ?? (() => undefined) });
+      const path = await orders.simulate(params.reference, body.status, { ...(body.reason === undefined ? {} : { reason: body.reason }), afterStep: deps.deliveriesIdle ?? (() => undefined) });
       return { ...orders.detail(params.reference), path };
     },
   );
