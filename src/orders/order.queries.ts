@@ -29,7 +29,7 @@ export function createQueries(core: OrdersCore) {
   }
 
   function list(caller: Caller, q: ListQuery) {
-    const matching = store.list({ clientId: caller.partner.client_id, env: caller.env }, q.status ? { status: q.status } : {});
+    const matching = store.list({ clientId: caller.partner.client_id, env: caller.env, ...(q.status ? { status: q.status } : {}) });
     const page = paginate(matching, q.page, q.per_page);
     return { data: page.data.map((o) => toSummary(o, core.precisions(o))), meta: page.meta };
   }

@@ -100,16 +100,12 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
   api.route(
     sandboxListOrdersSpec,
     ({ query: q }) => {
-      const all = [...orders.store.orders.values()];
-      const matching = [];
-      for (let i = all.length - 1; i >= 0; i--) {
-        const o = all[i]!;
-        if (q.client_id && o.clientId !== q.client_id) continue;
-        if (q.environment && o.env !== q.environment) continue;
-        if (q.status && o.status !== q.status) continue;
-        if (q.type && o.type !== q.type) continue;
-        matching.push(o);
-      }
+      const matching = orders.store.list({
+        ...(q.client_id ? { clientId: q.client_id } : {}),
+        ...(q.environment ? { env: q.environment } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.type ? { type: q.type } : {}),
+      });
       const { data, meta } = paginate(matching, q.page, q.per_page);
       return { page: data.map((o) => ({ ...orders.summary(o), client_id: o.clientId, environment: o.env })), meta };
     },

@@ -97,13 +97,20 @@ function expectSame(store: OrderStore, model: Model): void {
     if (o.merchant_reference !== null) expect(store.byMerchantReference(OWNERS[ownerOf(o)]!, o.merchant_reference)?.reference).toBe(o.reference);
   }
   expect(store.get('ORD_none')).toBeUndefined();
+  const newest = [...model.orders].reverse();
+  const refs = (list: readonly Order[]) => list.map((o) => o.reference);
+  expect(refs(store.list({}))).toEqual(refs(newest));
   for (const owner of OWNERS) {
-    const mine = model.orders.filter((o) => o.clientId === owner.clientId && o.env === owner.env).reverse();
-    expect(store.list(owner).map((o) => o.reference)).toEqual(mine.map((o) => o.reference));
+    const mine = newest.filter((o) => o.clientId === owner.clientId && o.env === owner.env);
+    expect(refs(store.list(owner))).toEqual(refs(mine));
+    expect(refs(store.list({ clientId: owner.clientId }))).toEqual(refs(newest.filter((o) => o.clientId === owner.clientId)));
+    expect(refs(store.list({ env: owner.env }))).toEqual(refs(newest.filter((o) => o.env === owner.env)));
     for (const status of ['initiated', 'completed'] as const) {
-      expect(store.list(owner, { status }).map((o) => o.reference)).toEqual(mine.filter((o) => o.status === status).map((o) => o.reference));
+      expect(refs(store.list({ ...owner, status }))).toEqual(refs(mine.filter((o) => o.status === status)));
+      expect(refs(store.list({ status, type: 'onramp' }))).toEqual(refs(newest.filter((o) => o.status === status && o.type === 'onramp')));
     }
   }
+  expect(store.list({ type: 'swap' })).toEqual([]);
   // The document: every order's fields in the schema's order, a memo only when there is one.
   const documents = model.orders.map((o) => JSON.stringify(OrderSnapshotSchema.parse(o)));
   expect([...store.snapshotJson()]).toEqual(documents);

@@ -1,6 +1,6 @@
 import type { Environment } from '../../reference';
 import type { Order, OrderRecord, OrderSnapshot, QuoteRecord } from '../order.records';
-import type { OrderStatus } from '../order.vocabulary';
+import type { OrderStatus, OrderType } from '../order.vocabulary';
 
 export type { Order, OrderRecord, OrderSnapshot } from '../order.records';
 
@@ -10,9 +10,12 @@ export interface Owner {
   env: Environment;
 }
 
-/** What a list keeps of an owner's orders (the routes' filters, CONTRACT §4). */
+/** What a list keeps (the routes' filters: /v1's, an owner's, CONTRACT §7; the control API's, §15); a field left out keeps all. */
 export interface ListFilter {
+  clientId?: string;
+  env?: Environment;
   status?: OrderStatus;
+  type?: OrderType;
 }
 
 /** A read-only look at the orders by reference, oldest first (tools, benches, logs). */
@@ -45,8 +48,8 @@ export interface OrderStore {
    * @example store.update(order, (o) => o.timeline.push(entry) - 1)
    */
   update<R>(order: Order, change: (order: OrderRecord) => R): R;
-  /** The owner's orders, newest first, that pass the filter. */
-  list(owner: Owner, filter?: ListFilter): Order[];
+  /** The orders that pass the filter, newest first. */
+  list(filter: ListFilter): Order[];
   /** Every order, oldest first (eviction's scan). */
   scan(): IterableIterator<Order>;
   /** Drops one order (a create that could not complete). */

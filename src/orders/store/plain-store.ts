@@ -57,12 +57,17 @@ export function createPlainStore(options: OrderStoreOptions = {}): OrderStore {
       options.onChange?.(record.reference);
       return result;
     },
-    list(owner: Owner, filter: ListFilter = {}): Order[] {
-      const all = byOwner.get(ownerKey(owner.clientId, owner.env)) ?? [];
+    list(filter: ListFilter): Order[] {
+      // One owner's orders are a list of their own (the /v1 list); any other filter reads them all.
+      const all = filter.clientId !== undefined && filter.env !== undefined ? (byOwner.get(ownerKey(filter.clientId, filter.env)) ?? []) : [...byReference.values()];
       const out: Order[] = [];
       for (let i = all.length - 1; i >= 0; i--) {
         const o = all[i]!;
-        if (filter.status === undefined || o.status === filter.status) out.push(o);
+        if (filter.clientId !== undefined && o.clientId !== filter.clientId) continue;
+        if (filter.env !== undefined && o.env !== filter.env) continue;
+        if (filter.status !== undefined && o.status !== filter.status) continue;
+        if (filter.type !== undefined && o.type !== filter.type) continue;
+        out.push(o);
       }
       return out;
     },
