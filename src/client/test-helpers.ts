@@ -100,7 +100,7 @@ export function createTestHelpers(sandbox: Sandbox) {
       const timer = setTimeout(() => {
         done();
         const order = current();
-        const seen = order ? order.timeline.toArray().filter((e) => e.group === 'status').map((e) => e.event) : [];
+        const seen = order ? order.timeline.filter((e) => e.group === 'status').map((e) => e.event) : [];
         reject(
           new Error(
             order

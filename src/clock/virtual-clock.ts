@@ -1,4 +1,4 @@
-// Over 300 lines on purpose: the virtual clock (modes, advance, settle, reset, snapshot) is one
+// Over 300 lines on purpose: the virtual clock (modes, advance, waiting for work in flight, reset, snapshot) is one
 // state machine over one timer queue; its invariants are easier to keep in one place.
 // Its modes and state schema are clock.schemas.ts; the host timers it uses, clock.host.ts.
 import { systemWallClock, type Scheduler, type WallClock } from './clock';
@@ -194,7 +194,7 @@ export class VirtualClock implements Scheduler {
   }
 
   /**
-   * Like `advanceTo`, but after each fired timer waits for `settle()` when it returns a promise:
+   * Like `advanceTo`, but after each fired timer waits for `idle()` when it returns a promise:
    * work a timer starts outside the clock (a webhook attempt over real HTTP) finishes at that
    * timer's virtual time, so what it schedules next (a retry) lands inside the same advance.
    *
@@ -203,7 +203,7 @@ export class VirtualClock implements Scheduler {
    * advance gets `ClockBusyError`, and a reset or restore stops this one. Timers they set that
    * fall due by `target` fire in this advance, in time order.
    */
-  async advanceToAsync(target: number, settle: () => Promise<void> | undefined): Promise<FiredTimer[]> {
+  async advanceToAsync(target: number, idle: () => Promise<void> | undefined): Promise<FiredTimer[]> {
     if (this.firing) throw new ClockBusyError();
     this.checkTarget(target);
     const fired: FiredTimer[] = [];
@@ -223,8 +223,8 @@ export class VirtualClock implements Scheduler {
       sliceStart = slicing.now();
       stillOurs();
     };
-    const settled = async () => {
-      const pending = settle();
+    const waitIdle = async () => {
+      const pending = idle();
       if (pending) {
         await pending;
         sliceStart = slicing.now(); // waiting let the event loop run: a new slice starts
@@ -235,7 +235,7 @@ export class VirtualClock implements Scheduler {
     try {
       await unheld();
       // Work already under way finishes first, at the time it started.
-      await settled();
+      await waitIdle();
       while (this.fireNext(target, fired)) {
         // Every timer due at this same instant fires before we wait, so their work (webhook
         // attempts) runs concurrently: one hanging receiver costs one timeout per instant.
@@ -249,7 +249,7 @@ export class VirtualClock implements Scheduler {
             await unheld();
           }
         } while (this.fireNext(instant, fired));
-        await settled();
+        await waitIdle();
       }
     } finally {
       // After a reset or restore the clock is no longer ours: a new advance may already be running.

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { ChangeGate } from '../shared/change-gate';
 import { ApiError } from '../shared/errors';
-import { renderError, ERROR_MESSAGES } from './middleware/errors';
+import { renderError, ERROR_MESSAGES, type Outcome } from './middleware/errors';
 import { parseBody } from './middleware/body';
 import { Api, type RouteAuth } from './api';
 import { buildOpenApi, type WebhookSpec } from './openapi';
@@ -27,8 +27,6 @@ export interface AppOptions {
   /** The admin token: its value is scrubbed from every URL logged, under any name (CONTRACT §9). */
   adminToken?: string;
 }
-
-let counter = 0;
 
 /**
  * Builds the Koa app: edge (request id and log, error envelope, 404/405) → body parser → the
@@ -57,19 +55,14 @@ export function createApp(options: AppOptions): Koa {
 }
 
 /**
- * Request id (echoed as `x-request-id`; a counter, not the seeded generator, so logging never
- * shifts the references a seed produces), one structured log line per response (pino), every
- * error rendered in the documented envelope (Koa's own handler would answer text/plain), and
- * unknown route (404) or wrong method (405 with Allow) when no route answered.
+ * Request id (echoed as `x-request-id`; a counter of this app's, not the seeded generator, so
+ * logging never shifts the references a seed produces, and not the process's, so another
+ * sandbox in the process never shifts this one's), one structured log line per response (pino),
+ * every error rendered in the documented envelope (Koa's own handler would answer text/plain),
+ * and unknown route (404) or wrong method (405 with Allow) when no route answered.
  */
-/** How a request ended, for observers. */
-export interface Outcome {
-  ms: number;
-  /** The error it was answered with, if any. */
-  error?: ApiError;
-}
-
 function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void, secret?: string): Middleware {
+  let counter = 0;
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');
     const reqId = given && /^[\w.:-]{1,64}$/.test(given) ? given : `req-${(++counter).toString(36)}`;

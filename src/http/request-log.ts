@@ -28,6 +28,7 @@ export class RequestLog {
   private count = 0;
   private serial = 0;
   private readonly listeners = new Set<(entry: RecordedRequest) => void>();
+  private readonly shared = new SharedStrings();
   /** Per slot: the request's serial (its id), then its numbers and strings by column. */
   private readonly serials: number[] = [];
   private readonly wallMs: number[] = [];
@@ -78,7 +79,7 @@ export class RequestLog {
     this.auths[slot] = AUTH_KINDS.indexOf(raw.auth);
     const s = this.strings;
     s.method[slot] = raw.method;
-    s.path[slot] = shared(raw.path);
+    s.path[slot] = this.shared.keep(raw.path);
     s.clientId[slot] = raw.clientId;
     s.environment[slot] = raw.environment;
     s.code[slot] = raw.code;
@@ -89,12 +90,12 @@ export class RequestLog {
     this.bodies.set(answerBodyKey(slot), raw.responseBody);
     for (let h = 0; h < SHOWN_HEADERS.length; h++) {
       const value = raw.headers[SHOWN_HEADERS[h]!];
-      this.headers[h]![slot] = value === undefined || !REPEATED_HEADERS[h] ? value : shared(value);
+      this.headers[h]![slot] = value === undefined || !REPEATED_HEADERS[h] ? value : this.shared.keep(value);
     }
     const answer = raw.responseHeaders;
     for (let h = 0; h < SHOWN_RESPONSE_HEADERS.length; h++) {
       const value = answer?.[SHOWN_RESPONSE_HEADERS[h]!];
-      this.responseHeaders[h]![slot] = value === undefined || !REPEATED_RESPONSE_HEADERS[h] ? value : shared(value);
+      this.responseHeaders[h]![slot] = value === undefined || !REPEATED_RESPONSE_HEADERS[h] ? value : this.shared.keep(value);
     }
     const id = `req_${serial.toString(36)}`;
     if (this.listeners.size > 0) {
@@ -235,24 +236,28 @@ export class RequestLog {
  * Short strings that repeat from request to request (a path polled again, a client's user agent
  * and content type, a masked key, an answer's content type), kept once: the ring then holds one
  * string for many requests rather than one each, promoted with each. At most SHARED_MAX of them
- * (a table that stops finding anything starts again).
+ * (a table that stops finding anything starts again). One table per log: a sandbox's strings
+ * are never kept alive by another's.
  */
-const SHARED = new Map<string, string>();
+class SharedStrings {
+  private readonly table = new Map<string, string>();
+  private misses = 0;
+
+  keep(text: string): string {
+    if (text.length > SHARED_LENGTH) return text;
+    const known = this.table.get(text);
+    if (known !== undefined) return known;
+    if (this.table.size < SHARED_MAX) this.table.set(text, text);
+    else if (++this.misses > SHARED_MAX * 2) {
+      this.table.clear();
+      this.misses = 0;
+    }
+    return text;
+  }
+}
+
 const SHARED_MAX = 4096;
 const SHARED_LENGTH = 256;
-let sharedMisses = 0;
-
-function shared(text: string): string {
-  if (text.length > SHARED_LENGTH) return text;
-  const known = SHARED.get(text);
-  if (known !== undefined) return known;
-  if (SHARED.size < SHARED_MAX) SHARED.set(text, text);
-  else if (++sharedMisses > SHARED_MAX * 2) {
-    SHARED.clear();
-    sharedMisses = 0;
-  }
-  return text;
-}
 
 /** Which shown headers repeat from request to request (kept once, `shared`): not a timestamp or a request id. */
 const REPEATED_HEADERS = SHOWN_HEADERS.map((name) => name !== 'svc-timestamp' && name !== 'x-request-id');

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../shared/errors';
 import { createEviction, type NearlyFull } from './eviction';
 import type { OrderStatus } from './order.machine';
-import { OrderStore, type OrderRecord } from './order.store';
-import { PackedTimeline } from './packed-order';
+import type { OrderRecord } from './order.records';
+import { createPlainStore } from './store';
 import { refusal } from '../../test/support/refusal';
 
 // CONTRACT §9 on a small store: what is evicted, when a create is refused, the warning.
 
-type Fake = OrderRecord & { status: OrderStatus };
+/** A hand-made order; its pending timers kept on it here (the lifecycle keeps them beside the store). */
+type Fake = OrderRecord & { status: OrderStatus; timers: Array<[string, number]> };
 
 function order(reference: string, status: OrderStatus, opts: { timer?: boolean; quote?: string } = {}): Fake {
   return {
@@ -18,17 +19,18 @@ function order(reference: string, status: OrderStatus, opts: { timer?: boolean; 
     merchant_reference: null,
     status,
     timers: opts.timer ? [['xstate.after.refund', 1]] : [],
-    timeline: PackedTimeline.from(opts.quote ? [{ group: 'order', event: 'quote_used', details: { quote_id: opts.quote }, at: 0 }] : []),
+    timeline: opts.quote ? [{ group: 'order', event: 'quote_used', details: { quote_id: opts.quote }, at: 0 }] : [],
   } as unknown as Fake;
 }
 
 function setup(maxOrders: number, orders: Fake[] = []) {
-  const store = new OrderStore();
-  for (const o of orders) store.add(o);
+  const store = createPlainStore();
+  for (const o of orders) store.create(o);
   const batches: string[][] = [];
   const warnings: NearlyFull[] = [];
   const eviction = createEviction({
     store,
+    pendingTimers: (o) => (o as Fake).timers,
     maxOrders,
     onEvicted: (evicted) => batches.push([...evicted].map((o) => o.reference)),
     onNearlyFull: (info) => warnings.push(info),
@@ -37,7 +39,7 @@ function setup(maxOrders: number, orders: Fake[] = []) {
   /** A create as the intake does it: room first, then the order, then the warning check. */
   const create = (o: Fake) => {
     eviction.makeRoom();
-    store.add(o);
+    store.create(o);
     eviction.afterAdd();
   };
   /** A lifecycle step that leaves `o` in `status`. */
@@ -65,7 +67,7 @@ describe('createEviction', () => {
     const t = setup(4, [order('a', 'cancelled', { timer: true }), order('b', 'initiated'), order('c', 'expired', { quote: 'qt_c' }), order('d', 'completed')]);
     t.store.quotes.set('qt_c', {} as never);
     t.eviction.makeRoom();
-    t.store.add(order('e', 'initiated'));
+    t.store.create(order('e', 'initiated'));
     // 'a' is older but its late refund is still pending: 'c' goes, with its quote.
     expect(t.refs()).toEqual(['a', 'b', 'd', 'e']);
     expect(t.batches).toEqual([['c']]);
@@ -140,8 +142,8 @@ describe('createEviction', () => {
     refusal(() => t.eviction.makeRoom()); // every order read: none evictable
     t.store.clear();
     t.eviction.reset(4);
-    t.store.add(order('c', 'completed'));
-    t.store.add(order('d', 'completed'));
+    t.store.create(order('c', 'completed'));
+    t.store.create(order('d', 'completed'));
     t.create(order('e', 'initiated'));
     expect(t.refs()).toEqual(['d', 'e']);
     expect(t.eviction.count).toBe(5);

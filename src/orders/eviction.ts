@@ -1,6 +1,7 @@
 import { conflict } from '../shared/errors';
 import { isFinal } from './order.vocabulary';
-import type { OrderRecord, OrderStore } from './order.store';
+import type { Order } from './order.records';
+import type { OrderStore } from './store';
 
 /** What the once-only warning says about the store (CONTRACT §9). */
 export interface NearlyFull {
@@ -13,10 +14,12 @@ export interface NearlyFull {
 
 export interface EvictionDeps {
   store: OrderStore;
+  /** An order's pending timers (the lifecycle's): an order with one is never evicted. */
+  pendingTimers: (order: Order) => readonly unknown[];
   /** At most this many orders are kept (CONTRACT §9, `--max-orders`). */
   maxOrders: number;
   /** Called once per batch with the orders just dropped, to forget what hangs off them. */
-  onEvicted: (orders: ReadonlySet<OrderRecord>) => void;
+  onEvicted: (orders: ReadonlySet<Order>) => void;
   /** Called once when the store passes 90% of `maxOrders` (see `afterAdd`). */
   onNearlyFull?: (info: NearlyFull) => void;
 }
@@ -54,22 +57,22 @@ export function createEviction(deps: EvictionDeps) {
   /** True once a scan went through the whole store: every evictable order is then in `fresh`. */
   let known = false;
   /** While `known`: orders reported final since (evictable unless a timer is pending again). */
-  const fresh = new Set<OrderRecord>();
+  const fresh = new Set<Order>();
 
-  const evictable = (order: OrderRecord) => isFinal(order.status) && order.timers.length === 0;
+  const evictable = (order: Order) => isFinal(order.status) && deps.pendingTimers(order).length === 0;
 
   /** Up to `wanted` evictable orders, oldest first (or, once all are known, in the order they finished). */
-  function candidates(wanted: number): Set<OrderRecord> {
-    const chosen = new Set<OrderRecord>();
+  function candidates(wanted: number): Set<Order> {
+    const chosen = new Set<Order>();
     if (known) {
       for (const order of fresh) {
         if (chosen.size >= wanted) break;
-        if (store.orders.get(order.reference) !== order) fresh.delete(order);
+        if (store.get(order.reference) !== order) fresh.delete(order);
         else if (evictable(order)) chosen.add(order);
       }
       return chosen;
     }
-    for (const order of store.orders.values()) {
+    for (const order of store.scan()) {
       if (chosen.size >= wanted) return chosen;
       if (evictable(order)) chosen.add(order);
     }
@@ -81,12 +84,12 @@ export function createEviction(deps: EvictionDeps) {
     return chosen;
   }
 
-  function drop(chosen: Set<OrderRecord>): void {
+  function drop(chosen: Set<Order>): void {
     store.evict(chosen);
     for (const order of chosen) {
       fresh.delete(order);
       // The quotes they used, if still remembered.
-      for (const entry of order.timeline.toArray()) {
+      for (const entry of order.timeline) {
         if (entry.event === 'quote_used') store.quotes.delete(String(entry.details?.quote_id));
       }
     }
@@ -96,7 +99,7 @@ export function createEviction(deps: EvictionDeps) {
 
   /** Before a create, before anything is stored or drawn: room for one more order, or a 409. */
   function makeRoom(): void {
-    const size = store.orders.size;
+    const size = store.size;
     if (size < maxOrders) return;
     const chosen = candidates(size - maxOrders + batch);
     if (size - chosen.size >= maxOrders) {
@@ -111,18 +114,18 @@ export function createEviction(deps: EvictionDeps) {
 
   /** After a create stored its order: the once-only warning past 90% of the limit. */
   function afterAdd(): void {
-    const size = store.orders.size;
+    const size = store.size;
     if (warned || size <= warnAbove) return;
     warned = true;
     let unfinished = 0;
-    for (const order of store.orders.values()) if (!isFinal(order.status)) unfinished++;
+    for (const order of store.scan()) if (!isFinal(order.status)) unfinished++;
     deps.onNearlyFull?.({ orders: size, maxOrders, unfinished });
   }
 
   /** After a lifecycle step left `order` in a final status: it may be evictable now. */
-  function afterFinal(order: OrderRecord): void {
+  function afterFinal(order: Order): void {
     if (known) fresh.add(order);
-    const size = store.orders.size;
+    const size = store.size;
     if (size <= maxOrders) return;
     const chosen = candidates(size - maxOrders + batch - 1);
     if (chosen.size > 0) drop(chosen);

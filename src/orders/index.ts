@@ -3,5 +3,5 @@ export * from './order.schemas';
 export * from './order.responses';
 export * from './order.service';
 export * from './order.view';
-export type { OrderRecord, QuoteRecord, TimelineRecord } from './order.store';
+export type { Order, OrderRecord, QuoteRecord, TimelineRecord } from './order.records';
 export * from './lifecycle-graph';

@@ -76,7 +76,7 @@ export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, op
       apply(entity, first, actions, queue);
     }
     drain(entity, queue);
-    options.settled?.(entity);
+    options.stepEnded?.(entity);
   }
 
   /**
@@ -94,7 +94,7 @@ export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, op
     const queue: Ev[] = [];
     step(entity, snapshot, event, queue);
     drain(entity, queue);
-    options.settled?.(entity);
+    options.stepEnded?.(entity);
     return true;
   }
 
@@ -253,7 +253,7 @@ export interface MachineRunnerOptions<M extends AnyStateMachine, E> {
   /** The timer's line in a list; `owner` as `describeTag` gives it, `what` e.g. `payinWindow elapsed in awaiting_user_payment`. */
   label(owner: string, what: string): string;
   /** After each start or send (the event and the zero-delay events it raised), timers set or cleared. */
-  settled?(entity: E): void;
+  stepEnded?(entity: E): void;
 }
 
 /**

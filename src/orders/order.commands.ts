@@ -8,7 +8,6 @@ import type { OrderEvent } from './order.machine';
 import type { Queries } from './order.queries';
 import { CryptoFulfilSchema, FiatFulfilSchema, type ControlPayin, type ControlPayout, type Include } from './order.schemas';
 import type { OrderDetail } from './order.view';
-import { appended } from './packed-order';
 
 /**
  * The field of the other kind of fulfil proof in `body` when it lacks its own kind's (spec §4.1:
@@ -69,9 +68,10 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
           : `Order ${reference} cannot be fulfilled in status ${order.status}`,
       );
     }
-    if (!order.payinRefs.includes(proof)) order.payinRefs = appended(order.payinRefs, proof); // exactly sized (decision 009)
-    note(order, 'payin', 'proof_submitted', details);
-    order.payinPaidAt = clock.now();
+    note(order, 'payin', 'proof_submitted', details, (o) => {
+      if (!o.payinRefs.includes(proof)) o.payinRefs.push(proof);
+      o.payinPaidAt = clock.now();
+    });
     dispatch(order, { type: 'CONFIRM' });
     return queries.detail(order, include);
   }
@@ -117,7 +117,9 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
     if (!can(order, { type: 'EXPIRE' })) {
       throw badRequest(`The pay-in window of order ${reference} is not open: status ${order.status}`);
     }
-    order.payinExpiresAt = clock.now();
+    core.store.update(order, (o) => {
+      o.payinExpiresAt = clock.now();
+    });
     dispatch(order, { type: 'EXPIRE' });
     return queries.detail(order);
   }

@@ -6,7 +6,7 @@ import type { Ids } from '../shared/ids';
 import { decimalPlaces } from '../shared/money';
 import { createArtefacts } from './addresses';
 import type { LifecycleTimings } from './order.machine';
-import type { OrderStore } from './order.store';
+import type { OrderStore } from './store';
 import type { Precisions } from './order.view';
 
 /** Who is calling /v1: the partner and the environment of its key. */

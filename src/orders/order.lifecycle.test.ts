@@ -88,19 +88,19 @@ describe('order lifecycle', () => {
     const { reference } = orders.create(CALLER, onramp(50_000));
     const order = orders.store.orders.get(reference)!;
     expect(published).toEqual([['order.created', 2]]);
-    expect(order.timeline.entry(2)).toMatchObject({ group: 'webhook', event: 'order.created', details: null });
+    expect(order.timeline[2]!).toMatchObject({ group: 'webhook', event: 'order.created', details: null });
     expect(changed.every((ref) => ref === reference)).toBe(true);
 
     const version = order.version;
     changed.length = 0;
     expect(orders.noteDelivery(reference, 2, { delivery_id: 'dlv_1' })).toBe(true);
-    expect(order.timeline.entry(2)!.details).toEqual({ delivery_id: 'dlv_1' });
+    expect(order.timeline[2]!!.details).toEqual({ delivery_id: 'dlv_1' });
     expect(order.version).toBe(version + 1); // a detail rendered before is rendered again
     expect(changed).toEqual([reference]);
     // Only a webhook entry of an order that exists takes a delivery.
     expect(orders.noteDelivery(reference, 0, { delivery_id: 'dlv_2' })).toBe(false);
     expect(orders.noteDelivery(reference, 99, { delivery_id: 'dlv_2' })).toBe(false);
     expect(orders.noteDelivery('ORDNONE', 2, { delivery_id: 'dlv_2' })).toBe(false);
-    expect(order.timeline.entry(0)!.details).toBeNull();
+    expect(order.timeline[0]!!.details).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { paginate } from '../shared/envelope';
 import { notFound } from '../shared/errors';
 import { ALL_INCLUDES, NO_INCLUDES, type Caller, type OrdersCore } from './order.core';
 import type { Include, ListQuery } from './order.schemas';
-import type { OrderRecord } from './order.store';
+import type { Order } from './order.records';
 import { toDetail, toSummary, type OrderDetail } from './order.view';
 
 /** Rendered details kept, newest first out of a Map's insertion order. */
@@ -13,8 +13,8 @@ export function createQueries(core: OrdersCore) {
   const { store } = core;
 
   /** An order of the caller's (404 for anyone else's: its existence is not revealed). */
-  function owned(caller: Caller, reference: string): OrderRecord {
-    const order = store.orders.get(reference);
+  function owned(caller: Caller, reference: string): Order {
+    const order = store.get(reference);
     if (!order || order.env !== caller.env || order.clientId !== caller.partner.client_id) {
       throw notFound(`Order ${reference} not found`);
     }
@@ -22,19 +22,14 @@ export function createQueries(core: OrdersCore) {
   }
 
   /** Any order (control API). */
-  function find(reference: string): OrderRecord {
-    const order = store.orders.get(reference);
+  function find(reference: string): Order {
+    const order = store.get(reference);
     if (!order) throw notFound(`Order ${reference} not found`);
     return order;
   }
 
   function list(caller: Caller, q: ListQuery) {
-    const all = store.ownedBy(caller.partner.client_id, caller.env);
-    const matching: OrderRecord[] = [];
-    for (let i = all.length - 1; i >= 0; i--) {
-      const o = all[i]!;
-      if (!q.status || o.status === q.status) matching.push(o);
-    }
+    const matching = store.list({ clientId: caller.partner.client_id, env: caller.env, ...(q.status ? { status: q.status } : {}) });
     const page = paginate(matching, q.page, q.per_page);
     return { data: page.data.map((o) => toSummary(o, core.precisions(o))), meta: page.meta };
   }
@@ -61,10 +56,10 @@ export function createQueries(core: OrdersCore) {
     find,
     list,
     detailJson,
-    detail: (order: OrderRecord, include: ReadonlySet<Include> = ALL_INCLUDES): OrderDetail => toDetail(order, core.precisions(order), include),
-    summary: (order: OrderRecord) => toSummary(order, core.precisions(order)),
+    detail: (order: Order, include: ReadonlySet<Include> = ALL_INCLUDES): OrderDetail => toDetail(order, core.precisions(order), include),
+    summary: (order: Order) => toSummary(order, core.precisions(order)),
     /** Drops the cached renders of these orders (evicted). */
-    forget(orders: Iterable<OrderRecord>): void {
+    forget(orders: Iterable<Order>): void {
       for (const order of orders) for (const variant of ['', 'p', 't', 'pt']) rendered.delete(`${order.reference}|${variant}`);
     },
     clearCache: () => rendered.clear(),

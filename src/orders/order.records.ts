@@ -4,7 +4,6 @@ import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pr
 import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
 import { DueInstant, Instant, MAX_INSTANT } from '../shared/schemas';
-import type { PackedTimeline } from './packed-order';
 
 /**
  * Orders and quotes as the store holds them: one schema each, the source of their types and
@@ -125,12 +124,17 @@ export type PayinTarget = z.output<typeof PayinSchema>;
 /** An order as a state snapshot holds it. */
 export type OrderSnapshot = z.output<typeof OrderSnapshotSchema>;
 /**
- * One order as stored: plain data plus its machine status and context (no live actor); its
- * timeline kept packed (docs/decisions/009-packed-order-records.md).
+ * One order as the store keeps it and as a state snapshot holds it: plain data, its machine
+ * status and context (no live actor). Its pending timers are the lifecycle's (they are handles
+ * on the clock, not the order's data). Written only through the store's `update`.
  */
-export type OrderRecord = Omit<OrderSnapshot, 'timeline'> & {
-  timeline: PackedTimeline;
-  /** Pending virtual-clock timers: [xstate delayed-event id, clock timer id] pairs (usually 0 or 1). */
-  timers: Array<[string, number]>;
-};
+export type OrderRecord = OrderSnapshot;
+/**
+ * An order as the store hands it to readers, read-only all the way down: a write compiles only
+ * inside the store's `update(order, (o) => …)`, where `o` is the `OrderRecord` to write.
+ */
+export type Order = DeepReadonly<OrderRecord>;
+
+/** `T` with every field and list read-only, however deep. */
+export type DeepReadonly<T> = T extends readonly (infer U)[] ? ReadonlyArray<DeepReadonly<U>> : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 export type QuoteRecord = z.output<typeof QuoteSnapshotSchema>;

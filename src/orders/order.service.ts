@@ -1,6 +1,6 @@
 import type { TimerTag, VirtualClock } from '../clock';
 import type { ReferenceStore } from '../reference';
-import type { Bus } from '../shared/bus';
+import { createBus, type Bus } from '../shared/bus';
 import type { Ids } from '../shared/ids';
 import { createEviction, type NearlyFull } from './eviction';
 import { createCommands } from './order.commands';
@@ -8,12 +8,12 @@ import { ALL_INCLUDES, createCore } from './order.core';
 import { createIntake } from './order.intake';
 import { createLifecycle, type OrderEvents } from './order.lifecycle';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
-import { forgetDecodedTerms } from './order-terms';
 import { createQueries } from './order.queries';
 import { createQuotes } from './order.quotes';
 import { createSimulator } from './order.simulate';
-import { orderFromSnapshot, orderSnapshot, orderSnapshotJson, quoteFromSnapshot, type OrdersState } from './order.state';
-import { OrderStore, type OrderRecord } from './order.store';
+import type { OrdersState } from './order.state';
+import type { Order } from './order.records';
+import { createPlainStore } from './store';
 
 export { ALL_INCLUDES, requireKyb, type Caller } from './order.core';
 export type { EmittedEvent, OrderEvents } from './order.lifecycle';
@@ -30,7 +30,7 @@ export interface OrderServiceDeps {
   /** CONTRACT §9: orders kept at most (default: no bound). */
   maxOrders?: number;
   /** Told of each batch of evicted orders, to forget what hangs off them (deliveries). */
-  onEvicted?: (orders: ReadonlySet<OrderRecord>) => void;
+  onEvicted?: (orders: ReadonlySet<Order>) => void;
   /** Told once when the store passes 90% of `maxOrders` (again only after a reset or restore). */
   onNearlyFull?: (info: NearlyFull) => void;
 }
@@ -42,13 +42,16 @@ export interface OrderServiceDeps {
  */
 export function createOrderService(deps: OrderServiceDeps) {
   const timings: LifecycleTimings = { ...DEFAULT_TIMINGS, ...deps.timings };
-  const store = new OrderStore();
+  const bus = deps.bus ?? createBus<OrderEvents>();
+  // Every write publishes the order's change (the dashboard's feed, `waitFor`).
+  const store = createPlainStore({ onChange: (reference) => bus.emit('order.changed', reference) });
   const core = createCore({ clock: deps.clock, ref: deps.reference, ids: deps.ids, timings, store });
   // Eviction is checked whenever a step leaves an order final, not only on a create (CONTRACT §9).
-  const lifecycle = createLifecycle(core, { bus: deps.bus, onFinal: (order) => eviction.afterFinal(order) });
+  const lifecycle = createLifecycle(core, { bus, onFinal: (order) => eviction.afterFinal(order) });
   const queries = createQueries(core);
   const eviction = createEviction({
     store,
+    pendingTimers: lifecycle.pendingTimers,
     maxOrders: deps.maxOrders ?? Number.POSITIVE_INFINITY,
     onEvicted: (evicted) => {
       queries.forget(evicted);
@@ -89,14 +92,14 @@ export function createOrderService(deps: OrderServiceDeps) {
     /** Orders and quotes for a state snapshot (CONTRACT §13); timers are the clock's to list. */
     exportState(): OrdersState {
       return {
-        orders: [...store.orders.values()].map(orderSnapshot),
+        orders: [...store.snapshot()],
         quotes: [...store.quotes.values()].map((q) => structuredClone(q)),
         evicted_orders: eviction.count,
       };
     },
     /** Each order's and quote's snapshot as JSON, one at a time (a state save streams them). */
     *ordersJson(): Generator<string> {
-      for (const order of store.orders.values()) yield orderSnapshotJson(order);
+      yield* store.snapshotJson();
     },
     *quotesJson(): Generator<string> {
       for (const quote of store.quotes.values()) yield JSON.stringify(quote);
@@ -104,30 +107,28 @@ export function createOrderService(deps: OrderServiceDeps) {
     /** Replaces every order and quote with a validated snapshot's; then revive the timers. */
     restoreState(state: OrdersState): void {
       store.clear();
+      lifecycle.forgetTimers();
       queries.clearCache();
       eviction.reset(state.evicted_orders);
-      for (const entry of state.orders) store.add(orderFromSnapshot(entry));
-      for (const entry of state.quotes) store.quotes.set(entry.quote_id, quoteFromSnapshot(entry));
+      store.restore(state.orders);
+      for (const entry of state.quotes) store.quotes.set(entry.quote_id, entry);
       lifecycle.changedAll();
     },
     /** Re-creates one of the orders' or quotes' timers from its snapshot tag (CONTRACT §13). */
     reviveTimer: (tag: TimerTag, due: number) => lifecycle.reviveTimer(tag, due) || quotes.reviveTimer(tag, due),
+    /** An order's pending timers on the clock: [delayed event id, clock timer id] pairs. */
+    pendingTimers: (reference: string) => lifecycle.pendingTimers({ reference }),
     /** Orders evicted to stay within `maxOrders` (CONTRACT §9). */
     get evictedCount() {
       return eviction.count;
     },
     clear: () => {
       store.clear();
+      lifecycle.forgetTimers();
       queries.clearCache();
       eviction.reset();
       lifecycle.changedAll();
     },
-    /**
-     * On the sandbox's close: what the order modules keep beside the store (the last decoded
-     * order, the settled orders waiting to move into a slab, decision 020) is let go, so a
-     * closed sandbox's orders are not kept alive by them. The store itself stays readable.
-     */
-    release: () => forgetDecodedTerms(),
   };
 }
 

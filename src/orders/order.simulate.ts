@@ -6,8 +6,7 @@ import { lifecycleGraph } from './lifecycle-graph';
 import type { OrdersCore } from './order.core';
 import type { Lifecycle } from './order.lifecycle';
 import type { OrderContext, OrderEvent, OrderMachine } from './order.machine';
-import type { OrderRecord } from './order.store';
-import { settleOrder, unsettled } from './order-terms';
+import type { Order } from './order.records';
 import { isFinal, ORDER_STATUSES, type OrderStatus, type OrderType } from './order.vocabulary';
 
 /**
@@ -177,13 +176,13 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
    * The cheapest plan from the order's state to `target`, and every status some plan reaches
    * (for the refusal's message). Dijkstra over machine states on a scratch clock.
    */
-  function search(order: OrderRecord, target: OrderStatus | undefined): { plan?: SimulatePlan; reachable: Set<OrderStatus> } {
+  function search(order: Order, target: OrderStatus | undefined): { plan?: SimulatePlan; reachable: Set<OrderStatus> } {
     const runner = plannerFor(order.type);
     const precision = core.precisionOf(order.env, order.from.currency);
     const root: Sim = { value: order.status, context: order.context, timers: [], pending: new Map(), path: [order.status], moves: [], cost: [0, 0, 0], payins: 0 };
     // The order's pending timers, due as on the real clock.
     node = root;
-    for (const [id, handle] of order.timers) {
+    for (const [id, handle] of lifecycle.pendingTimers(order)) {
       const timer = clock.timer(handle);
       if (timer?.tag) runner.revive(root, id, timer.tag.event as OrderEvent, timer.due);
     }
@@ -240,7 +239,7 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
   }
 
   /** The plan that takes `order` to `target`; a 400 listing the reachable statuses when there is none. */
-  function plan(order: OrderRecord, target: OrderStatus): SimulatePlan {
+  function plan(order: Order, target: OrderStatus): SimulatePlan {
     if (order.status === target) return { moves: [], path: [target] };
     const { plan: found, reachable } = search(order, target);
     if (found) return found;
@@ -257,9 +256,9 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
    * Takes one planned move on the real order, through the same lifecycle as the control routes;
    * false when the order does not take it any more (it moved on its own meanwhile).
    */
-  function take(order: OrderRecord, move: SimulateMove): boolean {
+  function take(order: Order, move: SimulateMove): boolean {
     if (move.kind === 'timer') {
-      const pair = order.timers.find(([id]) => id === move.id);
+      const pair = lifecycle.pendingTimers(order).find(([id]) => id === move.id);
       return pair !== undefined && clock.fireNow(pair[1]);
     }
     const event = move.event;
@@ -270,15 +269,18 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
         return true;
       case 'CONFIRM': {
         const seen = order.payinRefs.at(-1);
-        lifecycle.note(order, 'payin', 'proof_submitted', seen === undefined ? null : { [order.payin.kind === 'fiat' ? 'reference' : 'tx_hash']: seen });
-        order.payinPaidAt = clock.now();
+        lifecycle.note(order, 'payin', 'proof_submitted', seen === undefined ? null : { [order.payin.kind === 'fiat' ? 'reference' : 'tx_hash']: seen }, (o) => {
+          o.payinPaidAt = clock.now();
+        });
         return lifecycle.dispatch(order, event);
       }
       case 'CANCEL':
         lifecycle.note(order, 'order', 'cancel_requested', null);
         return lifecycle.dispatch(order, event);
       case 'EXPIRE':
-        order.payinExpiresAt = clock.now();
+        store.update(order, (o) => {
+          o.payinExpiresAt = clock.now();
+        });
         return lifecycle.dispatch(order, event);
       case 'SET_PAYOUT':
         lifecycle.note(order, 'payout', 'outcome_set', { outcome: event.outcome, ...(event.percentage === undefined ? {} : { percentage: event.percentage }) });
@@ -301,16 +303,22 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
    * control step that chose the failure (its note), else the unhappy status the step entered.
    * False when this step was not the failing one.
    */
-  function noteReason(order: OrderRecord, from: number, move: SimulateMove, reason: string): boolean {
-    const entries = order.timeline.toArray().slice(from);
+  function noteReason(order: Order, from: number, move: SimulateMove, reason: string): boolean {
+    const entries = order.timeline.slice(from);
     let at = -1;
     if (chosenFailure(move)) at = entries.findIndex((e) => e.group !== 'status' && e.group !== 'webhook');
     if (at < 0) at = entries.findIndex((e) => e.group === 'status' && UNHAPPY.has(e.event as OrderStatus));
     if (at < 0) return false;
-    unsettled(order).timeline.setDetails(from + at, { ...(order.timeline.details(from + at) ?? {}), reason });
-    order.version++;
-    settleOrder(order);
+    withReason(order, from + at, reason);
     return true;
+  }
+
+  /** `reason` added to the details of the order's timeline entry `at`. */
+  function withReason(order: Order, at: number, reason: string): void {
+    store.update(order, (o) => {
+      const entry = o.timeline[at]!;
+      o.timeline[at] = { ...entry, details: { ...(entry.details ?? {}), reason } };
+    });
   }
 
   /**
@@ -319,14 +327,14 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
    * again from where it stands. Resolves with the statuses passed through, current one first.
    */
   async function simulate(reference: string, target: OrderStatus, options: SimulateOptions = {}): Promise<OrderStatus[]> {
-    const order = store.orders.get(reference);
+    const order = store.get(reference);
     if (!order) throw notFound(`Order ${reference} not found`);
     let current = plan(order, target);
     const path: OrderStatus[] = [order.status];
     let reason = options.reason;
     for (let steps = 0, i = 0; order.status !== target; steps++) {
       if (steps >= MAX_STEPS) throw conflict(`Order ${reference} did not reach ${target} in ${MAX_STEPS} steps; it is ${order.status}`);
-      if (store.orders.get(reference) !== order) throw conflict(`Order ${reference} went while it was being simulated (a reset, a restore or an eviction)`);
+      if (store.get(reference) !== order) throw conflict(`Order ${reference} went while it was being simulated (a reset, a restore or an eviction)`);
       const move = current.moves[i];
       const from = order.timeline.length;
       if (move === undefined || !take(order, move)) {
@@ -337,22 +345,18 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
       }
       i++;
       if (reason !== undefined && noteReason(order, from, move, reason)) reason = undefined;
-      for (const entry of order.timeline.toArray().slice(from)) if (entry.group === 'status') path.push(entry.event as OrderStatus);
+      for (const entry of order.timeline.slice(from)) if (entry.group === 'status') path.push(entry.event as OrderStatus);
       await options.afterStep?.();
     }
     // A reason no step could carry (a path without a failing step): on the last status entry.
     if (reason !== undefined) {
-      const last = order.timeline.toArray().findLastIndex((e) => e.group === 'status');
-      if (last >= 0) {
-        unsettled(order).timeline.setDetails(last, { ...(order.timeline.details(last) ?? {}), reason });
-        order.version++;
-        settleOrder(order);
-      }
+      const last = order.timeline.findLastIndex((e) => e.group === 'status');
+      if (last >= 0) withReason(order, last, reason);
     }
     return path;
   }
 
-  return { plan, simulate, reachable: (order: OrderRecord) => search(order, undefined).reachable };
+  return { plan, simulate, reachable: (order: Order) => search(order, undefined).reachable };
 }
 
 export type Simulator = ReturnType<typeof createSimulator>;

@@ -2,7 +2,7 @@ import { ISO } from '../clock';
 import { round } from '../shared/money';
 import type { OrderDetail, OrderSummary, Quote, TimelineEntry } from './order.responses';
 import type { Include } from './order.schemas';
-import type { OrderRecord, QuoteRecord, Recipient } from './order.store';
+import type { Order, QuoteRecord, Recipient } from './order.records';
 import { isSettled } from './order.vocabulary';
 
 export type { OrderDetail, OrderSummary };
@@ -14,17 +14,17 @@ export interface Precisions {
 }
 
 /** The amount paid out for the order's settled share (its `ratio`), in the payout currency. */
-export function settledAmount(o: Pick<OrderRecord, 'to' | 'context'>, toPrecision: number): number {
+export function settledAmount(o: Pick<Order, 'to' | 'context'>, toPrecision: number): number {
   return round(o.to.amount * o.context.ratio, toPrecision);
 }
 
 /** The settled share as a percentage, 2 places. */
-export function settledPercentage(o: Pick<OrderRecord, 'context'>): number {
+export function settledPercentage(o: Pick<Order, 'context'>): number {
   return round(o.context.ratio * 100, 2);
 }
 
 /** The summary form (spec §2.2): no payin, no payout. */
-export function toSummary(o: OrderRecord, p: Precisions): OrderSummary {
+export function toSummary(o: Order, p: Precisions): OrderSummary {
   const settled = isSettled(o.status);
   // Two literals rather than a conditional spread: same key order, and no slow object cloning.
   const from = { ...o.from };
@@ -53,13 +53,13 @@ export function eventSummary(event: string, summary: OrderSummary): OrderSummary
 }
 
 /** The detail form (spec §2.3); payout and timeline only when included. */
-export function toDetail(o: OrderRecord, p: Precisions, include: ReadonlySet<Include>): OrderDetail {
+export function toDetail(o: Order, p: Precisions, include: ReadonlySet<Include>): OrderDetail {
   // Extends the fresh summary in place (no spread of a 16-field object): keys keep spec order.
   const detail = Object.assign(toSummary(o, p), { recipient: recipientView(o.recipient), payin: payinView(o) }) as OrderDetail;
   if (include.has('payout')) detail.payout = payoutView(o, p);
   if (o.refund) detail.refund = refundView(o);
   if (include.has('timeline')) {
-    detail.timeline = o.timeline.toArray().map((t): TimelineEntry => ({ group: t.group, event: t.event, details: t.details, created_at: ISO(t.at) }));
+    detail.timeline = o.timeline.map((t): TimelineEntry => ({ group: t.group, event: t.event, details: t.details, created_at: ISO(t.at) }));
   }
   return detail;
 }
@@ -85,7 +85,7 @@ function recipientView(r: Recipient): OrderDetail['recipient'] {
     : { network: r.network, address: r.address, ...memo };
 }
 
-function payinView(o: OrderRecord): OrderDetail['payin'] {
+function payinView(o: Order): OrderDetail['payin'] {
   const t = o.payin;
   const common = {
     amount: o.from.amount,
@@ -114,7 +114,7 @@ function payinView(o: OrderRecord): OrderDetail['payin'] {
       };
 }
 
-function payoutView(o: OrderRecord, p: Precisions): NonNullable<OrderDetail['payout']> {
+function payoutView(o: Order, p: Precisions): NonNullable<OrderDetail['payout']> {
   if (!o.payout) return [];
   const landed = isSettled(o.status);
   const amount = landed ? settledAmount(o, p.to) : o.payout.amount;
@@ -145,7 +145,7 @@ function payoutView(o: OrderRecord, p: Precisions): NonNullable<OrderDetail['pay
   ];
 }
 
-function refundView(o: OrderRecord): NonNullable<OrderDetail['refund']> {
+function refundView(o: Order): NonNullable<OrderDetail['refund']> {
   const r = o.refundTarget;
   const refundedAt = o.refund?.refundedAt == null ? null : ISO(o.refund.refundedAt);
   const amount = o.context.refundDue;

@@ -249,7 +249,6 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     close() {
       clock.stop();
       sandbox.closeStreams();
-      orders.release();
     },
   };
 
@@ -283,7 +282,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerOrderRoutes(api, { orders });
       registerPartnerRoutes(api, { partners });
       registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
-      registerOrderControlRoutes(api, { orders, partners, reference, settle: simulation.settle });
+      registerOrderControlRoutes(api, { orders, partners, reference, deliveriesIdle: simulation.deliveriesIdle });
       registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
       registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs, onCut });
       registerRequestRoutes(api, { requests });

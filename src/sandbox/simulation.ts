@@ -23,7 +23,7 @@ export interface SimulationDeps {
 
 /**
  * Moving the simulation (CONTRACT §2, §4, §9): advancing the virtual clock with the webhook
- * attempts it starts settled at their own virtual time, and reset. The clock throws the typed
+ * attempts it starts finished at their own virtual time, and reset. The clock throws the typed
  * `ClockBusyError` (another advance is under way) and `AdvanceInterruptedError` (a reset or a
  * state restore stopped this one, its `reason` says which); the control route maps them to 409.
  * An advance yields to the event loop every few tens of ms of work (CONTRACT §9), so requests
@@ -33,15 +33,15 @@ export function createSimulation(deps: SimulationDeps) {
   const { clock, dispatcher } = deps;
 
   /** Resolves when no webhook attempt is in flight; undefined (nothing to wait for) at once. */
-  const settle = (): Promise<void> | undefined => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined);
+  const deliveriesIdle = (): Promise<void> | undefined => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined);
 
   /**
    * Advances the virtual clock to `target`. Attempts already under way finish first, at the
-   * time they started (the clock settles before its first timer), and every attempt a timer
+   * time they started (the clock waits for them before its first timer), and every attempt a timer
    * starts finishes at that timer's time: a retry they schedule inside the span fires too.
    */
   function advanceTo(target: number): Promise<FiredTimer[]> {
-    return clock.advanceToAsync(target, settle);
+    return clock.advanceToAsync(target, deliveriesIdle);
   }
 
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
@@ -56,7 +56,7 @@ export function createSimulation(deps: SimulationDeps) {
     deps.ids.reseed(deps.runSeed);
   }
 
-  return { advanceTo, advance: (ms: number) => advanceTo(clock.now() + ms), settle, reset };
+  return { advanceTo, advance: (ms: number) => advanceTo(clock.now() + ms), deliveriesIdle, reset };
 }
 
 export type Simulation = ReturnType<typeof createSimulation>;

@@ -23,8 +23,8 @@ export type Envelope<T> = { status?: boolean; message?: string; code?: string; d
 /** A control call's outcome: its `data`, or the SandboxError the control API answered. */
 export type Outcome<T> = { ok: true; data: T } | { ok: false; error: SandboxError };
 
-/** Settles a control call into its Outcome; any other failure (no connection) still throws. */
-export async function settle<T>(call: Promise<T>): Promise<Outcome<T>> {
+/** A control call's Outcome; any other failure (no connection) still throws. */
+export async function outcomeOf<T>(call: Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, data: await call };
   } catch (error) {
@@ -79,39 +79,39 @@ export class SandboxClient {
   // The control calls steps make. Bodies come from scenario files as written: the route judges
   // them (a step may expect its 422), so they are passed on as the operation's body.
   createPartner(body: Record<string, unknown>) {
-    return settle(this.control.createPartner({ body: body as ControlBody<'createPartner'> }));
+    return outcomeOf(this.control.createPartner({ body: body as ControlBody<'createPartner'> }));
   }
   updatePartner(clientId: string, patch: Record<string, unknown>) {
-    return settle(this.control.updatePartner({ params: { client_id: clientId }, body: patch as ControlBody<'updatePartner'> }));
+    return outcomeOf(this.control.updatePartner({ params: { client_id: clientId }, body: patch as ControlBody<'updatePartner'> }));
   }
   payin(reference: string, body: Record<string, unknown>) {
-    return settle(this.control.simulatePayin({ params: { reference }, body: body as ControlBody<'simulatePayin'> }));
+    return outcomeOf(this.control.simulatePayin({ params: { reference }, body: body as ControlBody<'simulatePayin'> }));
   }
   payout(reference: string, body: Record<string, unknown>) {
-    return settle(this.control.decidePayout({ params: { reference }, body: body as ControlBody<'decidePayout'> }));
+    return outcomeOf(this.control.decidePayout({ params: { reference }, body: body as ControlBody<'decidePayout'> }));
   }
   expire(reference: string) {
-    return settle(this.control.expireOrder({ params: { reference } }));
+    return outcomeOf(this.control.expireOrder({ params: { reference } }));
   }
   simulate(reference: string, body: Record<string, unknown>) {
-    return settle(this.control.simulateOrder({ params: { reference }, body: body as ControlBody<'simulateOrder'> }));
+    return outcomeOf(this.control.simulateOrder({ params: { reference }, body: body as ControlBody<'simulateOrder'> }));
   }
   clock() {
-    return settle(this.control.getClock());
+    return outcomeOf(this.control.getClock());
   }
   /** `{duration}` or `{to}` (ISO). */
   advance(body: { duration: string } | { to: string }) {
-    return settle(this.control.advanceClock({ body }));
+    return outcomeOf(this.control.advanceClock({ body }));
   }
   /** The order's deliveries, newest first (as the control API lists them). */
   deliveries(reference: string) {
-    return settle(this.control.listDeliveries({ query: { order: reference, per_page: 500 } }).then((page) => page.data));
+    return outcomeOf(this.control.listDeliveries({ query: { order: reference, per_page: 500 } }).then((page) => page.data));
   }
   addFault(input: FaultInput) {
-    return settle(this.control.addFault({ body: input }));
+    return outcomeOf(this.control.addFault({ body: input }));
   }
   removeFault(id: string) {
-    return settle(this.control.removeFault({ params: { id } }));
+    return outcomeOf(this.control.removeFault({ params: { id } }));
   }
 
   /** Address format of each network of an environment, read once per sandbox and environment. */

@@ -55,24 +55,25 @@ export type Delivery = Omit<DeliveryRecord, 'body'> & { body: string | PackedBod
  * Keeps a finished delivery packed (once: packing a packed body changes nothing): its body
  * deflated, its attempts in an array of their exact number (a pushed array keeps room for 17,
  * ~130 bytes of slack per delivery for as long as the log keeps it), and a short answer of the
- * receiver (`ok`, `{"received":true}`) shared with every other attempt that got the same one.
+ * receiver (`ok`, `{"received":true}`) shared with every other attempt of the same log that got
+ * the same one (`answers`: the log's own table, never the process's).
  */
-export function packBody(d: Delivery): void {
+export function packBody(d: Delivery, answers: SharedAnswers): void {
   if (typeof d.body === 'string') d.body = PackedBody.pack(d.body);
   d.attempts = d.attempts.slice();
-  for (const a of d.attempts) if (a.response_excerpt !== null) a.response_excerpt = shared(a.response_excerpt);
+  for (const a of d.attempts) if (a.response_excerpt !== null) a.response_excerpt = shared(a.response_excerpt, answers);
 }
 
-/** Short answers seen, each kept once; at most SHARED_MAX of them (then new ones are kept as they are). */
-const SHARED_ANSWERS = new Map<string, string>();
+/** Short answers a delivery log has seen, each kept once; at most SHARED_MAX (then new ones are kept as they are). */
+export type SharedAnswers = Map<string, string>;
 const SHARED_MAX = 1024;
 const SHARED_LENGTH = 64;
 
-function shared(text: string): string {
+function shared(text: string, answers: SharedAnswers): string {
   if (text.length > SHARED_LENGTH) return text;
-  const known = SHARED_ANSWERS.get(text);
+  const known = answers.get(text);
   if (known !== undefined) return known;
-  if (SHARED_ANSWERS.size < SHARED_MAX) SHARED_ANSWERS.set(text, text);
+  if (answers.size < SHARED_MAX) answers.set(text, text);
   return text;
 }
 

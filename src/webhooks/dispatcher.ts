@@ -6,7 +6,7 @@ import { createBus, type Bus } from '../shared/bus';
 import { conflict, notFound } from '../shared/errors';
 import { unused, type Ids } from '../shared/ids';
 import { ShardedMap } from '../shared/sharded-map';
-import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type Delivery, type DeliveryRecord } from './delivery';
+import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type SharedAnswers, type Delivery, type DeliveryRecord } from './delivery';
 import { createListeners, type Listener, type ListenerAnswer, type ListenerOptions, type ListenerSink } from './listeners';
 import { deliveryHeaders, signedPath } from './delivery-headers';
 import { postAttempt } from './transport';
@@ -66,6 +66,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   // Sharded: a million deliveries never rehash at once inside a request (decision 021).
   const deliveries = new ShardedMap<string, Delivery>();
   const inFlight = new Set<Promise<void>>();
+  /** Short receiver answers, kept once for this log's finished deliveries (`packBody`). */
+  const answers: SharedAnswers = new Map();
   const maxAutomatic = options.retryScheduleMs.length + 1;
   /** Bumped by `clear`: attempts that were in flight across it are forgotten when they end. */
   let generation = 0;
@@ -166,16 +168,16 @@ export function createDispatcher(deps: DispatcherDeps) {
     // A reset while the receiver answered: this delivery is gone and schedules nothing.
     if (generation !== generationAtStart) return;
     delivery.inFlight = false;
-    settleAttempt(delivery, ok, record);
+    endAttempt(delivery, ok, record);
     // Told once the delivery's status says how the attempt ended, never between the two.
     changed(delivery);
   }
 
   /** The delivery's status after an attempt: succeeded, retrying (its retry scheduled) or failed. */
-  function settleAttempt(delivery: Delivery, ok: boolean, record: Attempt): void {
+  function endAttempt(delivery: Delivery, ok: boolean, record: Attempt): void {
     if (ok) {
       delivery.status = 'succeeded';
-      packBody(delivery);
+      packBody(delivery, answers);
       return;
     }
     if (delivery.status === 'succeeded') return; // a manual retry of a delivered event failing changes nothing
@@ -183,7 +185,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const delay = options.retryScheduleMs[index];
     if (delay === undefined || delivery.automaticAttempts >= maxAutomatic) {
       delivery.status = 'failed';
-      packBody(delivery);
+      packBody(delivery, answers);
       return;
     }
     delivery.status = 'retrying';
@@ -303,7 +305,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       for (const entry of saved) {
         // The entry is the restore's own (parsed for it alone): taken over, not copied.
         const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false });
-        if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery);
+        if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery, answers);
         deliveries.set(delivery.id, delivery);
         if (entry.inFlight) scheduleRetry(delivery, clock.now());
       }

@@ -75,7 +75,7 @@ export function createListeners(options: { timeoutMs: number }) {
   const pending = new Map<string, Pending>();
 
   /** Ends a pending attempt, writing the outcome into its log record; false when none waits. */
-  function settle(id: string, outcome: { ok: boolean; fill: (record: Attempt, elapsedMs: number) => void }): boolean {
+  function endHandOff(id: string, outcome: { ok: boolean; fill: (record: Attempt, elapsedMs: number) => void }): boolean {
     const entry = pending.get(id);
     if (!entry) return false;
     pending.delete(id);
@@ -87,7 +87,7 @@ export function createListeners(options: { timeoutMs: number }) {
   }
 
   const fail = (id: string, error: string) =>
-    settle(id, {
+    endHandOff(id, {
       ok: false,
       fill: (record, elapsed) => {
         record.error = error;
@@ -132,7 +132,7 @@ export function createListeners(options: { timeoutMs: number }) {
     answer(id: string, answer: ListenerAnswer): { succeeded: boolean } | undefined {
       const status = answer.status;
       const succeeded = status !== undefined && status >= 200 && status < 300 && answer.error === undefined;
-      const answered = settle(id, {
+      const answered = endHandOff(id, {
         ok: succeeded,
         fill: (record) => {
           record.http_status = status ?? null;

@@ -140,7 +140,7 @@ describe('routeOrderEvents', () => {
       },
     );
     orders.cancel({ partner, env: 'test' }, order.reference, undefined);
-    const webhooks = orders.store.orders.get(order.reference)!.timeline.toArray().filter((e) => e.group === 'webhook');
+    const webhooks = orders.store.orders.get(order.reference)!.timeline.filter((e) => e.group === 'webhook');
     expect(webhooks.map((e) => [e.event, e.details])).toEqual([
       ['order.created', { delivery: 'skipped: event not subscribed' }],
       ['order.cancelled', { delivery_id: 'dlv_1' }],

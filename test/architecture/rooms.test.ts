@@ -109,6 +109,47 @@ function roomGraph(graph: Map<string, string[]>): Map<string, string[]> {
   return new Map([...rooms].map(([k, v]) => [k, [...v]]));
 }
 
+/**
+ * The folder graph at one depth: each file stands for its folder `depth` segments down (a file
+ * higher up stands for itself), and an edge joins two of them when a file of one imports a file
+ * of the other. Depth 1 is the room graph; depth 2 finds a cycle between `orders/store` and a file
+ * of `orders`, or between two folders of `http`, that no single file cycle shows.
+ */
+function folderGraph(graph: Map<string, string[]>, depth: number): Map<string, string[]> {
+  const unitOf = (rel: string) => {
+    const parts = rel.split('/');
+    return parts.length > depth ? parts.slice(0, depth).join('/') : rel;
+  };
+  const units = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    if (roomOf(from) === '(root)') continue;
+    const a = unitOf(from);
+    const set = units.get(a) ?? new Set<string>();
+    for (const to of targets) if (unitOf(to) !== a && roomOf(to) !== '(root)' && !browserTypes(from, to)) set.add(unitOf(to));
+    units.set(a, set);
+  }
+  return new Map([...units].map(([k, v]) => [k, [...v]]));
+}
+
+/**
+ * Imports of a folder's insides from outside it, where the folder keeps a door (`index.ts`)
+ * that the rest must use: `orders/store/` (docs/decisions/028-plain-order-store.md) keeps how
+ * orders are kept to itself.
+ */
+const DOORS = ['orders/store'];
+function throughTheWall(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const door = DOORS.find((d) => to.startsWith(`${d}/`) && !from.startsWith(`${d}/`));
+      if (door !== undefined && to !== `${door}/index.ts`) found.push(`${from} -> ${to}`);
+    }
+  }
+  return found;
+}
+
+const maxDepth = (graph: Map<string, string[]>) => Math.max(...[...graph.keys()].map((k) => k.split('/').length));
+
 const load = () => new Map(sources(SRC).map((f): [string, string] => [relative(SRC, f).split('\\').join('/'), readFileSync(f, 'utf8')]));
 
 describe('the rooms of src/ (docs/architecture.md)', () => {
@@ -131,6 +172,35 @@ describe('the rooms of src/ (docs/architecture.md)', () => {
     expect(upwardImports(graph)).toEqual([]);
     expect(cycles(graph)).toEqual([]);
     expect(cycles(roomGraph(graph))).toEqual([]);
+  });
+
+  it('has no folder or sub-folder cycle at any depth, type-only imports included', () => {
+    const graph = importGraph(load());
+    for (let depth = 1; depth <= maxDepth(graph); depth++) expect(cycles(folderGraph(graph, depth)), `depth ${depth}`).toEqual([]);
+  });
+
+  it('lets nothing outside orders/store/ import its insides, only its index', () => {
+    const graph = importGraph(load());
+    expect([...graph.keys()].filter((k) => k.startsWith('orders/store/')).length).toBeGreaterThan(1);
+    expect(throughTheWall(graph)).toEqual([]);
+  });
+
+  it('catches a planted sub-folder cycle and an import through the store\'s wall (the checks are not no-ops)', () => {
+    const graph = importGraph(
+      new Map([
+        ['orders/store/index.ts', "export type { S } from './types';"],
+        ['orders/store/types.ts', 'export type S = 1;'],
+        ['orders/store/plain.ts', "import type { R } from '../records';"],
+        ['orders/records.ts', "import type { S } from './store';"],
+        ['orders/intake.ts', "import { s } from './store/plain';"],
+        ['http/control/a.ts', "import { b } from '../routes/b';"],
+        ['http/routes/b.ts', 'export const b = 1;'],
+        ['http/routes/c.ts', "import type { A } from '../control/a';"],
+      ]),
+    );
+    expect(cycles(graph)).toEqual([]);
+    expect(cycles(folderGraph(graph, 2))).toEqual(['http/control http/routes', 'orders/records.ts orders/store']);
+    expect(throughTheWall(graph)).toEqual(['orders/intake.ts -> orders/store/plain.ts']);
   });
 
   it('catches a planted upward import, file cycles and a room cycle (the check is not a no-op)', () => {

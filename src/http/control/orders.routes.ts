@@ -85,7 +85,7 @@ export interface OrderControlDeps {
   partners: PartnerRegistry;
   reference: ReferenceStore;
   /** Resolves once no webhook attempt is in flight (undefined: nothing to wait for). */
-  settle?: () => Promise<void> | undefined;
+  deliveriesIdle?: () => Promise<void> | undefined;
 }
 
 /** CONTRACT §4 order simulation controls and the §15 order list; orders are addressed by reference across environments. */
@@ -100,16 +100,12 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
   api.route(
     sandboxListOrdersSpec,
     ({ query: q }) => {
-      const all = [...orders.store.orders.values()];
-      const matching = [];
-      for (let i = all.length - 1; i >= 0; i--) {
-        const o = all[i]!;
-        if (q.client_id && o.clientId !== q.client_id) continue;
-        if (q.environment && o.env !== q.environment) continue;
-        if (q.status && o.status !== q.status) continue;
-        if (q.type && o.type !== q.type) continue;
-        matching.push(o);
-      }
+      const matching = orders.store.list({
+        ...(q.client_id ? { clientId: q.client_id } : {}),
+        ...(q.environment ? { env: q.environment } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.type ? { type: q.type } : {}),
+      });
       const { data, meta } = paginate(matching, q.page, q.per_page);
       return { page: data.map((o) => ({ ...orders.summary(o), client_id: o.clientId, environment: o.env })), meta };
     },
@@ -135,7 +131,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
         client_id: order.clientId,
         environment: order.env,
         status: order.status,
-        path: order.timeline.toArray().filter((t) => t.group === 'status').map((t) => t.event as (typeof ORDER_STATUSES)[number]),
+        path: order.timeline.filter((t) => t.group === 'status').map((t) => t.event as (typeof ORDER_STATUSES)[number]),
         actions: availableActions(orders.machines[order.type], order.status, order.context),
         reachable: ORDER_STATUSES.filter((s) => reachable.has(s)),
         graph: lifecycleGraph(order.type, orders.timings),
@@ -174,7 +170,7 @@ export function registerOrderControlRoutes(api: Api, deps: OrderControlDeps): vo
     async ({ params, body }) => {
       // The first attempt of each delivery a step started is done before the next step, so the
       // partner's receiver gets the webhooks in the order the steps happened.
-      const path = await orders.simulate(params.reference, body.status, { ...(body.reason === undefined ? {} : { reason: body.reason }), afterStep: deps.settle ?? (() => undefined) });
+      const path = await orders.simulate(params.reference, body.status, { ...(body.reason === undefined ? {} : { reason: body.reason }), afterStep: deps.deliveriesIdle ?? (() => undefined) });
       return { ...orders.detail(params.reference), path };
     },
   );

@@ -3,6 +3,13 @@ import type { Logger } from 'pino';
 import { ApiError } from '../../shared/errors';
 import { redactUrl } from '../redact';
 
+/** How a request ended, for observers. */
+export interface Outcome {
+  ms: number;
+  /** The error it was answered with, if any. */
+  error?: ApiError;
+}
+
 export const ERROR_MESSAGES = {
   malformedJson: 'Malformed JSON body',
   bodyTooLarge: 'Request body exceeds the 1 MiB limit',

@@ -7,7 +7,7 @@ import { maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecor
 import { BODY_EXCERPT, FIELD_EXCERPT } from '../request-log.schemas';
 import { redactText, redactUrl } from '../redact';
 import { cutText } from '../../shared/excerpt';
-import type { Outcome } from '../app';
+import type { Outcome } from './errors';
 import { rawBodyOf } from './body';
 
 /**
