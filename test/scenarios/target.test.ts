@@ -109,6 +109,20 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     }
   });
 
+  it('takes the control API\'s answer saved as it came: the envelope {status, message, data}', async () => {
+    // `curl -s -X POST …/sandbox/partners … > ci/partner.json` (README "Or run the image").
+    const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
+    writeFileSync(file, JSON.stringify({ status: true, message: 'Partner created', data: { ...identity, name: 'Acme', kyb_status: 'approved', webhook_url: null } }));
+    const target = await partnerReceiver('none');
+    try {
+      const run = await runAll({ startSandbox: startScenarioSandbox, files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')], targetUrl: target.url, partnerFile: file, write: () => {} });
+      expect(run.fileErrors).toEqual([]);
+      expect(run.results.map((r) => r.failure?.error)).toEqual([undefined]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('rejects a malformed --partner file before running', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
     writeFileSync(file, JSON.stringify({ client_id: 'x', keys: { test: {} } }));
