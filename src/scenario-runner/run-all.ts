@@ -96,9 +96,18 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
   }
   let identity: PartnerIdentity | undefined;
   if (options.partnerFile) {
-    const parsed = PartnerFileSchema.safeParse(partnerFromFile(JSON.parse(readFileSync(options.partnerFile, 'utf8'))));
-    if (!parsed.success) {
-      const issue = firstIssue(parsed.error);
+    // A file that cannot be read or is not JSON is refused like a malformed one (exit 2, one line).
+    let json: unknown;
+    let unreadable: string | undefined;
+    try {
+      json = JSON.parse(readFileSync(options.partnerFile, 'utf8'));
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      unreadable = e.code ? `cannot be read (${e.code})` : `is not JSON (${e.message})`;
+    }
+    const parsed = unreadable === undefined ? PartnerFileSchema.safeParse(partnerFromFile(json)) : undefined;
+    if (!parsed?.success) {
+      const issue = parsed ? firstIssue(parsed.error) : { path: undefined, message: unreadable! };
       const error = new ScenarioFileError(options.partnerFile, undefined, issue.path, issue.message);
       write(`✗ ${error.message}\n`);
       return { ok: false, results: [], fileErrors: [error], ms: 0 };

@@ -131,4 +131,14 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     expect(run.results).toHaveLength(0);
     expect(run.fileErrors[0]!.message).toMatch(/partner\.json: keys\.test\.public_key/);
   });
+
+  it('refuses a --partner file that is missing or not JSON in one line, before running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'partner-'));
+    writeFileSync(join(dir, 'curl-error.json'), 'curl: (7) Failed to connect to 127.0.0.1 port 4010');
+    const missing = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], partnerFile: join(dir, 'nope.json'), write: () => {} });
+    expect(missing.fileErrors.map((e) => e.message)).toEqual([`${join(dir, 'nope.json')}: cannot be read (ENOENT)`]);
+    const notJson = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], partnerFile: join(dir, 'curl-error.json'), write: () => {} });
+    expect(notJson.results).toHaveLength(0);
+    expect(notJson.fileErrors[0]!.message).toMatch(/curl-error\.json: is not JSON \(/);
+  });
 });
