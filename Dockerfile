@@ -47,7 +47,10 @@ COPY fixtures ./fixtures
 COPY scenarios ./scenarios
 # /data: the state file, ready files and JUnit reports, writable by the non-root user. A named
 # volume mounted there starts with this folder's owner.
-RUN mkdir /data && chown node:node /data
+# `ramp-sandbox` on the PATH, so the terminal verbs run inside a running container:
+# `docker exec rs ramp-sandbox tail` (docs/container.md). bin.js keeps its `#!/usr/bin/env node`
+# and tsup makes it executable; Node resolves the link, so the package root is still /app.
+RUN mkdir /data && chown node:node /data && ln -s /app/dist/cli/bin.js /usr/local/bin/ramp-sandbox
 VOLUME /data
 USER node
 EXPOSE 4010

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCENARIO_DIR, runAll } from '../scenario-runner';
 import { startScenarioSandbox } from './scenario-sandbox';
@@ -13,9 +13,10 @@ fails. A NAME that is not a file, such as cancel or cancel.yaml, picks that libr
   --sandbox URL       drive a running sandbox (e.g. npm start -- --clock manual) instead of in-process ones
   --admin-token T     admin token of that sandbox's control API
   --target URL        send the scenarios' webhooks to your receiver (default: a built-in receiver)
-  --partner FILE      JSON {client_id, keys: {test, live}}: act as this partner, so your receiver
-                      verifies with keys it already holds
-  --junit FILE        write a JUnit XML report
+  --partner FILE      JSON {client_id, keys: {test, live}} (or the control API's answer around it,
+                      {status, message, data}): act as this partner, so your receiver verifies
+                      with keys it already holds
+  --junit FILE        write a JUnit XML report (its folder must exist and be writable)
   --seed N            seed for faker helpers and in-process sandboxes (default 1)
   --concurrency N     scenarios at once in process (default 4; 1 with --sandbox or --partner)
 `;
@@ -25,7 +26,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await scenarios(argv);
   } catch (error) {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    // A system error (a report that could not be written after all: disk full…) is the user's to
+    // fix, said in one line; anything else is a bug, with its stack.
+    const system = typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).syscall !== undefined;
+    process.stderr.write(`${system ? (error as Error).message : ((error as Error).stack ?? String(error))}\n`);
     process.exitCode = 1;
   }
 }
@@ -37,6 +41,34 @@ export function resolveScenarioFile(arg: string, library = DEFAULT_SCENARIO_DIR)
     if (!name.includes('/') && existsSync(join(library, name))) return join(library, name);
   }
   return arg;
+}
+
+/**
+ * Why the JUnit report could not be written at `file`, or undefined when it can: checked before
+ * anything runs, so a run is not lost to a folder the user (uid 1000 in the image) cannot write
+ * (docs/container.md). The folder must exist and be writable; the file, if there, writable.
+ */
+export function junitPathProblem(file: string): string | undefined {
+  const dir = dirname(resolve(file));
+  const code = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);
+  try {
+    if (!statSync(dir).isDirectory()) return `${dir} is not a folder`;
+  } catch (error) {
+    return code(error) === 'ENOENT' ? `folder ${dir} does not exist` : `folder ${dir}: ${code(error)}`;
+  }
+  let target: ReturnType<typeof statSync> | undefined;
+  try {
+    target = statSync(file);
+  } catch {
+    target = undefined;
+  }
+  if (target?.isDirectory()) return 'it is a folder';
+  try {
+    accessSync(target ? file : dir, constants.W_OK);
+  } catch {
+    return target ? 'the file is not writable (EACCES)' : `folder ${dir} is not writable by this user (EACCES)`;
+  }
+  return undefined;
 }
 
 async function scenarios(argv: string[]): Promise<void> {
@@ -63,6 +95,12 @@ async function scenarios(argv: string[]): Promise<void> {
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(USAGE);
+    return;
+  }
+  const junitProblem = values.junit === undefined ? undefined : junitPathProblem(values.junit);
+  if (junitProblem) {
+    process.stderr.write(`--junit ${values.junit}: cannot write the report there: ${junitProblem}\n`);
+    process.exitCode = 2;
     return;
   }
   const result = await runAll({

@@ -2,7 +2,7 @@ import { signedCurl } from '../auth';
 import { ISO } from '../clock';
 import { ConfigError, loadConfig, USAGE } from '../sandbox/config';
 import { exposureWarning } from '../http/middleware/admin';
-import { startServer, VERSION } from '../sandbox/sandbox';
+import { isWildcardHost, startServer, VERSION } from '../sandbox/sandbox';
 import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';
 import { StateFileError } from '../sandbox/state/file';
@@ -129,7 +129,9 @@ async function serve(argv: string[]): Promise<void> {
   process.stdout.write(
     [
       '',
-      `ramp-sandbox ${VERSION} listening on ${url}`,
+      // On a wildcard (in a container: HOST=0.0.0.0) `url` names the loopback, the address a user
+      // opens and a published port reaches; the line says what it is bound to (docs/container.md).
+      `ramp-sandbox ${VERSION} listening on ${url}${isWildcardHost(config.host) ? ` (bound to ${config.host}: every interface)` : ''}`,
       ...(exposed ? ['', exposed, ''] : []),
       `  clock ${clock.mode}${clock.mode === 'realtime' ? ` x${clock.speed}` : ''}, virtual now ${ISO(clock.now())}, seed ${sandbox.config.seed}`,
       '',

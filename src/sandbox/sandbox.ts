@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: the composition root wires every module (config, stores, routes,
 // state, listen and graceful stop) and holds no behaviour of its own.
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
@@ -333,6 +333,24 @@ export type ShutdownReport = StopReport & { saveError?: string };
 /** Beyond the webhook timeout, how long a graceful stop waits for requests in flight. */
 const SHUTDOWN_MARGIN_MS = 5_000;
 
+/** Whether a listen address is a wildcard, every interface: `0.0.0.0`, `::` (`[::]`, `::0`…). */
+export function isWildcardHost(listen: string): boolean {
+  const bare = listen.replace(/^\[(.*)\]$/, '$1');
+  return bare === '0.0.0.0' || (isIP(bare) === 6 && /^[0:]+$/.test(bare));
+}
+
+/**
+ * The host of the sandbox's URL (banner, ready file, `startServer().url`): the listen address,
+ * except that a wildcard is no address to call, so its URL names the loopback of the same family
+ * (`127.0.0.1` for `0.0.0.0`, `[::1]` for `::`), which it also listens on and which a port
+ * published on the host's loopback (`-p 127.0.0.1:4010:4010`) reaches. IPv6 in brackets.
+ */
+export function urlHost(listen: string): string {
+  const bare = listen.replace(/^\[(.*)\]$/, '$1');
+  if (isWildcardHost(bare)) return bare === '0.0.0.0' ? '127.0.0.1' : '[::1]';
+  return isIP(bare) === 6 ? `[${bare}]` : bare;
+}
+
 /** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
 export async function startServer(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
   // CONTRACT §13: a --state path that cannot be written is refused now, not at the first save;
@@ -357,11 +375,10 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
     throw error;
   }
   const { port } = server.address() as AddressInfo;
-  const host = sandbox.config.host.includes(':') ? `[${sandbox.config.host}]` : sandbox.config.host;
   return {
     sandbox,
     server,
-    url: `http://${host}:${port}`,
+    url: `http://${urlHost(sandbox.config.host)}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         sandbox.close();

@@ -31,7 +31,7 @@ export interface RunAllOptions {
   adminToken?: string;
   /** The partner's own receiver; default: the built-in receiver. */
   targetUrl?: string;
-  /** JSON {client_id, keys: {test, live}}: every scenario acts as this partner. */
+  /** JSON {client_id, keys: {test, live}}, or the control API's envelope around it: every scenario acts as this partner. */
   partnerFile?: string;
   junitFile?: string;
   seed?: number;
@@ -53,6 +53,18 @@ export interface RunAllResult {
 
 const KeySetSchema = z.object({ public_key: z.string(), secret_key: z.string(), encryption_key: z.string() });
 const PartnerFileSchema = z.object({ client_id: z.string().min(1), keys: z.object({ test: KeySetSchema, live: KeySetSchema }) });
+
+/**
+ * The --partner file's partner: the object itself, or the control API's answer saved as it came
+ * (`POST /sandbox/partners` or `GET /sandbox/partners/{id}/keys` piped to a file): the envelope
+ * `{status, message, data}` (CONTRACT §4), whose `data` is the partner.
+ */
+export function partnerFromFile(json: unknown): unknown {
+  if (typeof json === 'object' && json !== null && 'status' in json && 'data' in json && !('client_id' in json)) {
+    return (json as { data: unknown }).data;
+  }
+  return json;
+}
 
 /** Lists the scenario files of a directory, sorted. */
 export function scenarioFiles(dir = DEFAULT_SCENARIO_DIR): string[] {
@@ -84,9 +96,18 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
   }
   let identity: PartnerIdentity | undefined;
   if (options.partnerFile) {
-    const parsed = PartnerFileSchema.safeParse(JSON.parse(readFileSync(options.partnerFile, 'utf8')));
-    if (!parsed.success) {
-      const issue = firstIssue(parsed.error);
+    // A file that cannot be read or is not JSON is refused like a malformed one (exit 2, one line).
+    let json: unknown;
+    let unreadable: string | undefined;
+    try {
+      json = JSON.parse(readFileSync(options.partnerFile, 'utf8'));
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      unreadable = e.code ? `cannot be read (${e.code})` : `is not JSON (${e.message})`;
+    }
+    const parsed = unreadable === undefined ? PartnerFileSchema.safeParse(partnerFromFile(json)) : undefined;
+    if (!parsed?.success) {
+      const issue = parsed ? firstIssue(parsed.error) : { path: undefined, message: unreadable! };
       const error = new ScenarioFileError(options.partnerFile, undefined, issue.path, issue.message);
       write(`✗ ${error.message}\n`);
       return { ok: false, results: [], fileErrors: [error], ms: 0 };

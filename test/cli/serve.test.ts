@@ -1,5 +1,8 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { spawnTs } from '../support/spawn';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -64,7 +67,7 @@ describe('npm start (CONTRACT §1)', () => {
       start([]),
     ]);
     const open = exposed.banner;
-    expect(open).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+\n\nWARNING: serving on 0\.0\.0\.0 without --admin-token: anyone who can reach this port controls the sandbox/);
+    expect(open).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0: every interface\)\n\nWARNING: serving on 0\.0\.0\.0 without --admin-token: anyone who can reach this port controls the sandbox/);
     expect(open).toMatch(/reads every partner's keys[^\n]*--admin-token T/);
     // the pino line (--log-level warn), written asynchronously: before or after the banner
     const logged = () =>
@@ -77,6 +80,35 @@ describe('npm start (CONTRACT §1)', () => {
       });
     await expect.poll(logged, { timeout: 5_000 }).toContainEqual(expect.objectContaining({ level: 40, host: '0.0.0.0', msg: expect.stringMatching(/without --admin-token/) }));
     for (const banner of [guarded, local]) expect(banner).not.toMatch(/WARNING|without --admin-token/);
+  });
+
+  it('on a wildcard host prints URLs a user can open (127.0.0.1 for 0.0.0.0, [::1] for ::), still listening on every interface; the ready file too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'serve-'));
+    const cases = [
+      { host: '0.0.0.0', loopback: '127.0.0.1' },
+      { host: '::', loopback: '[::1]' },
+    ];
+    const banners = await Promise.all(cases.map(({ host }, i) => start(['--host', host, '--admin-token', 'tok', '--ready-file', join(dir, `ready${i}.json`)])));
+    for (const [i, { host, loopback }] of cases.entries()) {
+      const banner = banners[i]!;
+      const port = /listening on http:\/\/\S+:(\d+) /.exec(banner)?.[1];
+      expect(port, banner).toBeDefined();
+      const url = `http://${loopback}:${port}`;
+      expect(banner).toContain(`listening on ${url} (bound to ${host}: every interface)`);
+      expect(banner).toContain(`Dashboard      ${url}/sandbox/dashboard`);
+      expect(banner).toContain(`Control API    ${url}/sandbox `);
+      expect(banner).toContain(`Health         ${url}/health`);
+      expect(banner).not.toMatch(/http:\/\/(0\.0\.0\.0|\[::\])/);
+      const curl = banner.slice(banner.indexOf('curl ')).trim();
+      expect(curl).toContain(`${url}/v1/networks`);
+      expect(JSON.parse((await run('bash', ['-c', curl])).stdout).status).toBe(true);
+      const ready = JSON.parse(readFileSync(join(dir, `ready${i}.json`), 'utf8'));
+      expect(ready.url).toBe(url);
+      expect((await fetch(`${ready.url}/health`)).status).toBe(200);
+    }
+    // still on every interface: 0.0.0.0 answers on another loopback address than the one printed
+    const port0 = /:(\d+) \(bound/.exec(banners[0]!)![1];
+    expect((await fetch(`http://127.0.0.2:${port0}/health`)).status).toBe(200);
   });
 
   it('prints usage for --help and refuses a bad flag with exit code 2', async () => {

@@ -118,9 +118,12 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     else await until(async () => (await engineOk(c, ['inspect', '--format', '{{.State.Health.Status}}', sandboxA])).trim() === 'healthy', 20_000, 'docker health status healthy');
     await until(() => existsSync(join(shared, 'ready.json')), 5_000, 'the ready file');
     ready = JSON.parse(readFileSync(join(shared, 'ready.json'), 'utf8')) as Ready;
-    expect(ready.url).toBe('http://0.0.0.0:4010');
+    // On 0.0.0.0 the URLs printed and written name the loopback: callable inside the container, and
+    // what a port published on the host's 127.0.0.1 answers as.
+    expect(ready.url).toBe('http://127.0.0.1:4010');
     const logs = await engineOk(c, ['logs', sandboxA]);
-    expect(logs).toContain('listening on http://0.0.0.0:4010');
+    expect(logs).toContain('listening on http://127.0.0.1:4010 (bound to 0.0.0.0: every interface)');
+    expect(logs).toContain('Dashboard      http://127.0.0.1:4010/sandbox/dashboard');
     const path = '/v1/networks';
     const res = await fetch(`${base}${path}`, { headers: signedHeaders({ clientId: ready.client_id, keys: ready.keys.test, method: 'GET', path }) });
     expect(res.status).toBe(200);
@@ -144,11 +147,14 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
   });
 
   it('runs the scenario library inside the image against that receiver, with a JUnit report on a volume', async () => {
-    // A partner the receiver holds the keys of: every scenario acts as it (--partner).
-    const partner = await control('POST', '/sandbox/partners', {});
+    // A partner the receiver holds the keys of: every scenario acts as it (--partner). The file is
+    // the control API's answer saved as it came, envelope and all, as README's curl makes it.
+    const answer = await fetch(`${base}/sandbox/partners`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const text = await answer.text();
+    const partner = (JSON.parse(text) as { data: Record<string, any> }).data;
     const keys = partner.keys as Record<'test' | 'live', { encryption_key: string }>;
     receiver!.trust(partner.client_id as string, [keys.test.encryption_key, keys.live.encryption_key]);
-    writeFileSync(join(shared, 'partner.json'), JSON.stringify({ client_id: partner.client_id, keys: partner.keys }));
+    writeFileSync(join(shared, 'partner.json'), text);
     const started = Date.now();
     const result = await engine(
       c,
@@ -168,6 +174,15 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     // Every shipped scenario ran, as one test case each.
     const shipped = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).length;
     expect(junit.match(/<testcase /g)?.length).toBe(shipped);
+  });
+
+  it('has ramp-sandbox on its PATH: the terminal verbs run in the running container (docker exec)', async () => {
+    expect((await engineOk(c, ['exec', sandboxA, 'sh', '-c', 'command -v ramp-sandbox'])).trim()).toBe('/usr/local/bin/ramp-sandbox');
+    const order = await control('POST', '/sandbox/orders', { client_id: ready.client_id, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    const simulated = await engine(c, ['exec', sandboxA, 'ramp-sandbox', 'simulate', order.reference as string, 'completed']);
+    expect(simulated.code, simulated.stdout + simulated.stderr).toBe(0);
+    expect(simulated.stdout).toContain('completed');
+    expect(await control('GET', `/sandbox/orders/${order.reference}`)).toMatchObject({ status: 'completed' });
   });
 
   it('`docker stop` (SIGTERM) exits 0 within 2 s with the state saved to the volume; a new container on it has the order', async () => {
@@ -190,6 +205,11 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     const vectors = JSON.parse(await engineOk(c, ['run', '--rm', c.image, 'vectors'])) as { cases: unknown[] };
     expect(vectors.cases.length).toBeGreaterThanOrEqual(12);
     expect(await engineOk(c, ['run', '--rm', c.image, 'sign', 'GET', '/v1/networks'])).toMatch(/^curl [\s\S]*svc-signature: sha256=[0-9a-f]{64}/);
+    // A --junit folder the image's user (uid 1000) cannot write: refused before anything runs,
+    // in one line (exit 2), not a stack trace after the whole library ran.
+    const junit = await engine(c, ['run', '--rm', c.image, 'scenarios', 'cancel', '--junit', '/app/report.xml']);
+    expect(junit.code).toBe(2);
+    expect(junit.stderr.trim()).toBe('--junit /app/report.xml: cannot write the report there: folder /app is not writable by this user (EACCES)');
   });
 
   it.skipIf(spawnSync('python3', ['--version']).status !== 0)("README's Python fixture, image variant: a unittest signs a call to the image it started, and stops it", async () => {

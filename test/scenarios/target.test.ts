@@ -109,6 +109,20 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     }
   });
 
+  it('takes the control API\'s answer saved as it came: the envelope {status, message, data}', async () => {
+    // `curl -s -X POST …/sandbox/partners … > ci/partner.json` (README "Or run the image").
+    const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
+    writeFileSync(file, JSON.stringify({ status: true, message: 'Partner created', data: { ...identity, name: 'Acme', kyb_status: 'approved', webhook_url: null } }));
+    const target = await partnerReceiver('none');
+    try {
+      const run = await runAll({ startSandbox: startScenarioSandbox, files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')], targetUrl: target.url, partnerFile: file, write: () => {} });
+      expect(run.fileErrors).toEqual([]);
+      expect(run.results.map((r) => r.failure?.error)).toEqual([undefined]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('rejects a malformed --partner file before running', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
     writeFileSync(file, JSON.stringify({ client_id: 'x', keys: { test: {} } }));
@@ -116,5 +130,15 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     expect(run.ok).toBe(false);
     expect(run.results).toHaveLength(0);
     expect(run.fileErrors[0]!.message).toMatch(/partner\.json: keys\.test\.public_key/);
+  });
+
+  it('refuses a --partner file that is missing or not JSON in one line, before running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'partner-'));
+    writeFileSync(join(dir, 'curl-error.json'), 'curl: (7) Failed to connect to 127.0.0.1 port 4010');
+    const missing = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], partnerFile: join(dir, 'nope.json'), write: () => {} });
+    expect(missing.fileErrors.map((e) => e.message)).toEqual([`${join(dir, 'nope.json')}: cannot be read (ENOENT)`]);
+    const notJson = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], partnerFile: join(dir, 'curl-error.json'), write: () => {} });
+    expect(notJson.results).toHaveLength(0);
+    expect(notJson.fileErrors[0]!.message).toMatch(/curl-error\.json: is not JSON \(/);
   });
 });
