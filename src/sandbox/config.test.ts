@@ -12,10 +12,27 @@ describe('loadConfig', () => {
     expect(DEFAULT_CONFIG.maxOrders).toBe(200_000);
   });
 
+  // Every duration flag, each from its flag and from its env var, and the lifecycle delays exactly:
+  // the steps not named keep no delay of their own (the lifecycle's defaults apply), not a guess.
   it('reads durations, the retry schedule and lifecycle delays', () => {
-    const c = loadConfig(['--quote-ttl', '2m', '--payin-window', '1h', '--webhook-retries', '1s, 10s', '--lifecycle', 'processing=30s,payout=10m'], {});
-    expect(c).toMatchObject({ quoteTtlMs: 120_000, payinWindowMs: 3_600_000, webhookRetryScheduleMs: [1000, 10_000], lifecycleDelays: { processing: 30_000, payout: 600_000 } });
-    if (c === 'help') throw new Error('unexpected');
+    const read = (args: string[], env: Record<string, string>) => {
+      const c = loadConfig(args, env);
+      if (c === 'help') throw new Error('no --help given, yet loadConfig answered help');
+      const { quoteTtlMs, payinWindowMs, webhookTimeoutMs, webhookRetryScheduleMs, lifecycleDelays } = c;
+      return { quoteTtlMs, payinWindowMs, webhookTimeoutMs, webhookRetryScheduleMs, lifecycleDelays };
+    };
+    const expected = { quoteTtlMs: 120_000, payinWindowMs: 3_600_000, webhookTimeoutMs: 2_500, webhookRetryScheduleMs: [1000, 10_000], lifecycleDelays: { processing: 30_000, payout: 600_000 } };
+    const flags = ['--quote-ttl', '2m', '--payin-window', '1h', '--webhook-timeout', '2.5s', '--webhook-retries', '1s, 10s', '--lifecycle', 'processing=30s,payout=10m'];
+    expect(read(flags, {})).toEqual(expected);
+    const env = { SANDBOX_QUOTE_TTL: '2m', SANDBOX_PAYIN_WINDOW: '1h', SANDBOX_WEBHOOK_TIMEOUT: '2.5s', SANDBOX_WEBHOOK_RETRIES: '1s, 10s', SANDBOX_LIFECYCLE: 'processing=30s,payout=10m' };
+    expect(read([], env)).toEqual(expected);
+    expect(read([], {})).toEqual({
+      quoteTtlMs: DEFAULT_CONFIG.quoteTtlMs,
+      payinWindowMs: DEFAULT_CONFIG.payinWindowMs,
+      webhookTimeoutMs: DEFAULT_CONFIG.webhookTimeoutMs,
+      webhookRetryScheduleMs: DEFAULT_CONFIG.webhookRetryScheduleMs,
+      lifecycleDelays: {},
+    });
   });
 
   it('reads --allowed-host (repeatable, comma-separated too) over SANDBOX_ALLOWED_HOSTS, as lower-case names without a port', () => {

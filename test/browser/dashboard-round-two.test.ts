@@ -208,20 +208,43 @@ describe('dashboard, round two (issue 20)', () => {
   it('moves focus in the render itself, not a frame later: to a new screen’s content, and into the New order form', async () => {
     // Focus moved after the next frame could land after the user's next keys on a slow machine:
     // CI once saw "Create order" pressed, and then focus taken to the form's first field. Each
-    // check below reads the focus in the task after the change, before any frame can come.
+    // check below reads the focus where the render's DOM changes are delivered to a
+    // MutationObserver: the microtask right after the render (preact renders in a microtask, and
+    // its layout effects run in that same render), before any other task, let alone a frame.
+    // Not a setTimeout after the change: under load, other tasks (a fetch answered, a message)
+    // run first, and whether the focus read came before or after them was luck.
+    /** A page expression: resolves with `read()` at the first mutation after which `rendered()` holds. */
+    const focusWhenRendered = (change: string, rendered: string, read: string) => `new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        if (!(${rendered})) return;
+        observer.disconnect();
+        const el = document.activeElement;
+        resolve(${read});
+      });
+      observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+      ${change}
+    })`;
     await open('#/requests');
-    const onScreenChange = await page.evaluate<string>(`new Promise((resolve) => {
-      addEventListener('hashchange', () => setTimeout(() => resolve(document.activeElement?.id || document.activeElement?.tagName || 'none'), 0), { once: true });
-      location.hash = '#/orders';
-    })`);
+    const onScreenChange = await page.evaluate<string>(
+      focusWhenRendered(
+        `location.hash = '#/orders';`,
+        // the App's render for the new route: the nav marks Orders current in it
+        `document.querySelector('nav a[aria-current="page"]')?.getAttribute('href') === '#/orders'`,
+        `el?.id || el?.tagName || 'none'`,
+      ),
+    );
     expect(onScreenChange).toBe('main');
     await page.locator('[data-action="open-new-order"]').waitFor();
-    const onOpen = await page.evaluate<string>(`new Promise((resolve) => {
-      const button = document.querySelector('[data-action="open-new-order"]');
-      button.focus();
-      button.click();
-      setTimeout(() => resolve(document.activeElement?.getAttribute('name') || document.activeElement?.tagName || 'none'), 0);
-    })`);
+    const onOpen = await page.evaluate<string>(
+      focusWhenRendered(
+        `const button = document.querySelector('[data-action="open-new-order"]');
+        button.focus();
+        button.click();`,
+        // the form's render: its first field is in the document
+        `document.querySelector('form select[name="partner"]') !== null`,
+        `el?.getAttribute('name') || el?.tagName || 'none'`,
+      ),
+    );
     expect(onOpen).toBe('partner');
     // And it stays where the user takes it: no focus move is still to come.
     await page.focus('[data-action="create-order"]');

@@ -263,16 +263,24 @@ describe('order validation', () => {
 describe('reading orders', () => {
   it('omits payout and timeline unless included, and validates include', async () => {
     const o = await createOrder(s, 'onramp');
-    const plain = (await s.signed('GET', `/v1/orders/${o.reference}`)).body.data;
-    expect(plain.payout).toBeUndefined();
-    expect(plain.timeline).toBeUndefined();
-    expect(plain.payin).toBeDefined();
-    const both = (await s.signed('GET', `/v1/orders/${o.reference}?include=payout,timeline`)).body.data;
+    const read = async (query: string) => (await s.signed('GET', `/v1/orders/${o.reference}${query}`)).body.data;
+    const plain = await read('');
+    const both = await read('?include=payout,timeline');
     expect(both.payout).toEqual([]);
     expect(both.timeline.length).toBeGreaterThan(0);
-    const bad = await s.signed('GET', `/v1/orders/${o.reference}?include=payin`);
-    expect(bad.status).toBe(422);
-    expect(bad.body.message).toMatch(/^include: /);
+    // Spec §4.1: each field is there exactly when it is asked for, and include adds nothing else.
+    const { payout, timeline, ...detail } = both;
+    expect(Object.keys(plain)).not.toContain('payout');
+    expect(Object.keys(plain)).not.toContain('timeline');
+    expect(plain).toEqual(detail);
+    expect(await read('?include=payout')).toEqual({ ...detail, payout });
+    expect(await read('?include=timeline')).toEqual({ ...detail, timeline });
+    for (const query of ['?include=payin', '?include=payout,payin', '?include=Timeline']) {
+      const bad = await s.signed('GET', `/v1/orders/${o.reference}${query}`);
+      expect(bad.status, query).toBe(422);
+      expect(bad.body, query).toMatchObject({ status: false, code: 'E_VALIDATION_ERROR' });
+      expect(bad.body.message, query).toMatch(/^include: /);
+    }
   });
 
   it('reads include repeated, as generated clients send an array, like the comma-separated form (issue 6)', async () => {

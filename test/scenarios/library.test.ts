@@ -1,9 +1,11 @@
+import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../src/orders';
+import { DEFAULT_CONFIG } from '../../src/sandbox/config';
 import { runAll } from '../../src/scenario-runner';
 import { WEBHOOK_EVENTS } from '../../src/shared/events';
 import { startTestServer } from '../support/server';
-import { spawnTs } from '../support/spawn';
+import { isRunning, spawnTs } from '../support/spawn';
 
 const quiet = () => {};
 
@@ -14,7 +16,8 @@ describe('the scenario library', () => {
   let events = new Set<string>();
 
   it('passes against a separately started sandbox (--sandbox) with the default rate limit', async () => {
-    const server = await startTestServer({ rateLimit: { capacity: 60, refillPerSecond: 30 } });
+    // the limit `npm start` has, read from the config rather than copied (the test helper's is lifted)
+    const server = await startTestServer({ rateLimit: DEFAULT_CONFIG.rateLimit });
     try {
       const run = await runAll({ sandboxUrl: server.url, write: quiet });
       expect(run.results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.failure?.error}`)).toEqual([]);
@@ -30,17 +33,26 @@ describe('the scenario library', () => {
   }, 60_000);
 
   it('reaches all 15 statuses and emits all 10 events, read from the run', () => {
+    // The counts the title names, so that a status or event dropped from the lists fails here too.
+    expect(ORDER_STATUSES).toHaveLength(15);
+    expect(WEBHOOK_EVENTS).toHaveLength(10);
     expect([...statuses].sort()).toEqual([...ORDER_STATUSES].sort());
     expect([...events].sort()).toEqual([...WEBHOOK_EVENTS].sort());
   });
 });
 
-afterAll(() => {});
-
 describe('against `npm start -- --clock manual`', () => {
+  // The sandbox this block starts is gone when the block ends (a test stops every process it starts).
+  let pid: number | undefined;
+  afterAll(() => {
+    expect(pid, 'the sandbox was started').toBeDefined();
+    expect(isRunning(pid!), `the sandbox (pid ${pid}) is still running`).toBe(false);
+  });
+
   it('passes the library with --sandbox pointing at a separately started sandbox', async () => {
     const root = new URL('../../', import.meta.url).pathname;
     const child = spawnTs(`${root}src/cli/serve.ts`, ['--clock', 'manual', '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    pid = child.pid;
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -55,7 +67,9 @@ describe('against `npm start -- --clock manual`', () => {
       expect(run.results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.failure?.error}`)).toEqual([]);
       expect(run.results.length).toBeGreaterThanOrEqual(15);
     } finally {
+      const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
       child.kill();
+      await exited;
     }
   }, 90_000);
 });
