@@ -21,13 +21,12 @@ const AUTH_KINDS: ReadonlyArray<RecordedRequest['auth']> = ['public', 'secret', 
  * strings, a short string repeated from request to request kept once), and it is turned into a
  * `RecordedRequest` only when read; filters read the columns. Objects made per request (the
  * recorder's raw record and its headers objects) die young; what a request leaves in the old
- * generation is only the strings that are its own. An entry given whole (`record`) is kept as it is.
+ * generation is only the strings that are its own.
  */
 export class RequestLog {
   private next = 0;
   private count = 0;
   private serial = 0;
-  private readonly listeners = new Set<(entry: RecordedRequest) => void>();
   private readonly shared = new SharedStrings();
   /** Per slot: the request's serial (its id), then its numbers and strings by column. */
   private readonly serials: number[] = [];
@@ -45,33 +44,17 @@ export class RequestLog {
    * `requestBodyKey` and `answerBodyKey`.
    */
   private readonly bodies = new BodyBytes();
-  /** Entries stored whole (`record`), by slot; undefined for a raw one. */
-  private readonly whole: Array<RecordedRequest | undefined> = [];
 
   constructor(readonly limit = DEFAULT_INSPECT_LIMIT) {}
 
-  /** Stores an entry (its id is assigned here) and tells the listeners. */
-  record(entry: Omit<RecordedRequest, 'id'>): RecordedRequest {
-    const full = entry as RecordedRequest;
-    full.id = `req_${(++this.serial).toString(36)}`;
-    const slot = this.advance();
-    this.serials[slot] = this.serial;
-    this.whole[slot] = full;
-    this.bodies.delete(requestBodyKey(slot));
-    this.bodies.delete(answerBodyKey(slot));
-    for (const listener of this.listeners) listener(full);
-    return full;
-  }
-
   /**
    * Stores a raw record in the ring's columns and returns the id assigned to it; it becomes a
-   * RecordedRequest when read, or at once when someone listens.
+   * RecordedRequest when read.
    */
   recordRaw(raw: RawRecord): string {
     const slot = this.advance();
     const serial = ++this.serial;
     this.serials[slot] = serial;
-    this.whole[slot] = undefined;
     this.wallMs[slot] = raw.wallMs;
     this.virtualMs[slot] = raw.virtualMs;
     this.ms[slot] = raw.ms;
@@ -97,12 +80,7 @@ export class RequestLog {
       const value = answer?.[SHOWN_RESPONSE_HEADERS[h]!];
       this.responseHeaders[h]![slot] = value === undefined || !REPEATED_RESPONSE_HEADERS[h] ? value : this.shared.keep(value);
     }
-    const id = `req_${serial.toString(36)}`;
-    if (this.listeners.size > 0) {
-      const full = this.at(slot);
-      for (const listener of this.listeners) listener(full);
-    }
-    return id;
+    return `req_${serial.toString(36)}`;
   }
 
   /** The next slot to write, the ring moved on past it. */
@@ -117,10 +95,8 @@ export class RequestLog {
     return `req_${this.serials[slot]!.toString(36)}`;
   }
 
-  /** The entry in a ring slot, as a RecordedRequest of its own (or the one stored whole). */
+  /** The entry in a ring slot, as a RecordedRequest of its own. */
   private at(slot: number): RecordedRequest {
-    const whole = this.whole[slot];
-    if (whole) return whole;
     const s = this.strings;
     const headers: Record<string, string> = {};
     for (let h = 0; h < SHOWN_HEADERS.length; h++) {
@@ -156,10 +132,8 @@ export class RequestLog {
     return full;
   }
 
-  /** What the filters read of a slot, from its columns (or its whole entry); the bodies only for `q` (`matches`). */
+  /** What the filters read of a slot, from its columns; the bodies only for `q` (`matches`). */
   private fieldsAt(slot: number): Fields {
-    const whole = this.whole[slot];
-    if (whole) return { id: whole.id, clientId: whole.client_id, environment: whole.environment, status: whole.status, path: whole.path };
     const s = this.strings;
     return { id: this.idAt(slot), clientId: s.clientId[slot] || undefined, environment: s.environment[slot], status: this.statuses[slot]!, path: s.path[slot]! };
   }
@@ -167,8 +141,7 @@ export class RequestLog {
   /** `q`: the id itself, or text (lower case) in the path or a body; a raw record's bodies are decoded only here. */
   private matches(slot: number, e: Fields, needle: string): boolean {
     if (e.id === needle || e.path.toLowerCase().includes(needle)) return true;
-    const whole = this.whole[slot];
-    const bodies = whole ? [whole.request_body, whole.response_body] : [this.bodies.get(requestBodyKey(slot)), this.bodies.get(answerBodyKey(slot))];
+    const bodies = [this.bodies.get(requestBodyKey(slot)), this.bodies.get(answerBodyKey(slot))];
     return bodies.some((text) => text !== undefined && text.toLowerCase().includes(needle));
   }
 
@@ -219,16 +192,10 @@ export class RequestLog {
 
   clear(): void {
     // The columns are kept (their room is reused); what the slots hold is let go.
-    for (const column of [...Object.values(this.strings), ...this.headers, ...this.responseHeaders, this.whole]) column.fill(undefined);
+    for (const column of [...Object.values(this.strings), ...this.headers, ...this.responseHeaders]) column.fill(undefined);
     this.bodies.clear();
     this.next = 0;
     this.count = 0;
-  }
-
-  /** Called with each new entry (the dashboard's live feed); returns the unsubscribe. */
-  onRecord(listener: (entry: RecordedRequest) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 }
 
