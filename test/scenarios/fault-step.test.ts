@@ -16,8 +16,8 @@ describe('the fault step is checked like the other steps (CONTRACT §12: the fie
   it('names the wrong field, an unknown one included', () => {
     expect(rejection(`${head}  - fault: { error: { status: 418 } }\n`).field).toBe('steps.0.fault.error.status');
     expect(rejection(`${head}  - fault: { path: /orders, drop: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.path', reason: expect.stringMatching(/\/v1 path glob/) });
-    expect(rejection(`${head}  - fault: { method: POST }\n`)).toMatchObject({ field: 'steps.0.fault.error', reason: 'give at least one of latency_ms, error or drop' });
-    expect(rejection(`${head}  - fault: { error: { status: 500 }, time: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.time', reason: expect.stringMatching(/Unrecognized key/) });
+    expect(rejection(`${head}  - fault: { method: POST }\n`)).toMatchObject({ field: 'steps.0.fault.error', reason: 'give at least one of latency_ms, error, drop, reset, truncate or malformed' });
+    expect(rejection(`${head}  - fault: { error: { status: 500 }, time: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.time', reason: expect.stringMatching(/^unknown field "time" \(a fault's kinds: .*; its other fields: .*times/) });
     expect(rejection(`${head}  - fault: { clear: maybe }\n`).field).toBe('steps.0.fault.clear');
     expect(rejection(`${head}  - fault: { clear: true, drop: 1 }\n`).field).toBe('steps.0.fault.drop');
   });

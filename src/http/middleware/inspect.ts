@@ -50,7 +50,9 @@ export function recordRequests(
 
   function write(ctx: Context, outcome: Outcome, wallMs: number, virtualMs: number): void {
     const auth = ctx.state.auth as AuthContext | undefined;
-    const dropped = ctx.respond === false;
+    // A cut answer (CONTRACT §22 truncate) went out in part, outside Koa: it is not a dropped one.
+    const cut = ctx.state.faultCut as string | undefined;
+    const dropped = ctx.respond === false && cut === undefined;
     const status = dropped ? 0 : ctx.status;
     const headers = ctx.req.headers;
     // Only numbers and strings of its own (CONTRACT §9): nothing that keeps the request alive.
@@ -74,7 +76,8 @@ export function recordRequests(
       if (!error.alternative) raw.code = error.code;
       raw.message = ownCopy(cutText(error.message, FIELD_EXCERPT));
     }
-    if (dropped) raw.message = 'connection closed without an answer (injected fault)';
+    if (dropped) raw.message = ctx.state.faultReset ? 'connection reset without an answer (injected fault)' : 'connection closed without an answer (injected fault)';
+    if (cut) raw.message = cut;
     const hint = ctx.res.getHeader('svc-sandbox-hint');
     if (hint) raw.hint = ownCopy(cutText(String(hint), FIELD_EXCERPT));
     if (!dropped) {
