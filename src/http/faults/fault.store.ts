@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ISO, parseDuration } from '../../clock';
+import { DURATION_PATTERN, ISO, parseDuration } from '../../clock';
 import { ENVIRONMENTS, type Environment } from '../../reference';
 import { TEXT_PATTERN } from '../../shared/documented';
 import { validationError } from '../../shared/errors';
@@ -88,7 +88,12 @@ const WindowBound = z
   .max(64, 'must be at most 64 characters')
   .refine((v) => parseDuration(v) !== undefined || IsoInstant.safeParse(v).success, 'must be an instant (ISO 8601, e.g. 2026-01-15T13:00:00Z) or a duration from the virtual now (90s, 5m, 2h, 1d, 1h30m)')
   .refine((v) => (parseDuration(v) ?? 0) <= MAX_WINDOW_MS, 'must be at most 10 years (3650d) from now')
-  .meta({ description: 'an instant (ISO 8601) or a duration from the virtual now (90s, 5m, 2h, 1d, 1h30m)', example: '5m' });
+  .meta({
+    // the server's rule: zod's date-time pattern, or a duration as the clock's advance documents it
+    pattern: `${IsoInstant.def.pattern?.source}|${DURATION_PATTERN}`,
+    description: 'an instant (ISO 8601) or a duration from the virtual now (90s, 5m, 2h, 1d, 1h30m)',
+    example: '5m',
+  });
 /** Two bounds of one form compare without the clock; an instant against a duration is checked when the fault is added. */
 const boundsInOrder = (w: { from?: string | undefined; to?: string | undefined }) => {
   if (w.from === undefined || w.to === undefined) return true;
@@ -104,6 +109,7 @@ const WindowInput = z
   .refine(boundsInOrder, { message: 'must be after from (the window would be empty)', path: ['to'] })
   .meta({
     id: 'FaultWindowInput',
+    anyOf: [{ required: ['from'] }, { required: ['to'] }],
     description: 'CONTRACT §22: the fault applies only while the virtual clock is inside [from, to); each bound an instant or a duration from now; `to` must be after `from`',
     'x-constraint': 'to > from',
     example: { from: '1m', to: '6m' },
@@ -114,7 +120,7 @@ const WindowResolved = z
   .strict()
   .refine((w) => w.from !== undefined || w.to !== undefined, { message: 'give from, to or both', path: ['from'] })
   .refine((w) => w.from === undefined || w.to === undefined || Date.parse(w.to) > Date.parse(w.from), { message: 'must be after from (the window would be empty)', path: ['to'] })
-  .meta({ id: 'FaultWindow', description: 'the virtual instants the fault applies between: from (inclusive) to (exclusive)', 'x-constraint': 'to > from', example: { from: '2026-01-15T12:01:00.000Z', to: '2026-01-15T12:06:00.000Z' } });
+  .meta({ id: 'FaultWindow', anyOf: [{ required: ['from'] }, { required: ['to'] }], description: 'the virtual instants the fault applies between: from (inclusive) to (exclusive)', 'x-constraint': 'to > from', example: { from: '2026-01-15T12:01:00.000Z', to: '2026-01-15T12:06:00.000Z' } });
 const Phase = z.enum(['before', 'after']);
 /** The fields that make a fault do something (CONTRACT §12, §22). */
 export const FAULT_KINDS = ['latency_ms', 'error', 'drop', 'reset', 'truncate', 'malformed'] as const;
