@@ -3,10 +3,13 @@
  * does and its window of virtual time, marked waiting, active or over against the virtual clock,
  * and moving on when the clock is advanced. The screen is saved as screenshots/30-fault-banner.png.
  */
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboard, type Dashboard } from '../support/dashboard';
 import { T0, type TestServer } from '../support/server';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 describe('the fault banner shows each fault with its window (CONTRACT §22)', () => {
   let dashboard: Dashboard | undefined;
@@ -22,6 +25,14 @@ describe('the fault banner shows each fault with its window (CONTRACT §22)', ()
     await dashboard?.close();
   });
 
+  /** The banner's serious or critical axe-core violations: its pills (active, not yet, over) must stay readable. */
+  const seriousInBanner = async () => {
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate<Array<{ id: string; impact: string | null }>>(
+      `axe.run(document.querySelector('[data-testid="fault-banner"]'), { resultTypes: ['violations'] }).then((r) => r.violations)`,
+    );
+    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+  };
   const item = (id: string) => page.locator(`[data-testid="fault-banner"] li[data-fault="${id}"]`);
 
   it('lists each fault, what it does and its window, and follows the virtual clock', async () => {
@@ -40,6 +51,7 @@ describe('the fault banner shows each fault with its window (CONTRACT §22)', ()
     expect(await item(outage).innerText()).toMatch(new RegExp(`^flt_\\d+ \\* /v1/\\*\\*: reset 1; from ${at(5 * 60_000)} to ${at(10 * 60_000)}\\s+not yet$`));
     expect(await item(proxy).innerText()).toMatch(new RegExp(`^flt_\\d+ \\* /v1/networks: cut after 10 B, non-JSON 0.5; until ${at(5 * 60_000)}\\s+active$`));
     await dashboard!.shot('30-fault-banner');
+    expect(await seriousInBanner()).toEqual([]);
 
     // The clock moves (the dashboard hears it on its live feed): the outage opens, the proxy's window is over.
     expect((await s.control('POST', '/sandbox/clock/advance', { duration: '5m' })).status).toBe(200);
@@ -47,6 +59,7 @@ describe('the fault banner shows each fault with its window (CONTRACT §22)', ()
     expect(await item(proxy).getAttribute('data-state')).toBe('over');
     expect(await banner.locator('strong').first().innerText()).toBe('3 faults in force on /v1, 2 active now');
     await dashboard!.shot('31-fault-banner-after-advance');
+    expect(await seriousInBanner()).toEqual([]);
     // The faults table of the requests screen says the same
     await dashboard!.open('#/requests');
     const row = page.locator('[data-testid="faults"] tr', { hasText: outage });
