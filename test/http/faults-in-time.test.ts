@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signedHeaders } from '../support/sign';
+import { customer, EVM_ADDRESS, legs } from '../support/orders';
 import { startTestServer, type TestServer } from '../support/server';
 
 // CONTRACT §22: faults in time (window, skip) and the kinds reset, truncate and malformed,
@@ -181,6 +183,34 @@ describe('faults in virtual time (CONTRACT §22)', () => {
     await s.control('POST', '/sandbox/clock/advance', { duration: '1m' });
     expect((await s.pub('GET', '/v1/networks')).status).toBe(200); // the one skipped
     expect((await s.pub('GET', '/v1/networks')).status).toBe(503);
+  });
+});
+
+describe('phase and state with the new fields', () => {
+  it('reset with phase "after": the order is created, the partner sees ECONNRESET', async () => {
+    await addFault({ method: 'POST', path: '/v1/orders', reset: 1, phase: 'after', times: 1 });
+    const before = (await s.control('GET', '/sandbox/orders?per_page=1')).body.meta.total;
+    const body = JSON.stringify({ ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer, merchant_reference: 'reset-after' });
+    const headers = { ...signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path: '/v1/orders', body }), 'content-type': 'application/json' };
+    await expect(fetch(`${s.url}/v1/orders`, { method: 'POST', headers, body })).rejects.toMatchObject({ cause: { code: 'ECONNRESET' } });
+    expect((await s.control('GET', '/sandbox/orders?per_page=1')).body.meta.total).toBe(before + 1);
+  });
+
+  it('keeps window, skip and skipped across a state snapshot, and refuses a restored window out of order', async () => {
+    const fault = await addFault({ path: '/v1/networks', truncate: 3, window: { from: '1m', to: '2m' }, skip: 3 });
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    expect(doc.faults.faults).toEqual([expect.objectContaining({ id: fault.id, window: fault.window, skip: 3, skipped: 0, truncate: 3 })]);
+    await s.control('DELETE', '/sandbox/faults');
+    expect((await s.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+    expect((await s.control('GET', '/sandbox/faults')).body.data).toEqual([fault]);
+    const bad = structuredClone(doc);
+    bad.faults.faults[0].window = { from: fault.window.to, to: fault.window.from };
+    const refused = await s.control('PUT', '/sandbox/state', bad);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toBe('faults.faults.0.window.to: must be after from (the window would be empty)');
+    const overSkipped = structuredClone(doc);
+    overSkipped.faults.faults[0].skipped = 4;
+    expect((await s.control('PUT', '/sandbox/state', overSkipped)).body.message).toBe('faults.faults.0.skipped: must not exceed skip');
   });
 });
 
