@@ -116,6 +116,8 @@ describe('the new fault kinds, read as bytes on a raw socket (CONTRACT §22)', (
     expect(cut.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
     expect(cut.headers['content-length']).toBe(String(Buffer.byteLength(envelope)));
     expect(cut.body.toString()).toBe(envelope.slice(0, 12));
+    const [entry] = (await s.control('GET', '/sandbox/requests?path=/v1/networks')).body.data;
+    expect(entry).toMatchObject({ status: 503, fault: fault.id, code: 'E_SANDBOX_FAULT', message: `answer cut after 12 of ${Buffer.byteLength(envelope)} bytes, then the connection closed (injected fault)` });
   });
 
   it('malformed: a 200 under a JSON content-type whose body is not JSON', async () => {

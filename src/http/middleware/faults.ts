@@ -18,7 +18,9 @@ export async function applyFault(ctx: Context, effect: FaultEffect, next: Next):
   } catch (caught) {
     const error = toApiError(caught);
     if (!error) throw caught; // our bug: the edge logs it and answers its 500, uncut
-    // The envelope the edge would render (middleware/errors.ts), rendered here so it can be cut.
+    // The envelope the edge would render (middleware/errors.ts), rendered here so it can be cut;
+    // the inspector records its code as for any error answer.
+    ctx.state.faultCutError = error;
     ctx.status = error.status;
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
     ctx.body = error.alternative ? { status: 'failed', message: error.message, data: null } : { status: false, code: error.code, message: error.message };

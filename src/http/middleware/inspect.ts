@@ -71,7 +71,7 @@ export function recordRequests(
     const clientId = auth?.partner.client_id ?? (sentId && ownCopy(cutText(sentId, 128)));
     if (clientId) raw.clientId = clientId;
     if (auth) raw.environment = auth.env;
-    const error = outcome.error;
+    const error = outcome.error ?? (ctx.state.faultCutError as Outcome['error']);
     if (error) {
       if (!error.alternative) raw.code = error.code;
       raw.message = ownCopy(cutText(error.message, FIELD_EXCERPT));
