@@ -162,6 +162,23 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
     expect(await s.faults.clear()).toEqual({ removed: 1 });
   });
 
+  it('injects faults in virtual time (CONTRACT §22): a window, skip, and the new kinds, typed', async () => {
+    const s = await start();
+    const windowed = await s.faults.add({ path: '/v1/networks', error: { status: 503 }, window: { from: '1m', to: '2m' }, skip: 1 });
+    expect(windowed).toMatchObject({ window: { from: new Date(T0 + 60_000).toISOString(), to: new Date(T0 + 120_000).toISOString() }, skip: 1, skipped: 0 });
+    await v1(s, 'GET', '/v1/networks'); // before the window
+    await s.clock.advance('1m');
+    await v1(s, 'GET', '/v1/networks'); // skipped
+    await expect(v1(s, 'GET', '/v1/networks')).rejects.toThrow(/503/);
+    await s.clock.advance('1m');
+    await v1(s, 'GET', '/v1/networks'); // after the window
+    const malformed = await s.faults.add({ path: '/v1/fiat-currencies', malformed: 1, times: 1 });
+    await expect(v1(s, 'GET', '/v1/fiat-currencies')).rejects.toThrow(SyntaxError);
+    expect((await s.requests({ path: '/v1/fiat-currencies' }))[0]).toMatchObject({ status: 200, fault: malformed.id });
+    expect(await s.faults.add({ reset: 1, truncate: 5 })).toMatchObject({ reset: 1, truncate: 5 });
+    await expect(s.faults.add({ truncate: -1 })).rejects.toMatchObject({ status: 422, message: 'truncate: must be a whole number of bytes (0 or more)' });
+  });
+
   it('creates and updates partners', async () => {
     const s = await start();
     const p = await s.partners.create({ name: 'Acme', kyb_status: 'pending' });

@@ -214,7 +214,7 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
     'add_fault',
     {
       description:
-        'Inject a fault on matching /v1 requests (POST /sandbox/faults): latency, an error status, or a dropped connection, before or after the request is carried out, for the next N matches or until cleared.',
+        'Inject a fault on matching /v1 requests (POST /sandbox/faults): latency, an error status, a dropped or reset connection, a truncated answer or a non-JSON one, before or after the request is carried out, inside a window of virtual time, after skipping N matches, for the next N matches or until cleared.',
       inputSchema: {
         client_id: z.string().optional(),
         environment,
@@ -223,6 +223,14 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
         latency_ms: z.union([z.number(), z.looseObject({ min: z.number(), max: z.number() })]).optional(),
         error: z.looseObject({ status: z.number().describe('429, 500, 502, 503 or 504'), rate: z.number().optional().describe('0 to 1') }).optional(),
         drop: z.number().optional().describe('rate 0 to 1: the connection is closed without an answer'),
+        reset: z.number().optional().describe('rate 0 to 1: the connection is reset (ECONNRESET) once the request is read'),
+        truncate: z.number().int().optional().describe('bytes: the answer is cut after N body bytes (its Content-Length promises the whole), then the connection closes'),
+        malformed: z.number().optional().describe('rate 0 to 1: a 200 whose body is not JSON, under a JSON content-type'),
+        window: z
+          .looseObject({ from: z.string().optional(), to: z.string().optional() })
+          .optional()
+          .describe('virtual time it applies in, from (inclusive) to (exclusive): each an ISO instant or a duration from now (90s, 5m, 1h30m)'),
+        skip: z.number().int().optional().describe('the first N matching requests go through untouched, then it applies'),
         phase: z.enum(['before', 'after']).optional().describe('before (default): not carried out; after: carried out, then the answer replaced'),
         times: z.number().int().optional().describe('applies to the next N matching requests, then is removed'),
       },

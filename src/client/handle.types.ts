@@ -129,7 +129,11 @@ export interface SandboxHandle {
   /** The recorded `/v1` requests, newest first (CONTRACT §11). */
   requests(filter?: RequestsFilter): Promise<RecordedRequest[]>;
   readonly faults: {
-    /** Injects a fault on matching `/v1` requests (CONTRACT §12). */
+    /**
+     * Injects a fault on matching `/v1` requests (CONTRACT §12): `latency_ms`, `error`, `drop`, and
+     * (CONTRACT §22) `reset`, `truncate` and `malformed`, in a virtual-time `window`, after `skip`.
+     * @example await sandbox.faults.add({ path: '/v1/orders', error: { status: 503 }, window: { from: '1m', to: '6m' } })
+     */
     add(input: FaultInput): Promise<Fault>;
     list(): Promise<Fault[]>;
     remove(id: string): Promise<Fault>;

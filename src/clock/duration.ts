@@ -17,3 +17,15 @@ export function parseDuration(text: string): number | undefined {
 export const seconds = (n: number) => n * 1000;
 export const minutes = (n: number) => n * 60_000;
 export const hours = (n: number) => n * 3_600_000;
+
+/**
+ * The durations the document allows: whole units in the order d, h, m, s, ms, each bounded so the
+ * sum stays under 10 years (2999d 9999h 99999m 999999s 999999999ms at most). The server reads
+ * more (any order, repeats, decimals such as 1.5h, up to 3650d).
+ */
+const D = '(?:[12][0-9]{3}|[0-9]{1,3})d';
+const H = '[0-9]{1,4}h';
+const M = '[0-9]{1,5}m';
+const S = '[0-9]{1,6}s';
+const MS = '[0-9]{1,9}ms';
+export const DURATION_PATTERN = `^(?:${D}(?:${H})?(?:${M})?(?:${S})?(?:${MS})?|${H}(?:${M})?(?:${S})?(?:${MS})?|${M}(?:${S})?(?:${MS})?|${S}(?:${MS})?|${MS})$`;

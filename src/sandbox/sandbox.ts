@@ -192,7 +192,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   routeOrderEvents({ bus, orders, partners, dispatcher });
 
   const requests = new RequestLog(config.inspectLimit);
-  const faults = new FaultStore(config.seed);
+  const faults = new FaultStore(config.seed, () => clock.now());
   // An event stream whose reader falls too far behind is cut: one line says which and whose.
   const onCut = (info: CutInfo) => logger.warn(info, 'event stream cut: its reader left too much unread (it may reconnect)');
   const live = new LiveFeed({ clock, bus, onCut });

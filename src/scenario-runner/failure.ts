@@ -32,7 +32,16 @@ export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Enve
     return undefined;
   }
   if (res.dropped) {
-    throw new StepFailure('the connection was closed without an answer (an injected drop? expect it with expect_error: {dropped: true})', wanted ?? 'a 2xx answer', { dropped: true });
+    throw new StepFailure('the connection was closed without an answer (an injected drop, reset or truncate? expect it with expect_error: {dropped: true})', wanted ?? 'a 2xx answer', { dropped: true });
+  }
+  // CONTRACT §22: a 2xx whose body is not JSON (what an injected `malformed` answers).
+  const notJson = res.status < 400 && res.body === undefined && res.text !== '';
+  if (wanted?.malformed) {
+    if (!notJson) throw new StepFailure('expected a 2xx answer whose body is not JSON', wanted, seen);
+    return undefined;
+  }
+  if (notJson) {
+    throw new StepFailure('the answer was not JSON (an injected malformed? expect it with expect_error: {malformed: true})', wanted ?? 'a 2xx answer', { status: res.status, text: res.text.slice(0, 200) });
   }
   if (wanted) {
     if (res.status < 400) throw new StepFailure('expected an error', wanted, { status: res.status, body: res.body });
@@ -51,11 +60,13 @@ function expectOutcome<T>(step: Pick<Step, 'expect_error'>, res: Outcome<T>): T 
   const wanted = step.expect_error;
   if (res.ok) {
     if (wanted?.dropped) throw new StepFailure('expected the connection to be closed without an answer', wanted, { data: res.data });
+    if (wanted?.malformed) throw new StepFailure('expected a 2xx answer whose body is not JSON', wanted, { data: res.data });
     if (wanted) throw new StepFailure('expected an error', wanted, { data: res.data });
     return res.data;
   }
   const seen = { status: res.error.status, code: res.error.code, message: res.error.message };
   if (wanted?.dropped) throw new StepFailure('expected the connection to be closed without an answer', wanted, seen);
+  if (wanted?.malformed) throw new StepFailure('expected a 2xx answer whose body is not JSON', wanted, seen);
   if (!wanted) throw new StepFailure(`request failed with ${seen.status}`, 'a 2xx answer', seen);
   if (mismatches(wanted, seen)) throw new StepFailure('the error was not the expected one', wanted, seen);
   return undefined;

@@ -111,13 +111,19 @@ const ExpectErrorSchema = z
     code: z.enum(ERROR_CODES).optional(),
     /** A substring of the error's message; may hold `${...}`. */
     message: z.string().optional(),
-    /** The connection is closed without an answer (an injected `drop`). */
+    /** The connection is closed without a whole answer (an injected `drop`, `reset` or `truncate`, CONTRACT §12, §22). */
     dropped: z.literal(true).optional(),
+    /** A 2xx answer whose body is not JSON (an injected `malformed`, CONTRACT §22). */
+    malformed: z.literal(true).optional(),
   })
   .strict()
-  .refine((e) => !e.dropped || (e.status === undefined && e.code === undefined && e.message === undefined), {
+  .refine((e) => !e.dropped || (e.status === undefined && e.code === undefined && e.message === undefined && e.malformed === undefined), {
     message: 'a dropped connection has no status, code or message: give dropped alone',
     path: ['dropped'],
+  })
+  .refine((e) => !e.malformed || (e.status === undefined && e.code === undefined && e.message === undefined), {
+    message: 'a malformed answer has no error status, code or message: give malformed alone',
+    path: ['malformed'],
   });
 
 /** Steps that would ignore `expect_error`: they judge what they read themselves. */

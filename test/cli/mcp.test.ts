@@ -154,6 +154,10 @@ describe('ramp-sandbox mcp', () => {
     expect((await s.controlApi.listFaults()).map((f: { id: string }) => f.id)).toContain(second.id);
     expect(json(await client.callTool({ name: 'clear_faults', arguments: { id: second.id } }))).toMatchObject({ id: second.id });
     expect(json(await client.callTool({ name: 'clear_faults', arguments: {} }))).toEqual({ removed: 0 });
+    // CONTRACT §22: a window of virtual time, skip, and the new kinds
+    const timed = json(await client.callTool({ name: 'add_fault', arguments: { path: '/v1/fiat-currencies', malformed: 1, reset: 0, truncate: 3, window: { to: '5m' }, skip: 2 } }));
+    expect(timed).toMatchObject({ malformed: 1, reset: 0, truncate: 3, skip: 2, skipped: 0, window: { to: expect.stringMatching(/Z$/) } });
+    expect(json(await client.callTool({ name: 'clear_faults', arguments: {} }))).toEqual({ removed: 1 });
 
     const state = json(await client.callTool({ name: 'get_state', arguments: {} }));
     expect(state).toMatchObject({ version: expect.any(Number), partners: expect.any(Array) });

@@ -42,6 +42,9 @@ const MEANING: RegExp[] = [
   /^(?:reference|institution): not allowed for a crypto pay-in \(offramp, swap\); send tx_hash$/,
   /^to: must be at most 10 years ahead of the virtual now /,
   /^latency_ms\.min: min must not exceed max$/,
+  // CONTRACT §22: a fault window's bounds against each other (an instant against a duration needs the clock) and the clock
+  /^window\.to: must be after from /,
+  /^window\.to: is already past /,
 ];
 
 /** 400s about the shape of a request (CONTRACT §3): every other 400 is about its meaning. */

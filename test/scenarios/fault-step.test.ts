@@ -16,8 +16,8 @@ describe('the fault step is checked like the other steps (CONTRACT §12: the fie
   it('names the wrong field, an unknown one included', () => {
     expect(rejection(`${head}  - fault: { error: { status: 418 } }\n`).field).toBe('steps.0.fault.error.status');
     expect(rejection(`${head}  - fault: { path: /orders, drop: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.path', reason: expect.stringMatching(/\/v1 path glob/) });
-    expect(rejection(`${head}  - fault: { method: POST }\n`)).toMatchObject({ field: 'steps.0.fault.error', reason: 'give at least one of latency_ms, error or drop' });
-    expect(rejection(`${head}  - fault: { error: { status: 500 }, time: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.time', reason: expect.stringMatching(/Unrecognized key/) });
+    expect(rejection(`${head}  - fault: { method: POST }\n`)).toMatchObject({ field: 'steps.0.fault.error', reason: 'give at least one of latency_ms, error, drop, reset, truncate or malformed' });
+    expect(rejection(`${head}  - fault: { error: { status: 500 }, time: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.time', reason: expect.stringMatching(/^unknown field "time" \(a fault's kinds: .*; its other fields: .*times/) });
     expect(rejection(`${head}  - fault: { clear: maybe }\n`).field).toBe('steps.0.fault.clear');
     expect(rejection(`${head}  - fault: { clear: true, drop: 1 }\n`).field).toBe('steps.0.fault.drop');
   });
@@ -82,5 +82,28 @@ ${order('    as: o\n')}  - find: { merchant_reference: nothing-here, count: 0 }
     expect(dropped.result.failure!.error).toMatch(/connection was closed without an answer/);
     const answered = await runYaml(`${head}${order('    expect_error: { dropped: true }\n')}`);
     expect(answered.result.failure!.error).toMatch(/expected the connection to be closed without an answer/);
+  });
+});
+
+describe('the fault step in virtual time, and the new kinds (CONTRACT §22)', () => {
+  it('passes steps that expect a reset, a truncated answer and a malformed one; a window opens on an advance; skip lets the first through', async () => {
+    const { result, out } = await runYaml(`${head}  - fault: { method: POST, path: /v1/orders, reset: 1, times: 1 }
+${order('    expect_error: { dropped: true }\n')}  - fault: { method: POST, path: /v1/orders, truncate: 10, times: 1 }
+${order('    expect_error: { dropped: true }\n')}  - fault: { method: POST, path: /v1/orders, malformed: 1, times: 1 }
+${order('    expect_error: { malformed: true }\n')}  - fault: { method: POST, path: /v1/orders, error: { status: 503 }, window: { from: 5m, to: 10m }, skip: 1, times: 1 }
+${order()}  - advance: { duration: 5m }
+${order()}${order('    expect_error: { status: 503, code: E_SANDBOX_FAULT }\n')}${order()}`);
+    expect(out).not.toMatch(/✗/);
+    expect(result.ok).toBe(true);
+    // the orders the runner saw made: before the window, the one skipped, the one after `times` ran out
+    expect(result.orders).toHaveLength(3);
+  });
+
+  it('fails a step that meets a malformed answer it did not expect, saying so; and refuses malformed with a status', async () => {
+    const { result } = await runYaml(`${head}  - fault: { method: POST, path: /v1/orders, malformed: 1 }\n${order()}`);
+    expect(result.failure!.error).toMatch(/^the answer was not JSON \(an injected malformed\? expect it with expect_error: \{malformed: true\}\)$/);
+    expect(rejection(`${head}${order('    expect_error: { malformed: true, status: 500 }\n')}`).field).toBe('steps.0.expect_error.malformed');
+    expect(rejection(`${head}  - fault: { drop: 1, window: { from: 10m, to: 5m } }\n`)).toMatchObject({ field: 'steps.0.fault.window.to', reason: 'must be after from (the window would be empty)' });
+    expect(rejection(`${head}  - fault: { drop: 1, skip: -1 }\n`).field).toBe('steps.0.fault.skip');
   });
 });

@@ -3,7 +3,7 @@
 import { render } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call, onLiveState, onUnauthorized, post, startLive, stopLive, token } from './api.js';
-import { ClockBar } from './clock.js';
+import { ClockBar, useClock } from './clock.js';
 import { DeliveriesScreen, DeliveryScreen } from './deliveries.js';
 import { InspectorScreen, RequestScreen } from './inspector.js';
 import { OrderScreen } from './order-detail.js';
@@ -11,7 +11,7 @@ import { OrdersScreen } from './orders.js';
 import { PartnersScreen } from './partners.js';
 import { useRoute } from './router.js';
 import { GetStarted } from './start.js';
-import { Announcer, html, useAction, useFaults } from './ui.js';
+import { Announcer, faultEffects, faultState, FaultWhen, html, useAction, useFaults } from './ui.js';
 /** @import { FieldEvent, Html } from './ui.js' */
 /** @import { LiveState } from './types' */
 
@@ -80,15 +80,32 @@ function Reset() {
   }}>Reset sandbox</button>`;
 }
 
-/** Says so while any fault is injected on /v1, and that the dashboard's own actions bypass them. */
+/**
+ * Says so while any fault is injected on /v1: each fault, what it does and its window of virtual
+ * time (CONTRACT §22) against the virtual now (waiting, active, over), and that the dashboard's
+ * own actions bypass them.
+ */
 function FaultBanner() {
   const faults = useFaults();
-  const n = faults.data?.length ?? 0;
+  const { clock } = useClock();
+  const list = faults.data ?? [];
+  const n = list.length;
   if (!n) return null;
+  const now = clock?.now;
+  const states = list.map((f) => faultState(f, now));
+  const active = states.filter((st) => st === 'active').length;
   return html`<div class="banner" role="region" aria-label="Faults in force" data-testid="fault-banner">
-    <strong>${n} fault${n === 1 ? '' : 's'} in force on /v1</strong>: matching partner requests get injected errors, delays or dropped connections.
+    <strong>${n} fault${n === 1 ? '' : 's'} in force on /v1${active === n ? '' : `, ${active} active now`}</strong>: matching partner requests get injected errors, delays, dropped or reset connections, cut or non-JSON answers.
     The dashboard's own actions go through <code>/sandbox</code> and bypass them.${' '}
     <a href="#/requests">See or remove them</a>
+    <ul class="banner-faults">
+      ${list.map(
+        (f, i) => html`<li key=${f.id} data-fault=${f.id} data-state=${states[i]}>
+          <span class="mono">${f.id}</span> <span class="mono">${f.method ?? '*'} ${f.path ?? '/v1/**'}</span>: ${faultEffects(f)}; <${FaultWhen} fault=${f} />${' '}
+          <span class=${`pill fault-${states[i]}`}>${states[i] === 'waiting' ? 'not yet' : states[i] === 'over' ? 'over' : 'active'}</span>
+        </li>`,
+      )}
+    </ul>
   </div>`;
 }
 

@@ -13,7 +13,7 @@ import { ErrorBox, html, Time, useAction } from './ui.js';
 const PRESETS = ['1m', '5m', '30m', '1h', '1d', '28h'];
 
 /** The clock as last reported, moved on locally in realtime mode (the feed reports changes, not ticks). */
-function useClock() {
+export function useClock() {
   const [clock, setClock] = useState(/** @type {ReceivedClock | undefined} */ (undefined));
   const [, tick] = useState(0);
   useEffect(

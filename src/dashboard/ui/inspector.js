@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, del, post, qs, token } from './api.js';
 import { hashOf, useListParams } from './router.js';
-import { Copyable, Empty, EmptyList, ErrorBox, faultsChanged, html, Input, Json, link, Pager, Section, Select, Time, useAction, useFaults, usePaged, useResource } from './ui.js';
+import { Copyable, Empty, EmptyList, ErrorBox, faultEffects, faultsChanged, FaultWhen, html, Input, Json, link, Pager, Section, Select, Time, useAction, useFaults, usePaged, useResource } from './ui.js';
 /** @import { Resource } from './ui.js' */
 /** @import { FaultBody, Paged, RecordedRequest } from './types' */
 
@@ -144,7 +144,7 @@ async function saveWithToken(path, name) {
 
 function Faults() {
   const faults = useFaults();
-  const [form, setForm] = useState({ path: '/v1/**', method: '', status: '503', latency: '', drop: '', phase: 'before', times: '', client_id: '' });
+  const [form, setForm] = useState({ path: '/v1/**', method: '', status: '503', latency: '', drop: '', reset: '', truncate: '', malformed: '', from: '', to: '', skip: '', phase: 'before', times: '', client_id: '' });
   /** @param {keyof typeof form} key */
   const set = (key) => (/** @type {string} */ value) => setForm({ ...form, [key]: value });
   const action = useAction();
@@ -159,6 +159,12 @@ function Faults() {
     if (form.status) body.error = { status: Number(form.status) };
     if (form.latency) body.latency_ms = Number(form.latency);
     if (form.drop) body.drop = Number(form.drop);
+    if (form.reset) body.reset = Number(form.reset);
+    if (form.truncate) body.truncate = Number(form.truncate);
+    if (form.malformed) body.malformed = Number(form.malformed);
+    // CONTRACT §22: bounds in virtual time, an instant or a duration from now; the server checks them
+    if (form.from.trim() || form.to.trim()) body.window = { ...(form.from.trim() ? { from: form.from.trim() } : {}), ...(form.to.trim() ? { to: form.to.trim() } : {}) };
+    if (form.skip) body.skip = Number(form.skip);
     if (form.times) body.times = Number(form.times);
     action.run((/** @type {import('./types').Fault} */ f) => `Fault ${f.id} added: matching /v1 requests now get it`, async () => {
       /** @type {import('./types').Fault} */
@@ -182,6 +188,12 @@ function Faults() {
       <${Select} label="Answer with" name="fault_status" value=${form.status} onChange=${set('status')} any="(no error)" options=${['429', '500', '502', '503', '504']} />
       <${Input} label="Latency ms" name="fault_latency" value=${form.latency} onInput=${set('latency')} size="6" />
       <${Input} label="Drop rate 0..1" name="fault_drop" value=${form.drop} onInput=${set('drop')} size="4" />
+      <${Input} label="Reset rate 0..1" name="fault_reset" value=${form.reset} onInput=${set('reset')} size="4" />
+      <${Input} label="Truncate after bytes" name="fault_truncate" value=${form.truncate} onInput=${set('truncate')} size="6" />
+      <${Input} label="Non-JSON rate 0..1" name="fault_malformed" value=${form.malformed} onInput=${set('malformed')} size="4" />
+      <${Input} label="From (instant or 5m)" name="fault_from" value=${form.from} onInput=${set('from')} placeholder="now" size="10" />
+      <${Input} label="To (instant or 10m)" name="fault_to" value=${form.to} onInput=${set('to')} placeholder="never" size="10" />
+      <${Input} label="Skip first" name="fault_skip" value=${form.skip} onInput=${set('skip')} placeholder="0" size="4" />
       <${Select} label="Phase" name="fault_phase" value=${form.phase} onChange=${set('phase')} options=${[['before', 'before (not carried out)'], ['after', 'after (carried out, answer lost)']]} />
       <${Input} label="Times" name="fault_times" value=${form.times} onInput=${set('times')} placeholder="always" size="5" />
       <${Input} label="Client id" name="fault_client" value=${form.client_id} onInput=${set('client_id')} placeholder="any" size="14" />
@@ -191,10 +203,10 @@ function Faults() {
     ${action.done && !action.error ? html`<p class="ok small" data-testid="action-result">${action.done}</p>` : null}
     <${ErrorBox} error=${action.error ?? faults.error} />
     ${faults.data?.length
-      ? html`<table class="list cards" data-testid="faults"><thead><tr><th>Id</th><th>Matches</th><th>Does</th><th>Phase</th><th>Applied</th><th>Left</th><th><span class="sr-only">Actions</span></th></tr></thead>
+      ? html`<table class="list cards" data-testid="faults"><thead><tr><th>Id</th><th>Matches</th><th>Does</th><th>When</th><th>Phase</th><th>Applied</th><th>Left</th><th><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>${faults.data.map((f) => html`<tr key=${f.id}><td class="key mono small" data-label="Id">${f.id}</td>
             <td class="mono small" data-label="Matches">${f.method ?? '*'} ${f.path ?? '/v1/**'}${f.client_id ? ` · ${f.client_id}` : ''}${f.environment ? ` · ${f.environment}` : ''}</td>
-            <td data-label="Does">${[f.error ? `HTTP ${f.error.status}${f.error.rate !== undefined ? ` at ${f.error.rate}` : ''}` : '', f.latency_ms !== undefined ? `+${typeof f.latency_ms === 'number' ? f.latency_ms : `${f.latency_ms.min}–${f.latency_ms.max}`} ms` : '', f.drop !== undefined ? `drop ${f.drop}` : ''].filter(Boolean).join(', ')}</td>
+            <td data-label="Does">${faultEffects(f)}</td><td class="small" data-label="When"><${FaultWhen} fault=${f} /></td>
             <td data-label="Phase">${f.phase}</td><td class="num" data-label="Applied">${f.applied}</td><td class="num" data-label="Left">${f.remaining ?? '∞'}</td>
             <td class="row-actions"><button type="button" class="small danger" data-action="remove-fault" aria-label=${`Remove fault ${f.id}`} onClick=${() => remove(f.id)}>Remove</button></td></tr>`)}</tbody></table>`
       : html`<${Empty}>No faults: /v1 answers normally.</${Empty}>`}

@@ -388,6 +388,51 @@ export function Time({ iso }) {
   return html`<time datetime=${iso} title=${iso}>${iso.replace('T', ' ').replace(/\.\d{3}Z$/, 'Z')}</time>`;
 }
 
+/**
+ * What a fault does, in words (CONTRACT §12, §22): each kind it has, with its rate.
+ * @param {import('./types').Fault} f
+ */
+export function faultEffects(f) {
+  const latency = f.latency_ms === undefined ? '' : `+${typeof f.latency_ms === 'number' ? f.latency_ms : `${f.latency_ms.min}–${f.latency_ms.max}`} ms`;
+  return [
+    f.error ? `HTTP ${f.error.status}${f.error.rate !== undefined ? ` at ${f.error.rate}` : ''}` : '',
+    latency,
+    f.drop !== undefined ? `drop ${f.drop}` : '',
+    f.reset !== undefined ? `reset ${f.reset}` : '',
+    f.truncate !== undefined ? `cut after ${f.truncate} B` : '',
+    f.malformed !== undefined ? `non-JSON ${f.malformed}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/**
+ * Where a fault's window (CONTRACT §22, virtual time) stands at the virtual `now`: `waiting`
+ * (before from), `active` (inside, or no window), `over` (at or after to). Without a known now: `active`.
+ * @param {import('./types').Fault} f
+ * @param {string | undefined} now
+ * @returns {'waiting' | 'active' | 'over'}
+ */
+export function faultState(f, now) {
+  if (!f.window || !now) return 'active';
+  const t = Date.parse(now);
+  if (f.window.from && t < Date.parse(f.window.from)) return 'waiting';
+  if (f.window.to && t >= Date.parse(f.window.to)) return 'over';
+  return 'active';
+}
+
+/**
+ * A fault's window and counts, for the banner and the faults table: `12:05 → 12:10`, skip, left.
+ * @param {{ fault: import('./types').Fault }} props
+ */
+export function FaultWhen({ fault: f }) {
+  const window = f.window
+    ? html`<span class="fault-window">${f.window.from ? html`from <${Time} iso=${f.window.from} />` : 'until'}${f.window.from && f.window.to ? ' to ' : ' '}${f.window.to ? html`<${Time} iso=${f.window.to} />` : 'on'}</span>`
+    : 'always';
+  const skip = f.skip !== undefined ? `, skips ${f.skip} (${f.skipped} so far)` : '';
+  return html`${window}${skip}`;
+}
+
 /** @param {{ value: unknown }} props */
 export function Json({ value }) {
   // Focusable: a long body scrolls inside it, and the keyboard can scroll it too.

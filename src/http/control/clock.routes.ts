@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, clockView, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../../clock';
+import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, clockView, DURATION_PATTERN, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../../clock';
 import { badRequest, conflict, validationError } from '../../shared/errors';
 import { DateTime, MAX_INSTANT, MAX_SPEED } from '../../shared/schemas';
 import { documentedAs, ruledOut } from '../../shared/documented';
@@ -30,17 +30,8 @@ const Duration = z
   .max(64)
   .refine((d) => parseDuration(d) !== undefined, 'must be a duration such as 90s, 5m, 2h, 1d or 1h30m')
   .refine((d) => (parseDuration(d) ?? 0) <= MAX_ADVANCE_MS, 'must be at most 10 years (3650d)');
-/**
- * The durations the document allows: whole units in the order d, h, m, s, ms, each bounded so the
- * sum stays under 10 years (2999d 9999h 99999m 999999s 999999999ms at most). The server reads
- * more (any order, repeats, decimals such as 1.5h, up to 3650d).
- */
-const D = '(?:[12][0-9]{3}|[0-9]{1,3})d';
-const H = '[0-9]{1,4}h';
-const M = '[0-9]{1,5}m';
-const S = '[0-9]{1,6}s';
-const MS = '[0-9]{1,9}ms';
-export const DURATION_PATTERN = `^(?:${D}(?:${H})?(?:${M})?(?:${S})?(?:${MS})?|${H}(?:${M})?(?:${S})?(?:${MS})?|${M}(?:${S})?(?:${MS})?|${S}(?:${MS})?|${MS})$`;
+// DURATION_PATTERN (src/clock/duration.ts): the durations the document allows; a fault window's bounds use it too.
+export { DURATION_PATTERN };
 const DurationDoc = Duration.meta({ pattern: DURATION_PATTERN, description: 'e.g. 90s, 5m, 2h, 1d or 1h30m', example: '2h' });
 
 const AdvanceBodySchema = documentedAs(

@@ -115,3 +115,51 @@ describe('FaultsStateSchema (CONTRACT §13: the same rules as POST /sandbox/faul
     expect(faults.add({ error: { status: 500 } }).id).toBe('flt_6');
   });
 });
+
+describe('faults in time and the new kinds (CONTRACT §22)', () => {
+  it('applies a fault only inside its window (virtual time), resolved from durations when added', () => {
+    let now = Date.UTC(2026, 0, 15, 12);
+    const faults = new FaultStore(1, () => now);
+    const f = faults.add({ error: { status: 503 }, window: { from: '1m', to: '2m' } });
+    expect(f.window).toEqual({ from: '2026-01-15T12:01:00.000Z', to: '2026-01-15T12:02:00.000Z' });
+    expect(faults.match(req('/v1/orders'))).toBeUndefined();
+    now += 60_000;
+    expect(faults.match(req('/v1/orders'))?.errorStatus).toBe(503);
+    now += 60_000;
+    expect(faults.match(req('/v1/orders'))).toBeUndefined();
+    expect(faults.get(f.id)).toMatchObject({ applied: 1 });
+  });
+
+  it('refuses a window that is empty or already over (422)', () => {
+    const faults = new FaultStore(1, () => Date.UTC(2026, 0, 15, 12));
+    expect(() => faults.add({ drop: 1, window: { from: '2026-01-15T12:10:00Z', to: '5m' } })).toThrow(/^window\.to: must be after from/);
+    expect(() => faults.add({ drop: 1, window: { to: '2026-01-15T12:00:00Z' } })).toThrow(/^window\.to: is already past/);
+    expect(faults.size).toBe(0);
+  });
+
+  it('lets the first `skip` matches through, then applies `times` times', () => {
+    const faults = new FaultStore();
+    const f = faults.add({ reset: 1, skip: 2, times: 1 });
+    expect(faults.match(req('/v1/orders'))).toBeUndefined();
+    expect(faults.match(req('/v1/orders'))).toBeUndefined();
+    expect(faults.get(f.id)).toMatchObject({ skipped: 2, applied: 0 });
+    expect(faults.match(req('/v1/orders'))).toMatchObject({ reset: true, drop: false, malformed: false });
+    expect(faults.size).toBe(0);
+  });
+
+  it('decides each kind in a fixed order from the seed: the same seed, the same decisions', () => {
+    const run = (seed: number) => {
+      const faults = new FaultStore(seed);
+      faults.add({ drop: 0.2, reset: 0.2, error: { status: 500, rate: 0.3 }, malformed: 0.3, truncate: 4 });
+      return Array.from({ length: 200 }, () => {
+        const e = faults.match(req('/v1/orders'));
+        return e ? `${e.drop ? 'D' : ''}${e.reset ? 'R' : ''}${e.errorStatus ?? ''}${e.malformed ? 'M' : ''}${e.truncate ?? ''}` : '-';
+      }).join(' ');
+    };
+    expect(run(3)).toBe(run(3));
+    expect(run(3)).not.toBe(run(4));
+    for (const kind of ['D', 'R', '5004', 'M4']) expect(run(3).split(' ')).toContain(kind);
+    // a dropped or reset connection has no answer to cut
+    expect(run(3)).not.toMatch(/[DR]4/);
+  });
+});

@@ -1,12 +1,19 @@
 import * as z from 'zod';
+import { DURATION_PATTERN, ISO, parseDuration } from '../../clock';
 import { ENVIRONMENTS, type Environment } from '../../reference';
 import { TEXT_PATTERN } from '../../shared/documented';
+import { validationError } from '../../shared/errors';
+import { MAX_INSTANT } from '../../shared/schemas';
 import { compileGlob, MAX_GLOB_LENGTH, type CompiledGlob } from './glob';
 
 // One set of rules for every fault field (CONTRACT §12), shared by `POST /sandbox/faults` (and the
 // scenario `fault` step) and the faults of a restored state document (CONTRACT §13), so a
 // document can hold nothing the route would refuse.
 const LatencyMs = z.number().int().min(0).max(120_000);
+/** A truncated answer's cut (CONTRACT §22): any body the sandbox sends is far shorter. */
+const MAX_TRUNCATE = 1 << 30;
+/** A window bound's reach: the clock's own longest advance (CONTRACT §4). */
+const MAX_WINDOW_MS = 3650 * 86_400_000;
 const Rate = z.number().min(0).max(1);
 const FaultFields = {
   client_id: z.string().min(1).optional().meta({ description: 'only this partner\'s requests (default: every partner)', example: 'ptr_acme' }),
@@ -51,22 +58,92 @@ const FaultFields = {
     .optional()
     .meta({ id: 'FaultError', example: { status: 503 } }),
   drop: Rate.optional().meta({ description: 'rate (0..1) at which the connection is closed without an answer' }),
+  // CONTRACT §22: the kinds a broken network or proxy adds to error, latency and drop.
+  reset: Rate.optional().meta({ description: 'rate (0..1) at which the connection is reset (TCP RST: the client sees ECONNRESET) once the request is read, with no answer', example: 1 }),
+  truncate: z
+    .number('must be a whole number of bytes (0 or more)')
+    .int('must be a whole number of bytes (0 or more)')
+    .min(0, 'must be a whole number of bytes (0 or more)')
+    .max(MAX_TRUNCATE, `must be at most ${MAX_TRUNCATE} bytes`)
+    .optional()
+    .meta({ description: 'the answer is cut after N body bytes: its headers promise the whole body (Content-Length), then the connection closes', example: 10 }),
+  malformed: Rate.optional().meta({ description: 'rate (0..1) at which the answer is a 200 whose body is not JSON, under a JSON content-type (as a broken proxy sends)', example: 1 }),
+  skip: z
+    .number('must be a whole number of requests (0 or more)')
+    .int('must be a whole number of requests (0 or more)')
+    .min(0, 'must be a whole number of requests (0 or more)')
+    .max(1_000_000, 'must be at most 1000000')
+    .optional()
+    .meta({ description: 'the first N matching requests (inside the window) go through untouched; then the fault applies (and `times` counts)', example: 2 }),
   times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
 };
+
+/**
+ * A window bound as given (CONTRACT §22): an instant (ISO 8601) or a duration from the virtual now
+ * (`parseDuration`'s syntax), at most 10 years ahead.
+ */
+const IsoInstant = z.iso.datetime({ offset: true });
+const WindowBound = z
+  .string()
+  .max(64, 'must be at most 64 characters')
+  .refine((v) => parseDuration(v) !== undefined || IsoInstant.safeParse(v).success, 'must be an instant (ISO 8601, e.g. 2026-01-15T13:00:00Z) or a duration from the virtual now (90s, 5m, 2h, 1d, 1h30m)')
+  .refine((v) => (parseDuration(v) ?? 0) <= MAX_WINDOW_MS, 'must be at most 10 years (3650d) from now')
+  .meta({
+    // the server's rule: zod's date-time pattern, or a duration as the clock's advance documents it
+    pattern: `${IsoInstant.def.pattern?.source}|${DURATION_PATTERN}`,
+    description: 'an instant (ISO 8601) or a duration from the virtual now (90s, 5m, 2h, 1d, 1h30m)',
+    example: '5m',
+  });
+/** Two bounds of one form compare without the clock; an instant against a duration is checked when the fault is added. */
+const boundsInOrder = (w: { from?: string | undefined; to?: string | undefined }) => {
+  if (w.from === undefined || w.to === undefined) return true;
+  const [df, dt] = [parseDuration(w.from), parseDuration(w.to)];
+  if (df !== undefined && dt !== undefined) return dt > df;
+  if (df === undefined && dt === undefined) return Date.parse(w.to) > Date.parse(w.from);
+  return true;
+};
+const WindowInput = z
+  .object({ from: WindowBound.optional(), to: WindowBound.optional() })
+  .strict()
+  .refine((w) => w.from !== undefined || w.to !== undefined, { message: 'give from, to or both', path: ['from'] })
+  .refine(boundsInOrder, { message: 'must be after from (the window would be empty)', path: ['to'] })
+  .meta({
+    id: 'FaultWindowInput',
+    anyOf: [{ required: ['from'] }, { required: ['to'] }],
+    description: 'CONTRACT §22: the fault applies only while the virtual clock is inside [from, to); each bound an instant or a duration from now; `to` must be after `from`',
+    'x-constraint': 'to > from',
+    example: { from: '1m', to: '6m' },
+  });
+/** A window as a fault holds it: both bounds instants (ISO 8601), resolved when the fault was added. */
+const WindowResolved = z
+  .object({ from: z.iso.datetime().optional(), to: z.iso.datetime().optional() })
+  .strict()
+  .refine((w) => w.from !== undefined || w.to !== undefined, { message: 'give from, to or both', path: ['from'] })
+  .refine((w) => w.from === undefined || w.to === undefined || Date.parse(w.to) > Date.parse(w.from), { message: 'must be after from (the window would be empty)', path: ['to'] })
+  .meta({ id: 'FaultWindow', anyOf: [{ required: ['from'] }, { required: ['to'] }], description: 'the virtual instants the fault applies between: from (inclusive) to (exclusive)', 'x-constraint': 'to > from', example: { from: '2026-01-15T12:01:00.000Z', to: '2026-01-15T12:06:00.000Z' } });
 const Phase = z.enum(['before', 'after']);
-const hasEffect = (f: { latency_ms?: unknown; error?: unknown; drop?: unknown }) => f.latency_ms !== undefined || f.error !== undefined || f.drop !== undefined;
-const HAS_EFFECT = { message: 'give at least one of latency_ms, error or drop', path: ['error'] };
+/** The fields that make a fault do something (CONTRACT §12, §22). */
+export const FAULT_KINDS = ['latency_ms', 'error', 'drop', 'reset', 'truncate', 'malformed'] as const;
+const hasEffect = (f: Partial<Record<(typeof FAULT_KINDS)[number], unknown>>) => FAULT_KINDS.some((k) => f[k] !== undefined);
+const HAS_EFFECT = { message: 'give at least one of latency_ms, error, drop, reset, truncate or malformed', path: ['error'] };
+/** The fields that say where, when and how often a fault applies. */
+const FAULT_SCOPE = ['client_id', 'environment', 'method', 'path', 'window', 'skip', 'times', 'phase'] as const;
 /** The document's form of `hasEffect`. */
-const HAS_EFFECT_DOC = { anyOf: [{ required: ['latency_ms'] }, { required: ['error'] }, { required: ['drop'] }] };
+const HAS_EFFECT_DOC = { anyOf: FAULT_KINDS.map((k) => ({ required: [k] })) };
 
 /** CONTRACT §12 fault, as created by `POST /sandbox/faults` (and the scenario `fault` step). */
 export const FaultInputSchema = z
-  .object({
-    ...FaultFields,
-    phase: Phase.optional().meta({ description: 'before (default): the request is not carried out; after: it is, then the answer is replaced' }),
-  })
+  .strictObject(
+    {
+      ...FaultFields,
+      window: WindowInput.optional(),
+      phase: Phase.optional().meta({ description: 'before (default): the request is not carried out; after: it is, then the answer is replaced' }),
+    },
+    // A misspelt or unknown kind (`kind: reset`, `truncated: 10`) is refused, never ignored.
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')} (a fault's kinds: ${FAULT_KINDS.join(', ')}; its other fields: ${FAULT_SCOPE.join(', ')})` : undefined) },
+  )
   .refine(hasEffect, HAS_EFFECT)
-  .meta({ id: 'FaultBody', description: 'CONTRACT §12: at least one of latency_ms, error or drop', ...HAS_EFFECT_DOC, example: { path: '/v1/orders', method: 'POST', error: { status: 503 }, times: 1 } });
+  .meta({ id: 'FaultBody', description: 'CONTRACT §12, §22: at least one of latency_ms, error, drop, reset, truncate or malformed', ...HAS_EFFECT_DOC, example: { path: '/v1/orders', method: 'POST', error: { status: 503 }, times: 1 } });
 export type FaultInput = z.output<typeof FaultInputSchema>;
 
 /** The largest fault serial (ids are `flt_<serial>`): far from where `++` stops counting. */
@@ -78,11 +155,15 @@ export const FaultSchema = z
   .object({
     id: z.string().regex(FAULT_ID, 'must be flt_ and a counter (1 to 15 digits), as the sandbox makes fault ids').meta({ example: 'flt_1' }),
     ...FaultFields,
+    window: WindowResolved.optional(),
     phase: Phase,
     remaining: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'applications left (null: unlimited)' }),
     applied: z.number().int().nonnegative(),
+    // Absent in a state saved before CONTRACT §22: nothing was skipped then.
+    skipped: z.number().int().nonnegative().max(1_000_000).default(0).meta({ description: 'matching requests let through so far under `skip`' }),
   })
   .refine(hasEffect, HAS_EFFECT)
+  .refine((f) => f.skipped <= (f.skip ?? 0), { message: 'must not exceed skip', path: ['skipped'] })
   .refine((f) => (f.times === undefined ? f.remaining === null : f.remaining !== null && f.remaining <= f.times), {
     message: 'must be null without times, and from 1 to times with it',
     path: ['remaining'],
@@ -119,6 +200,12 @@ export interface FaultEffect {
   /** The injected answer's status, or undefined for latency only. */
   errorStatus?: number;
   drop: boolean;
+  /** CONTRACT §22: the connection is reset (RST) instead of answered. */
+  reset: boolean;
+  /** CONTRACT §22: the answer is a 200 whose body is not JSON. */
+  malformed: boolean;
+  /** CONTRACT §22: the answer is cut after this many body bytes. */
+  truncate?: number;
 }
 
 export interface FaultRequest {
@@ -140,7 +227,14 @@ export class FaultStore {
   /** The PRNG's whole state (mulberry32): rates stay deterministic across a snapshot. */
   private rng: number;
 
-  constructor(private readonly seed = 1) {
+  /**
+   * @param seed the run's seed: rates draw from it (CONTRACT §22: the same seed and traffic, the same faults)
+   * @param now the virtual now (CONTRACT §2): windows are virtual time
+   */
+  constructor(
+    private readonly seed = 1,
+    private readonly now: () => number = () => 0,
+  ) {
     this.rng = seed >>> 0;
   }
 
@@ -168,17 +262,40 @@ export class FaultStore {
     this.rng = state.rng_state >>> 0;
   }
 
+  /**
+   * Adds a fault; a window's durations are read from the virtual now (CONTRACT §22) and kept as
+   * instants. Throws a 422 for a window that is empty or already over (it would never apply).
+   */
   add(input: FaultInput): Fault {
+    const { window, ...rest } = input;
+    const resolved = window && this.resolveWindow(window);
     const fault: Fault = {
       id: `flt_${++this.serial}`,
-      ...input,
+      ...rest,
+      ...(resolved ? { window: resolved } : {}),
       phase: input.phase ?? 'before',
       remaining: input.times ?? null,
       applied: 0,
+      skipped: 0,
     };
     this.faults.push(fault);
     if (fault.path) this.globs.set(fault.id, compileGlob(fault.path));
     return fault;
+  }
+
+  private resolveWindow(window: NonNullable<FaultInput['window']>): NonNullable<Fault['window']> {
+    const now = this.now();
+    const at = (bound: string, field: string) => {
+      const ms = parseDuration(bound);
+      const instant = ms === undefined ? Date.parse(bound) : now + ms;
+      if (instant > MAX_INSTANT) throw validationError(`window.${field}`, `must be at most ${ISO(MAX_INSTANT)}, the latest instant the clock holds`);
+      return instant;
+    };
+    const from = window.from === undefined ? undefined : at(window.from, 'from');
+    const to = window.to === undefined ? undefined : at(window.to, 'to');
+    if (from !== undefined && to !== undefined && to <= from) throw validationError('window.to', `must be after from (${ISO(to)} is not after ${ISO(from)}: the window would be empty)`);
+    if (to !== undefined && to <= now) throw validationError('window.to', `is already past (${ISO(to)}; the virtual now is ${ISO(now)}): the fault would never apply`);
+    return { ...(from !== undefined ? { from: ISO(from) } : {}), ...(to !== undefined ? { to: ISO(to) } : {}) };
   }
 
   list(): Fault[] {
@@ -209,6 +326,13 @@ export class FaultStore {
   }
 
   /** The effect on this request of the first matching fault that takes effect, if any. */
+  /**
+   * The effect on this request of the first matching fault that takes effect, if any. A fault
+   * outside its window (virtual time, CONTRACT §22) does not match; one still skipping lets the
+   * request go on (to later faults) and counts it. Rates are drawn in a fixed order (drop, reset,
+   * error, malformed, latency), each only when the ones before it did not take effect, so the
+   * same seed and the same requests draw the same numbers.
+   */
   match(req: FaultRequest): FaultEffect | undefined {
     if (this.faults.length === 0) return undefined;
     for (const fault of this.faults) {
@@ -216,16 +340,30 @@ export class FaultStore {
       if (fault.environment !== undefined && fault.environment !== req.env) continue;
       if (fault.method !== undefined && fault.method !== req.method) continue;
       if (fault.path !== undefined && !this.globs.get(fault.id)!.matches(pathOnly(req.path))) continue;
+      if (fault.window && !inWindow(fault.window, this.now())) continue;
+      if (fault.skip !== undefined && fault.skipped < fault.skip) {
+        fault.skipped++;
+        continue;
+      }
       const drop = fault.drop !== undefined && this.random() < fault.drop;
-      const error = !drop && fault.error !== undefined && this.random() < (fault.error.rate ?? 1);
+      const reset = !drop && fault.reset !== undefined && this.random() < fault.reset;
+      const error = !drop && !reset && fault.error !== undefined && this.random() < (fault.error.rate ?? 1);
+      const malformed = !drop && !reset && !error && fault.malformed !== undefined && this.random() < fault.malformed;
       const latencyMs = fault.latency_ms === undefined ? 0 : typeof fault.latency_ms === 'number' ? fault.latency_ms : Math.round(fault.latency_ms.min + this.random() * (fault.latency_ms.max - fault.latency_ms.min));
-      if (!drop && !error && latencyMs === 0) continue; // matched, but a rate said no this time
+      // A cut needs an answer: none when the connection is dropped or reset.
+      const truncate = drop || reset ? undefined : fault.truncate;
+      if (!drop && !reset && !error && !malformed && truncate === undefined && latencyMs === 0) continue; // matched, but a rate said no this time
       fault.applied++;
       if (fault.remaining !== null && --fault.remaining <= 0) this.remove(fault.id);
-      return { fault, phase: fault.phase, latencyMs, drop, ...(error ? { errorStatus: fault.error!.status } : {}) };
+      return { fault, phase: fault.phase, latencyMs, drop, reset, malformed, ...(error ? { errorStatus: fault.error!.status } : {}), ...(truncate !== undefined ? { truncate } : {}) };
     }
     return undefined;
   }
+}
+
+/** Whether the virtual instant `now` is inside a fault's window: from inclusive, to exclusive. */
+function inWindow(window: NonNullable<Fault['window']>, now: number): boolean {
+  return (window.from === undefined || now >= Date.parse(window.from)) && (window.to === undefined || now < Date.parse(window.to));
 }
 
 /** The path without its query: globs ignore it. */

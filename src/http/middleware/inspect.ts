@@ -50,7 +50,9 @@ export function recordRequests(
 
   function write(ctx: Context, outcome: Outcome, wallMs: number, virtualMs: number): void {
     const auth = ctx.state.auth as AuthContext | undefined;
-    const dropped = ctx.respond === false;
+    // A cut answer (CONTRACT §22 truncate) went out in part, outside Koa: it is not a dropped one.
+    const cut = ctx.state.faultCut as string | undefined;
+    const dropped = ctx.respond === false && cut === undefined;
     const status = dropped ? 0 : ctx.status;
     const headers = ctx.req.headers;
     // Only numbers and strings of its own (CONTRACT §9): nothing that keeps the request alive.
@@ -69,12 +71,13 @@ export function recordRequests(
     const clientId = auth?.partner.client_id ?? (sentId && ownCopy(cutText(sentId, 128)));
     if (clientId) raw.clientId = clientId;
     if (auth) raw.environment = auth.env;
-    const error = outcome.error;
+    const error = outcome.error ?? (ctx.state.faultCutError as Outcome['error']);
     if (error) {
       if (!error.alternative) raw.code = error.code;
       raw.message = ownCopy(cutText(error.message, FIELD_EXCERPT));
     }
-    if (dropped) raw.message = 'connection closed without an answer (injected fault)';
+    if (dropped) raw.message = ctx.state.faultReset ? 'connection reset without an answer (injected fault)' : 'connection closed without an answer (injected fault)';
+    if (cut) raw.message = cut;
     const hint = ctx.res.getHeader('svc-sandbox-hint');
     if (hint) raw.hint = ownCopy(cutText(String(hint), FIELD_EXCERPT));
     if (!dropped) {
