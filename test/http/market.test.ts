@@ -79,6 +79,8 @@ describe('a scripted rate path (POST /sandbox/rates)', () => {
 
     const doc = (await s.control('GET', '/sandbox/state')).body.data;
     expect(doc.market.scripts.map((x: { pair: string }) => x.pair)).toEqual(['KES_USDT', 'NGN_USDT']);
+    // the streamed document is the one exportState makes (CONTRACT §13), its §22 part included
+    expect(JSON.stringify(doc)).toBe(JSON.stringify(s.sandbox.exportState()));
     const t = await server();
     expect((await t.control('PUT', '/sandbox/state', doc)).status).toBe(200);
     expect(await t.controlApi.listRates()).toEqual(listed);

@@ -99,6 +99,7 @@ describe('webhook chaos per partner', () => {
     expect(held).toMatchObject({ status: 'pending', attempts: [], chaos: ['delayed'], next_attempt_at: '2026-01-15T12:01:00.000Z' });
     const doc = (await s.control('GET', '/sandbox/state')).body.data;
     expect(doc.webhook_chaos).toEqual([{ client_id: s.demo.clientId, delay: { min: '1m', max: '1m' } }]);
+    expect(JSON.stringify(doc)).toBe(JSON.stringify(s.sandbox.exportState()));
 
     const t = await server();
     expect((await t.control('PUT', '/sandbox/state', doc)).status).toBe(200);
