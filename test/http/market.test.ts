@@ -97,6 +97,30 @@ describe('a scripted rate path (POST /sandbox/rates)', () => {
     expect((await marketRate(t)).buy_rate).toBe(1565.5);
   });
 
+  it('refuses a state document whose market or webhook chaos does not hold, naming the field, nothing changed', async () => {
+    const s = await server();
+    await s.controlApi.scriptRate({ body: { pair: 'NGN_USDT', path: [{ at: '1m', rate: 1600 }] } });
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    const bad = (change: (d: any) => void) => {
+      const copy = structuredClone(doc);
+      change(copy);
+      return copy;
+    };
+    const cases: Array<[any, string]> = [
+      [bad((d) => (d.market.scripts[0].pair = 'NGN_XYZ')), 'market.scripts.0.pair'],
+      [bad((d) => d.market.scripts[0].path.push({ at_ms: 0, rate: 1 })), 'market.scripts.0.path.1.at_ms'],
+      [bad((d) => (d.market.rates = 'random')), 'market.rates'],
+      [bad((d) => (d.webhook_chaos = [{ client_id: 'ptr_nobody', duplicate_rate: 1 }])), 'webhook_chaos.0.client_id'],
+      [bad((d) => (d.webhook_chaos = [{ client_id: d.partners[0].client_id }])), 'webhook_chaos.0'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await s.control('PUT', '/sandbox/state', body);
+      expect({ field, status: res.status, code: res.body.code }).toEqual({ field, status: 422, code: 'E_VALIDATION_ERROR' });
+      expect(res.body.message).toContain(field);
+    }
+    expect((await s.controlApi.listRates()).scripts).toEqual([{ pair: 'NGN_USDT', path: [{ at: '2026-01-15T12:01:00.000Z', rate: 1600 }] }]);
+  });
+
   it('refuses bad input in the error envelope and changes nothing', async () => {
     const s = await server();
     const cases: Array<[unknown, number, string]> = [
