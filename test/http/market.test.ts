@@ -137,6 +137,9 @@ describe('a scripted rate path (POST /sandbox/rates)', () => {
       expect({ body, status: res.status, code: res.body.code, envelope: res.body.status }).toEqual({ body, status, code, envelope: false });
       expect(typeof res.body.message).toBe('string');
     }
+    expect((await s.control('POST', '/sandbox/rates', { pair: 'NGN_USDT', path: [{ at: 'soon', rate: 1600 }] })).body.message).toBe(
+      'path.0.at: must be an ISO instant such as 2026-01-15T13:05:00Z, or a duration from the virtual now such as 90s, 5m or 1h30m (at most 10 years)',
+    );
     expect((await s.control('POST', '/sandbox/rates', 'not json')).status).toBe(400);
     expect((await s.controlApi.listRates()).scripts).toEqual([]);
   });

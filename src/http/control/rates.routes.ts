@@ -4,17 +4,29 @@ import { MAX_PATH_POINTS, MAX_RATE, MIN_RATE, MAX_RATE_VOLATILITY, PairParamsSch
 import { validationError } from '../../shared/errors';
 import { DateTime, MAX_DELAY_MS, MAX_INSTANT } from '../../shared/schemas';
 import { ChaosDuration } from '../../webhooks/chaos';
+import { documentedAs } from '../../shared/documented';
 import type { Api, AnyRouteSpec } from '../api';
 
 // CONTRACT §22 "moving markets": scripted rate paths per pair on the virtual clock.
 
 const At = z.iso.datetime({ offset: true });
-const RatePointBodySchema = z
-  .object({
-    at: z.union([
+/** An instant or a duration from now, one message for both when it is neither (a union would say only "Invalid input"). */
+const PointAt = documentedAs(
+  z
+    .string()
+    .max(64)
+    .refine((v) => At.safeParse(v).success || ChaosDuration.safeParse(v).success, 'must be an ISO instant such as 2026-01-15T13:05:00Z, or a duration from the virtual now such as 90s, 5m or 1h30m (at most 10 years)'),
+  z
+    .union([
       At.meta({ pattern: At.def.pattern?.source, description: 'an instant (virtual time)', example: '2026-01-15T13:05:00.000Z' }),
       ChaosDuration.meta({ description: 'a duration from the virtual now, e.g. 5m', example: '5m' }),
-    ]).meta({ description: 'when the point takes effect: an instant, or a duration from now (at most 10 years ahead)', example: '5m' }),
+    ])
+    .meta({ description: 'when the point takes effect: an instant, or a duration from now (at most 10 years ahead)', example: '5m' }),
+);
+
+const RatePointBodySchema = z
+  .object({
+    at: PointAt,
     rate: z.number().min(MIN_RATE).max(MAX_RATE).meta({ description: 'the mid rate (fiat per unit of crypto); buy and sell keep the fixture\'s spread around it', example: 1600 }),
   })
   .meta({ id: 'RatePointBody', example: { at: '5m', rate: 1600 } });
