@@ -3,6 +3,8 @@ import * as clockRoutes from '../http/control/clock.routes';
 import * as exportRoutes from '../http/control/exports.routes';
 import * as inspectorRoutes from '../http/control/inspector.routes';
 import * as listenRoutes from '../http/control/listen.routes';
+import * as rateRoutes from '../http/control/rates.routes';
+import * as webhookChaosRoutes from '../http/control/webhook-chaos.routes';
 import * as orderRoutes from '../http/control/orders.routes';
 import * as partnerRoutes from '../http/control/partners.routes';
 import * as webhookRoutes from '../http/control/webhooks.routes';
@@ -50,7 +52,7 @@ const ok = (data: unknown, meta?: unknown) => ({ status: 200, text: JSON.stringi
 
 describe('the control client (issue 17 part 4)', () => {
   it('has one entry per /sandbox JSON route, saying what the exported spec says (method, path, paging)', () => {
-    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, stateRoutes, { resetSpec }];
+    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, rateRoutes, webhookChaosRoutes, stateRoutes, { resetSpec }];
     const specs = modules.flatMap((m) => Object.values(m)).filter((v): v is { operationId: string; method: string; path: string; paged?: boolean; media?: readonly string[] } => {
       const spec = v as { operationId?: unknown; path?: unknown };
       return typeof spec === 'object' && spec !== null && typeof spec.operationId === 'string' && String(spec.path).startsWith('/sandbox/');

@@ -6,6 +6,8 @@ import type * as listenRoutes from '../http/control/listen.routes';
 import type * as orderRoutes from '../http/control/orders.routes';
 import type * as partnerRoutes from '../http/control/partners.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
+import type * as rateRoutes from '../http/control/rates.routes';
+import type * as webhookChaosRoutes from '../http/control/webhook-chaos.routes';
 import type { resetSpec } from '../sandbox/sandbox';
 import type * as stateRoutes from '../sandbox/state/state.routes';
 import type { PageMeta } from '../shared/envelope';
@@ -33,6 +35,8 @@ export type ControlSpecs = SpecsIn<
     typeof inspectorRoutes &
     typeof exportRoutes &
     typeof listenRoutes &
+    typeof rateRoutes &
+    typeof webhookChaosRoutes &
     typeof stateRoutes & { resetSpec: typeof resetSpec }
 >;
 
@@ -149,6 +153,12 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   listFaults: ['GET', '/sandbox/faults'],
   removeFault: ['DELETE', '/sandbox/faults/{id}'],
   clearFaults: ['DELETE', '/sandbox/faults'],
+  listRates: ['GET', '/sandbox/rates'],
+  scriptRate: ['POST', '/sandbox/rates'],
+  removeRateScript: ['DELETE', '/sandbox/rates/{pair}'],
+  setWebhookChaos: ['PUT', '/sandbox/partners/{client_id}/webhook-chaos'],
+  getWebhookChaos: ['GET', '/sandbox/partners/{client_id}/webhook-chaos'],
+  removeWebhookChaos: ['DELETE', '/sandbox/partners/{client_id}/webhook-chaos'],
   getState: ['GET', '/sandbox/state'],
   putState: ['PUT', '/sandbox/state'],
   saveState: ['POST', '/sandbox/state/save'],

@@ -7,7 +7,7 @@ import type { FaultInputSchema, FaultSchema } from '../http/faults/fault.store';
 import type { RecordedRequest, RequestsQuerySchema } from '../http/request-log.schemas';
 import type { ResetResultSchema, Sandbox, SandboxOverrides } from '../sandbox/sandbox';
 import type { ControlPayinSchema, ControlPayoutSchema, OrderDetail, OrderStatus } from '../orders';
-import type { ControlData } from './control-client';
+import type { ControlBody, ControlData } from './control-client';
 import type { DeliveryMatch, RequestMatch, VerifyOptions, WaitOptions } from './test-helpers';
 import type { DeliveryView } from '../webhooks';
 import type { StateDocument, StateSummary } from '../sandbox/state/state.schema';
@@ -61,6 +61,14 @@ export type { DeliveryView, KeySet, OrderDetail, OrderStatus, RecordedRequest };
 export type { DeliveryMatch, RequestMatch, VerifyOptions, WaitOptions };
 /** An order's detail after `orders.simulate`, with `path`: the statuses it passed through. */
 export type SimulatedOrder = ControlData<'simulateOrder'>;
+
+/** `POST /sandbox/rates` (CONTRACT §22): a pair and its path of `{at, rate}` points. */
+export type RateScriptInput = ControlBody<'scriptRate'>;
+export type RateScript = ControlData<'scriptRate'>;
+export type RatesView = ControlData<'listRates'>;
+/** `PUT /sandbox/partners/{client_id}/webhook-chaos` (CONTRACT §22). */
+export type WebhookChaosInput = ControlBody<'setWebhookChaos'>;
+export type WebhookChaosView = ControlData<'setWebhookChaos'>;
 
 /** The demo partner: what a partner's test signs with. */
 export interface PartnerCredentials {
@@ -139,6 +147,21 @@ export interface SandboxHandle {
     remove(id: string): Promise<Fault>;
     /** Removes every fault. */
     clear(): Promise<{ removed: number }>;
+  };
+  /** Market rates on the virtual clock (CONTRACT §22). */
+  readonly rates: {
+    /** The mode (`fixed` or `walk`), its volatility and the scripted pairs. */
+    list(): Promise<RatesView>;
+    /** Scripts a pair's rate: each point's rate holds from its `at` (an instant, or a duration from now) until the next. */
+    script(input: RateScriptInput): Promise<RateScript>;
+    /** Removes a pair's script. */
+    remove(pair: string): Promise<RateScript>;
+  };
+  /** Webhook chaos per partner (CONTRACT §22); `clientId` defaults to the demo partner. */
+  readonly webhookChaos: {
+    set(input: WebhookChaosInput, clientId?: string): Promise<WebhookChaosView>;
+    get(clientId?: string): Promise<WebhookChaosView>;
+    remove(clientId?: string): Promise<WebhookChaosView>;
   };
   readonly partners: {
     /** Another partner (full keys in the answer). */

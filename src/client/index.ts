@@ -38,4 +38,9 @@ export type {
   OrderStatus,
   StartSandboxOptions,
   UpdatePartnerInput,
+  RateScriptInput,
+  RateScript,
+  RatesView,
+  WebhookChaosInput,
+  WebhookChaosView,
 } from './handle.types';

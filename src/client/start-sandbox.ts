@@ -79,6 +79,16 @@ function createHandle(running: RunningSandbox): SandboxHandle {
       remove: (id) => control.removeFault({ params: { id } }),
       clear: () => control.clearFaults(),
     },
+    rates: {
+      list: () => control.listRates(),
+      script: (input) => control.scriptRate({ body: input }),
+      remove: (pair) => control.removeRateScript({ params: { pair } }),
+    },
+    webhookChaos: {
+      set: (input, clientId = demo.client_id) => control.setWebhookChaos({ params: { client_id: clientId }, body: input }),
+      get: (clientId = demo.client_id) => control.getWebhookChaos({ params: { client_id: clientId } }),
+      remove: (clientId = demo.client_id) => control.removeWebhookChaos({ params: { client_id: clientId } }),
+    },
     partners: {
       create: (body = {}) => control.createPartner({ body }),
       update: (clientId, patch) => control.updatePartner({ params: { client_id: clientId }, body: patch }),

@@ -3,3 +3,4 @@ export * from './fixtures.loader';
 export * from './reference.store';
 export * from './magic';
 export * from './reference.schemas';
+export * from './market';

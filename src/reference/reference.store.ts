@@ -12,6 +12,7 @@ import type {
   NetworkFixture,
 } from './fixtures.schema';
 import { lookupMagicAccount } from './magic';
+import { createMarket, type Market, type MarketOptions } from './market';
 
 import type { AccountLookup, CryptoCurrency, ExchangeRate, FiatCurrency, Institution, MarketRate, Network } from './reference.schemas';
 
@@ -48,6 +49,8 @@ export interface ReferenceStore {
   kindOf(code: string): 'fiat' | 'crypto' | undefined;
   /** Institutions of a fiat code (empty when unknown). */
   institutionsOf(fiat: string): Institution[];
+  /** Where rates come from at each virtual instant (CONTRACT §22): fixed, a walk, scripts. */
+  market: Market;
 }
 
 const ACCOUNT_NUMBER = /^\d{10}$/;
@@ -60,8 +63,10 @@ const LOCALES: Record<string, LocaleDefinition[]> = {
 };
 
 /** Builds the store; wire shapes are computed once here, not per request. */
-export function createReferenceStore(fixtures: Fixtures, options: { seed: number; clock: Clock }): ReferenceStore {
+export function createReferenceStore(fixtures: Fixtures, options: { seed: number; clock: Clock & { readonly start?: number }; market?: MarketOptions }): ReferenceStore {
   const { seed, clock } = options;
+  // CONTRACT §22: every rate read below is the market's at the virtual now.
+  const market = createMarket(fixtures.rates, { seed, clock }, options.market);
   const fiats = fixtures.fiats.map(toFiat);
   const fiatByCode = new Map(fixtures.fiats.map((f) => [f.code, f]));
   const cryptoBySymbol = new Map(fixtures.cryptos.map((c) => [c.symbol, c]));
@@ -134,7 +139,7 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
   };
 
   const midRate = (fiat: string, crypto: string) => {
-    const r = fixtures.rates[`${fiat}_${crypto}`];
+    const r = market.rates(`${fiat}_${crypto}`);
     return r ? (r.buy_rate + r.sell_rate) / 2 : undefined;
   };
 
@@ -186,7 +191,7 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
     },
     marketRate: (pair) => {
       const [fiat, crypto, ...rest] = upper(pair).split('_');
-      const rates = fiat && crypto && rest.length === 0 ? fixtures.rates[`${fiat}_${crypto}`] : undefined;
+      const rates = fiat && crypto && rest.length === 0 ? market.rates(`${fiat}_${crypto}`) : undefined;
       if (!rates) throw notFound(`Market pair ${pair} not found; use <fiat>_<crypto>, e.g. NGN_USDT`);
       return { pair: `${fiat}_${crypto}`, fiat: fiat!, crypto: crypto!, ...rates, timestamp: now() };
     },
@@ -209,10 +214,11 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
     isOnNetwork: (env, symbol, network) => perEnv[env].networkById.get(network)?.currencies.includes(symbol) ?? false,
     addressFormat: (env, network) => perEnv[env].networkById.get(network)?.address_format,
     midRate,
-    rates: (fiat, crypto) => fixtures.rates[`${fiat}_${crypto}`],
+    rates: (fiat, crypto) => market.rates(`${fiat}_${crypto}`),
     usdStablecoin: () => usdStable,
     kindOf: (code) => (fiatByCode.has(code) ? 'fiat' : cryptoBySymbol.has(code) ? 'crypto' : undefined),
     institutionsOf: (fiat) => institutionsByFiat.get(fiat) ?? [],
+    market,
   };
 }
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_FIXTURES_DIR } from '../reference';
+import { DEFAULT_FIXTURES_DIR, DEFAULT_RATE_VOLATILITY, MAX_RATE_VOLATILITY, RATE_MODES, type RateMode } from '../reference';
 import { parseDuration, type ClockMode } from '../clock';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from '../orders/order.machine';
 import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks';
@@ -49,6 +49,10 @@ export interface SandboxConfig {
    * (`--allowed-host`, repeatable; `SANDBOX_ALLOWED_HOSTS`, comma-separated): lower case, no port.
    */
   allowedHosts: string[];
+  /** CONTRACT §22: `fixed` (the fixtures' rates) or `walk` (a seeded random walk from them). */
+  rates: RateMode;
+  /** CONTRACT §22: the walk's volatility, percent per virtual hour. */
+  rateVolatility: number;
 }
 
 export const DEFAULT_CONFIG: SandboxConfig = {
@@ -71,6 +75,8 @@ export const DEFAULT_CONFIG: SandboxConfig = {
   inspectLimit: DEFAULT_INSPECT_LIMIT,
   maxOrders: 200_000,
   allowedHosts: [],
+  rates: 'fixed',
+  rateVolatility: DEFAULT_RATE_VOLATILITY,
 };
 
 export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm start -- [options])
@@ -104,6 +110,10 @@ export const USAGE = `Usage: ramp-sandbox [serve] [options]   (from a clone: npm
   --max-orders N      orders kept in memory; beyond it the oldest finished ones are evicted,
                       and a create is refused (409) while none can be (SANDBOX_MAX_ORDERS;
                       default 200000)
+  --rates MODE        fixed | walk: market rates as in the fixtures, or a random walk from them
+                      seeded by --seed on the virtual clock (SANDBOX_RATES; default fixed)
+  --rate-volatility P  the walk's volatility, percent per virtual hour (SANDBOX_RATE_VOLATILITY;
+                      default 1, at most 100)
   --log-level L       pino level: fatal|error|warn|info|debug|silent (LOG_LEVEL; default info)
   --help              this text
 `;
@@ -141,6 +151,8 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       'max-orders': { type: 'string' },
       state: { type: 'string' },
       'ready-file': { type: 'string' },
+      rates: { type: 'string' },
+      'rate-volatility': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -182,6 +194,8 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
     }
     lifecycleDelays[name as (typeof LIFECYCLE_STEPS)[number]] = duration(value, `--lifecycle ${name}`, 0);
   }
+  const rates = pick(values.rates, 'SANDBOX_RATES') || DEFAULT_CONFIG.rates;
+  if (!RATE_MODES.includes(rates as RateMode)) throw new ConfigError(`--rates: ${rates} is not fixed or walk`);
   const allowedRaw = values['allowed-host'] ?? (env.SANDBOX_ALLOWED_HOSTS ? [env.SANDBOX_ALLOWED_HOSTS] : []);
   const allowedHosts: string[] = [];
   for (const given of allowedRaw.flatMap((value) => value.split(',')).map((part) => part.trim()).filter(Boolean)) {
@@ -191,6 +205,8 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
   }
   return {
     allowedHosts,
+    rates: rates as RateMode,
+    rateVolatility: num(pick(values['rate-volatility'], 'SANDBOX_RATE_VOLATILITY'), '--rate-volatility', DEFAULT_CONFIG.rateVolatility, (n) => n >= 0 && n <= MAX_RATE_VOLATILITY),
     lifecycleDelays,
     webhookTimeoutMs: duration(pick(values['webhook-timeout'], 'SANDBOX_WEBHOOK_TIMEOUT'), '--webhook-timeout', DEFAULT_CONFIG.webhookTimeoutMs),
     webhookRetryScheduleMs,

@@ -32,6 +32,8 @@ import { exportState, exportStateChunks, exportStateStream, restoreState, summar
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from '../shared/validation';
 import { registerFaultRoutes, registerRequestRoutes } from '../http/control/inspector.routes';
+import { registerRateRoutes } from '../http/control/rates.routes';
+import { registerWebhookChaosRoutes } from '../http/control/webhook-chaos.routes';
 import { registerExportRoutes } from '../http/control/exports.routes';
 import { FaultStore } from '../http/faults/fault.store';
 import { RequestLog } from '../http/request-log';
@@ -141,7 +143,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     onError: (err, label) => logger.error({ err, timer: label }, 'timer failed'),
   });
   const fixtures = loadFixturesOnce(config.fixturesDir);
-  const reference = createReferenceStore(fixtures, { seed: config.seed, clock });
+  const reference = createReferenceStore(fixtures, { seed: config.seed, clock, market: { rates: config.rates, rateVolatility: config.rateVolatility } });
 
   // The demo partner has its own id stream, so its keys depend on the seed alone.
   const demoIds = createIds(config.seed);
@@ -187,6 +189,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     bus,
     options: { timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs },
     userAgent: `ramp-sandbox/${VERSION}`,
+    seed: config.seed,
     onError: (err) => logger.error({ err }, 'webhook attempt failed unexpectedly'),
   });
   routeOrderEvents({ bus, orders, partners, dispatcher });
@@ -200,14 +203,14 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
 
   // CONTRACT §13: while the state streams, requests that may change it wait here.
   const changes = new ChangeGate();
-  const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults, changes };
+  const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults, market: reference.market, changes };
   const streamState = (onTaken?: () => void) => exportStateStream(stateParts, { slicing: stateSlicing, ...(onTaken ? { onTaken } : {}) });
   if (saved) {
     restoreState(stateParts, saved);
     logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
   }
 
-  const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id });
+  const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id, market: reference.market });
 
   const sandbox: Sandbox = {
     config,
@@ -287,6 +290,8 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs, onCut });
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
+      registerRateRoutes(api, { market: reference.market, clock });
+      registerWebhookChaosRoutes(api, { dispatcher, partners });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerTailRoute(api, { tail });

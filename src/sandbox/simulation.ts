@@ -5,6 +5,7 @@ import type { RequestLog } from '../http/request-log';
 import type { OrderService } from '../orders';
 import type { Ids } from '../shared/ids';
 import type { Dispatcher } from '../webhooks';
+import type { Market } from '../reference';
 
 export interface SimulationDeps {
   clock: VirtualClock;
@@ -19,6 +20,8 @@ export interface SimulationDeps {
   runSeed: number;
   /** The partner a reset keeps. */
   demoClientId: string;
+  /** Market rates: a reset drops their scripts (CONTRACT §22). */
+  market?: Market;
 }
 
 /**
@@ -51,6 +54,7 @@ export function createSimulation(deps: SimulationDeps) {
     deps.partners.retainOnly([deps.demoClientId]);
     deps.rateLimiter.clear();
     deps.faults.clear();
+    deps.market?.clear();
     deps.requests.clear();
     clock.reset();
     deps.ids.reseed(deps.runSeed);

@@ -113,6 +113,18 @@ export class SandboxClient {
   removeFault(id: string) {
     return outcomeOf(this.control.removeFault({ params: { id } }));
   }
+  scriptRate(body: Record<string, unknown>) {
+    return outcomeOf(this.control.scriptRate({ body: body as ControlBody<'scriptRate'> }));
+  }
+  removeRateScript(pair: string) {
+    return outcomeOf(this.control.removeRateScript({ params: { pair } }));
+  }
+  setWebhookChaos(clientId: string, body: Record<string, unknown>) {
+    return outcomeOf(this.control.setWebhookChaos({ params: { client_id: clientId }, body: body as ControlBody<'setWebhookChaos'> }));
+  }
+  removeWebhookChaos(clientId: string) {
+    return outcomeOf(this.control.removeWebhookChaos({ params: { client_id: clientId } }));
+  }
 
   /** Address format of each network of an environment, read once per sandbox and environment. */
   addressFormats(as: PartnerIdentity, env: Environment): Promise<Map<string, AddressFormat>> {

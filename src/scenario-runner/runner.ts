@@ -80,7 +80,7 @@ export async function runScenario(scenario: Scenario, run: RunContext): Promise<
       ['partner', { client_id: partner.client_id, environment: env }],
       ['target', { url: targetUrl }],
     ]);
-    ctx = createStepContext({ client, api, partner, env, targetUrl, receiver: run.receiver, key: run.key, scope, fake, orders: [], faults: new Set() });
+    ctx = createStepContext({ client, api, partner, env, targetUrl, receiver: run.receiver, key: run.key, scope, fake, orders: [], faults: new Set(), rates: new Set(), chaos: { set: false } });
   } catch (error) {
     failure = { index: 0, kind: 'setup', label: 'partner setup', ok: false, ms: 0, error: (error as Error).message };
     results.push(failure);
@@ -113,6 +113,9 @@ export async function runScenario(scenario: Scenario, run: RunContext): Promise<
 
   // Faults left in force would hit whatever runs next on this sandbox.
   for (const id of ctx?.faults ?? []) await client.removeFault(id).catch(() => undefined);
+  // So are rate scripts and webhook chaos (CONTRACT §22).
+  for (const pair of ctx?.rates ?? []) await client.removeRateScript(pair).catch(() => undefined);
+  if (ctx?.chaos.set) await client.removeWebhookChaos(ctx.partner.client_id).catch(() => undefined);
 
   // What the scenario's orders went through (for coverage checks), read once at the end.
   const statuses = new Set<string>();

@@ -44,6 +44,48 @@ const FaultStepSchema = z.unknown().transform((value, ctx) => {
   return z.NEVER;
 });
 
+/** A step of two shapes, told apart by `key`'s presence, so an issue names the field of the shape meant (as `fault`). */
+function pickedBy<A extends z.ZodType, B extends z.ZodType>(key: string, withKey: A, without: B) {
+  return z.unknown().transform((value, ctx) => {
+    const keyed = typeof value === 'object' && value !== null && key in value;
+    const parsed = keyed ? withKey.safeParse(value) : without.safeParse(value);
+    if (parsed.success) return parsed.data as z.output<A> | z.output<B>;
+    for (const issue of parsed.error.issues) {
+      const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+      ctx.addIssue({ code: 'custom', message: issue.message, path });
+    }
+    return z.NEVER;
+  });
+}
+
+/**
+ * The `rates` step (CONTRACT §22): the body of `POST /sandbox/rates` (`pair`, `path` of `{at, rate}`),
+ * or `{remove: PAIR}`; the route judges the values (a step may expect its error).
+ */
+const RatesStepSchema = pickedBy(
+  'remove',
+  z.object({ remove: z.string().min(1) }).strict(),
+  z
+    .object({
+      pair: z.string().min(1),
+      path: z.array(z.object({ at: z.string().min(1), rate: z.union([z.number(), Ref]) }).strict()).min(1),
+    })
+    .strict(),
+);
+
+/** The `webhook_chaos` step (CONTRACT §22): the body of `PUT /sandbox/partners/{client_id}/webhook-chaos` for the scenario's partner, or `{remove: true}`. */
+const WebhookChaosStepSchema = pickedBy(
+  'remove',
+  z.object({ remove: z.literal(true) }).strict(),
+  z
+    .object({
+      duplicate_rate: z.number().optional(),
+      reorder_window: z.string().optional(),
+      delay: z.object({ min: z.string(), max: z.string() }).strict().optional(),
+    })
+    .strict(),
+);
+
 /** The answer a target must give: an exact status, or a class such as `4xx`. */
 const StatusExpectation = z.union([z.number().int().min(100).max(599), z.enum(['2xx', '4xx', '5xx'])]);
 
@@ -84,6 +126,8 @@ export const STEP_SCHEMAS = {
     expect_status: StatusExpectation.optional(),
   }),
   fault: FaultStepSchema,
+  rates: RatesStepSchema,
+  webhook_chaos: WebhookChaosStepSchema,
   find: z
     .object({
       merchant_reference: z.string().min(1).optional(),

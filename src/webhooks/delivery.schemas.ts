@@ -3,6 +3,7 @@ import { OrderCreatedSummarySchema, OrderSummarySchema } from '../orders/order.r
 import { ENVIRONMENTS } from '../reference';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
 import { DateTime } from '../shared/schemas';
+import { CHAOS_MARKS } from './chaos';
 
 /** CONTRACT §4/§5: where a delivery stands. */
 export const DeliveryStatusSchema = z.enum(['pending', 'succeeded', 'retrying', 'failed']).meta({ id: 'DeliveryStatus' });
@@ -59,6 +60,11 @@ export const DeliverySchema = z
     attempts: z.array(AttemptSchema),
     next_attempt_at: DateTime.nullable(),
     created_at: DateTime,
+    chaos: z
+      .array(z.enum(CHAOS_MARKS))
+      .optional()
+      .meta({ description: 'CONTRACT §22, only when webhook chaos touched it: `duplicate` (a second delivery of the same body), `delayed` (its first attempt held), `reordered` (a later event of its order went first)', example: ['delayed', 'reordered'] }),
+    duplicate_of: z.string().optional().meta({ description: 'a chaos duplicate: the id of the delivery it repeats', example: 'dlv_8kq2m4x7p1' }),
   })
   .meta({ id: 'Delivery' });
 export type DeliveryView = z.output<typeof DeliverySchema>;

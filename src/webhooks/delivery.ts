@@ -4,6 +4,7 @@ import { ENVIRONMENTS } from '../reference/fixtures.schema';
 import { DueInstant, Instant } from '../shared/schemas';
 import { DeliveryStatusSchema, WebhookEventSchema, type DeliveryStatus, type DeliveryView } from './delivery.schemas';
 import { PackedBody } from './packed-body';
+import { CHAOS_MARKS } from './chaos';
 
 export type { DeliveryStatus };
 
@@ -40,6 +41,10 @@ export const DeliveryRecordSchema = z.object({
   next_attempt_at: DueInstant.nullable(),
   created_at: Instant,
   inFlight: z.boolean(),
+  /** CONTRACT §22: what webhook chaos did to it (absent: nothing). */
+  chaos: z.array(z.enum(CHAOS_MARKS)).max(CHAOS_MARKS.length).optional(),
+  /** A chaos duplicate: the delivery it repeats. */
+  duplicate_of: z.string().optional(),
 });
 
 export type Attempt = z.output<typeof AttemptRecordSchema>;
@@ -128,6 +133,8 @@ export function deliveryView(d: Delivery): DeliveryView {
     })),
     next_attempt_at: d.next_attempt_at === null ? null : ISO(d.next_attempt_at),
     created_at: ISO(d.created_at),
+    ...(d.chaos ? { chaos: [...d.chaos] } : {}),
+    ...(d.duplicate_of !== undefined ? { duplicate_of: d.duplicate_of } : {}),
   };
 }
 

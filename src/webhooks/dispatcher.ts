@@ -10,6 +10,7 @@ import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, typ
 import { createListeners, type Listener, type ListenerAnswer, type ListenerOptions, type ListenerSink } from './listeners';
 import { deliveryHeaders, signedPath } from './delivery-headers';
 import { postAttempt } from './transport';
+import { createWebhookChaos, type ChaosMark, type WebhookChaos } from './chaos';
 
 export type { Attempt, Delivery, DeliveryStatus } from './delivery';
 export type { Listener, ListenerAnswer, ListenerAttempt, ListenerEnd, ListenerOptions, ListenerSink } from './listeners';
@@ -46,6 +47,8 @@ export interface DispatcherDeps {
   options?: Partial<DispatcherOptions>;
   userAgent?: string;
   onError?: (error: unknown) => void;
+  /** What webhook chaos draws from (CONTRACT §22: the sandbox's --seed). */
+  seed?: number;
 }
 
 /** What the dispatcher publishes: a delivery that changed, or null when every delivery went. */
@@ -75,6 +78,10 @@ export function createDispatcher(deps: DispatcherDeps) {
   const changed = (delivery: Delivery | null) => bus.emit('delivery.changed', delivery);
   const userAgent = deps.userAgent ?? 'ramp-sandbox';
   const listeners = createListeners({ timeoutMs: options.timeoutMs });
+  /** Partners' webhook chaos (CONTRACT §22). */
+  const chaos = createWebhookChaos(deps.seed ?? 1);
+  /** Per order: its deliveries whose first attempt chaos holds (to mark those a later one overtakes). */
+  const held = new Map<string, Set<Delivery>>();
 
   /** Queues a delivery and starts its first attempt; does not wait for it. */
   function enqueue(input: DeliveryInput): Delivery {
@@ -89,6 +96,65 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   function start(input: DeliveryInput): { delivery: Delivery; first: Promise<void> } {
+    // CONTRACT §22: a partner's webhook chaos applies to the lifecycle's deliveries (never to a send).
+    const settings = (input.source ?? 'lifecycle') === 'lifecycle' ? chaos.get(input.partner.client_id) : undefined;
+    const delivery = create(input);
+    if (!settings) {
+      overtake(delivery, clock.now());
+      return { delivery, first: track(attempt(delivery, false)) };
+    }
+    const draw = chaos.draw(settings, delivery.id, false);
+    const first = begin(delivery, draw.holdMs);
+    if (draw.duplicate) {
+      const twin = create(input, { chaos: ['duplicate'], duplicate_of: delivery.id });
+      void begin(twin, chaos.draw(settings, twin.id, true).holdMs);
+    }
+    return { delivery, first };
+  }
+
+  /** Starts a delivery's first attempt now, or holds it `holdMs` of virtual time (marked `delayed`). */
+  function begin(delivery: Delivery, holdMs: number): Promise<void> {
+    const due = clock.now() + holdMs;
+    overtake(delivery, due);
+    if (holdMs <= 0) return track(attempt(delivery, false));
+    mark(delivery, 'delayed');
+    delivery.next_attempt_at = due;
+    hold(delivery);
+    scheduleRetry(delivery, due);
+    changed(delivery);
+    return Promise.resolve();
+  }
+
+  function mark(delivery: Delivery, what: ChaosMark): void {
+    const marks = (delivery.chaos ??= []);
+    if (!marks.includes(what)) marks.push(what);
+  }
+
+  function hold(delivery: Delivery): void {
+    if (delivery.order === null) return;
+    let waiting = held.get(delivery.order);
+    if (!waiting) held.set(delivery.order, (waiting = new Set()));
+    waiting.add(delivery);
+  }
+
+  function release(delivery: Delivery): void {
+    if (delivery.order === null) return;
+    const waiting = held.get(delivery.order);
+    if (waiting?.delete(delivery) && waiting.size === 0) held.delete(delivery.order);
+  }
+
+  /** A delivery whose first attempt is due at `due` overtakes the held ones of its order due later: they are `reordered`. */
+  function overtake(delivery: Delivery, due: number): void {
+    if (delivery.order === null) return;
+    for (const other of held.get(delivery.order) ?? []) {
+      if (other !== delivery && other.client_id === delivery.client_id && other.next_attempt_at !== null && other.next_attempt_at > due) {
+        mark(other, 'reordered');
+        changed(other);
+      }
+    }
+  }
+
+  function create(input: DeliveryInput, extra: { chaos?: ChaosMark[]; duplicate_of?: string } = {}): Delivery {
     const delivery: Delivery = {
       id: unused(() => ids.id('dlv_'), (id) => deliveries.has(id)),
       client_id: input.partner.client_id,
@@ -105,9 +171,10 @@ export function createDispatcher(deps: DispatcherDeps) {
       created_at: clock.now(),
       inFlight: false,
       timer: null,
+      ...extra,
     };
     deliveries.set(delivery.id, delivery);
-    return { delivery, first: track(attempt(delivery, false)) };
+    return delivery;
   }
 
   function track(p: Promise<void>): Promise<void> {
@@ -123,6 +190,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const listener = partner && delivery.urlOverride === null ? listeners.pick(partner.client_id, delivery.event) : undefined;
     const url = listener ? listener.forward_to : (delivery.urlOverride ?? partner?.webhook_url ?? null);
     const number = delivery.attempts.length + 1;
+    if (number === 1) release(delivery);
     if (!manual) delivery.automaticAttempts++;
     const record: Attempt = {
       number,
@@ -202,7 +270,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         delivery.timer = null;
         void track(attempt(delivery, false));
       },
-      `${delivery.id}: retry ${delivery.automaticAttempts + 1} of ${maxAutomatic} (${delivery.event}${delivery.order ? ` ${delivery.order}` : ''})`,
+      `${delivery.id}: ${delivery.attempts.length === 0 ? 'first attempt, held by webhook chaos' : `retry ${delivery.automaticAttempts + 1} of ${maxAutomatic}`} (${delivery.event}${delivery.order ? ` ${delivery.order}` : ''})`,
       { kind: 'delivery_retry', id: delivery.id },
     );
   }
@@ -265,12 +333,23 @@ export function createDispatcher(deps: DispatcherDeps) {
       return inFlight.size;
     },
     options,
+    /** Partners' webhook chaos (CONTRACT §22): set, shown, removed; cleared by a reset. */
+    chaos: {
+      set: (clientId: string, body: Parameters<typeof chaos.set>[1]): WebhookChaos => chaos.set(clientId, body),
+      get: (clientId: string): WebhookChaos => chaos.require(clientId),
+      remove: (clientId: string): WebhookChaos => chaos.remove(clientId),
+      list: (): WebhookChaos[] => chaos.list(),
+      clear: (): void => chaos.clear(),
+      exportState: (): WebhookChaos[] => chaos.exportState(),
+      restore: (saved: readonly WebhookChaos[] | undefined): void => chaos.restore(saved),
+    },
     /** Forgets the deliveries of evicted orders (CONTRACT §9), but for attempts still in flight. */
     forgetOrders(references: ReadonlySet<string>): number {
       let forgotten = 0;
       for (const [id, d] of deliveries) {
         if (d.order === null || d.inFlight || !references.has(d.order)) continue;
         if (d.timer !== null) clock.clearTimer(d.timer);
+        release(d);
         deliveries.delete(id);
         forgotten++;
       }
@@ -299,6 +378,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     restoreState(saved: readonly DeliveryRecord[]): void {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
       deliveries.clear();
+      held.clear();
       inFlight.clear();
       generation++;
       listeners.failPending('the sandbox state was replaced');
@@ -307,6 +387,8 @@ export function createDispatcher(deps: DispatcherDeps) {
         const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false });
         if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery, answers);
         deliveries.set(delivery.id, delivery);
+        // A first attempt chaos still holds (its timer comes back from the document's timers).
+        if (delivery.attempts.length === 0 && !entry.inFlight && delivery.next_attempt_at !== null) hold(delivery);
         if (entry.inFlight) scheduleRetry(delivery, clock.now());
       }
       changed(null);
@@ -322,6 +404,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     clear(): void {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
       deliveries.clear();
+      held.clear();
+      chaos.clear();
       inFlight.clear();
       generation++;
       listeners.failPending('the sandbox was reset');

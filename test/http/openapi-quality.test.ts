@@ -151,7 +151,7 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
     expect(Object.values<Json>(links).map((l) => l.operationId).sort()).toEqual(['cancelOrder', 'fulfillOrder', 'getOrder']);
     expect(links.GetOrder.parameters).toEqual({ reference: '$response.body#/data/reference' });
     const partner = doc.paths['/sandbox/partners'].post.responses['200'].links;
-    expect(Object.values<Json>(partner).map((l) => l.operationId).sort()).toEqual(['getPartner', 'getPartnerKeys', 'rotatePartnerKeys', 'updatePartner']);
+    expect(Object.values<Json>(partner).map((l) => l.operationId).sort()).toEqual(['getPartner', 'getPartnerKeys', 'getWebhookChaos', 'removeWebhookChaos', 'rotatePartnerKeys', 'setWebhookChaos', 'updatePartner']);
     for (const [label, op] of operations()) {
       for (const link of Object.values<Json>(op.responses?.['200']?.links ?? {})) {
         const target = [...operations()].find(([, o]) => o.operationId === link.operationId)?.[1];

@@ -45,6 +45,9 @@ const MEANING: RegExp[] = [
   // CONTRACT §22: a fault window's bounds against each other (an instant against a duration needs the clock) and the clock
   /^window\.to: must be after from /,
   /^window\.to: is already past /,
+  // CONTRACT §22: the same rule between two fields (ChaosDelay says it in words), and the clock's reach
+  /^delay\.min: min must not exceed max$/,
+  /^path\.[0-9]+\.at: must be at most 10 years ahead of the virtual now /,
 ];
 
 /** 400s about the shape of a request (CONTRACT §3): every other 400 is about its meaning. */
@@ -278,6 +281,8 @@ describe('requests generated from GET /openapi.json (CONTRACT §19)', () => {
         // Leave nothing behind that would change what later requests mean.
         if (id === 'addFault') s.sandbox.faults.clear();
         if (id === 'configureClock') s.sandbox.clock.configure({ mode: 'manual' });
+        if (id === 'scriptRate') s.sandbox.reference.market.clear();
+        if (id === 'setWebhookChaos') s.sandbox.dispatcher.chaos.clear();
       }
     }
     const summary = Object.entries(tally).map(([id, statuses]) => `${id} ${JSON.stringify(statuses)}`).join('\n');

@@ -51,6 +51,8 @@ describe('scenario files are checked before anything runs', () => {
     partner: ['  - partner: { webhook_url: somewhere }\n', 'steps.1.partner.webhook_url'],
     fault: ['  - fault: { error: { status: 418 } }\n', 'steps.1.fault.error.status'],
     find: ['  - find: { merchant_reference: 5 }\n', 'steps.1.find.merchant_reference'],
+    rates: ['  - rates: { pair: NGN_USDT, path: [{ at: 5m, rate: high }] }\n', 'steps.1.rates.path.0.rate'],
+    webhook_chaos: ['  - webhook_chaos: { duplicate_rate: often }\n', 'steps.1.webhook_chaos.duplicate_rate'],
   };
   for (const kind of STEP_KINDS) {
     it(`rejects a bad ${kind} step, naming ${cases[kind][1]}`, () => {

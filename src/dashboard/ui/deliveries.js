@@ -97,7 +97,7 @@ export function DeliveryTable({ order, client_id, event, status, q, compact, pag
         const expanded = open.has(d.id);
         return html`<tr key=${d.id} class=${`delivery st-row-${d.status}`} data-delivery=${d.id}>
             <td class="toggle"><button type="button" class="icon" aria-expanded=${expanded} aria-label=${`${expanded ? 'Hide' : 'Show'} the attempts of ${d.id}`} onClick=${() => toggle(d.id)}>${expanded ? '▾' : '▸'}</button></td>
-            <td class="key" data-label="Delivery"><a class="mono small" href=${link('deliveries', d.id)}>${d.id}</a>${d.source === 'manual' ? html` <span class="pill">manual</span>` : null}</td>
+            <td class="key" data-label="Delivery"><a class="mono small" href=${link('deliveries', d.id)}>${d.id}</a>${d.source === 'manual' ? html` <span class="pill">manual</span>` : null}${ChaosPills(d)}</td>
             <td class="mono small" data-label="Event">${d.event}</td>
             ${compact ? null : html`<td data-label="Order">${d.order ? html`<a class="mono small" href=${link('orders', d.order)}>${d.order}</a>` : '-'}</td>`}
             <td data-label="Status"><${Status} status=${d.in_flight ? 'sending' : d.status} /></td>
@@ -140,6 +140,7 @@ export function DeliveryScreen({ id }) {
         <dl class="kv">
           <dt>Id</dt><dd><${Copyable} value=${d.id} label="the delivery id" /></dd>
           <dt>Event</dt><dd class="mono">${d.event}${d.source === 'manual' ? html` <span class="pill">manual</span>` : null}</dd>
+          ${d.chaos ? html`<dt>Webhook chaos</dt><dd data-testid="delivery-chaos">${ChaosPills(d)}${d.duplicate_of ? html` a duplicate of <a class="mono small" href=${link('deliveries', d.duplicate_of)}>${d.duplicate_of}</a>` : null}</dd>` : null}
           <dt>Order</dt><dd>${d.order ? html`<${Copyable} value=${d.order} label="the order reference" href=${link('orders', d.order)} />` : '-'}</dd>
           <dt>Partner</dt><dd><${Copyable} value=${d.client_id} label="the client id" href=${link('partners', d.client_id)} /></dd>
           <dt>Attempts</dt><dd>${d.attempts.length}</dd>
@@ -149,6 +150,21 @@ export function DeliveryScreen({ id }) {
       <${Section} title="Attempts and answers" id="delivery-attempts"><${Attempts} delivery=${d} open /></${Section}>`}
   </div>`;
 }
+
+/**
+ * What webhook chaos did to a delivery (CONTRACT §22): one pill per mark, none without chaos.
+ * @param {Delivery} d
+ */
+function ChaosPills(d) {
+  return (d.chaos ?? []).map((mark) => html` <span class="pill" data-chaos=${mark} title=${CHAOS_TITLES[mark]}>${mark}</span>`);
+}
+
+/** @type {Record<string, string>} */
+const CHAOS_TITLES = {
+  duplicate: 'webhook chaos sent this event twice: this is the second delivery',
+  reordered: 'webhook chaos held this delivery; a later event of its order went first',
+  delayed: 'webhook chaos held its first attempt',
+};
 
 /** @param {{ delivery: Delivery, open?: boolean }} props */
 function Attempts({ delivery, open }) {

@@ -6,6 +6,7 @@ import { validationError } from '../../shared/errors';
 import type { ChangeGate } from '../../shared/change-gate';
 import type { Ids } from '../../shared/ids';
 import type { Dispatcher } from '../../webhooks';
+import type { Market } from '../../reference';
 import { STATE_FORMAT_VERSION, type StateDocument, type StateSummary, type TimerSnapshot } from './state.schema';
 
 /** What a snapshot reads and a restore replaces: everything a sandbox holds but its config. */
@@ -18,6 +19,8 @@ export interface StateParts {
   orders: OrderService;
   dispatcher: Dispatcher;
   faults: FaultStore;
+  /** Market rates (CONTRACT §22): its mode and scripts are part of the state. */
+  market?: Market;
   /** Where requests that may change the state wait while the document streams (CONTRACT §13). */
   changes?: ChangeGate;
 }
@@ -41,7 +44,15 @@ export function exportState(p: StateParts): StateDocument {
     timers,
     deliveries: p.dispatcher.exportState(),
     faults: p.faults.exportState(),
+    ...chaosParts(p),
   };
+}
+
+/** CONTRACT §22's parts of the document, only when they say something (else the document is as before). */
+function chaosParts(p: StateParts): Pick<StateDocument, 'market' | 'webhook_chaos'> {
+  const market = p.market?.exportState();
+  const chaos = p.dispatcher.chaos.exportState();
+  return { ...(market ? { market } : {}), ...(chaos.length > 0 ? { webhook_chaos: chaos } : {}) };
 }
 
 /** A streamed document is cut into strings of about this many characters. */
@@ -79,6 +90,7 @@ function documentPieces(p: StateParts, timersInOrder: () => Iterable<PendingTime
     ['timers', { items: timers() }],
     ['deliveries', { items: p.dispatcher.recordsJson() }],
     ['faults', json(p.faults.exportState())],
+    ...Object.entries(chaosParts(p)).map(([key, value]) => [key as keyof StateDocument, json(value)] as [keyof StateDocument, string[]]),
   ];
   return (function* () {
     for (const [i, [key, value]] of fields.entries()) {
@@ -211,6 +223,8 @@ function apply(p: StateParts, doc: StateDocument): void {
   p.orders.restoreState({ orders: doc.orders, quotes: doc.quotes, evicted_orders: doc.evicted_orders });
   p.dispatcher.restoreState(doc.deliveries);
   p.faults.restore(doc.faults);
+  p.market?.restore(doc.market);
+  p.dispatcher.chaos.restore(doc.webhook_chaos);
   doc.timers.forEach((timer, i) => {
     const revived = p.orders.reviveTimer(timer.tag, timer.due) || p.dispatcher.reviveTimer(timer.tag, timer.due);
     if (!revived) throw validationError(`timers.${i}.tag`, `names nothing in this document (${timer.label})`);
@@ -268,6 +282,9 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
     owned(`deliveries.${i}.client_id`, d.client_id);
     if (d.order !== null && !orders.has(d.order)) throw validationError(`deliveries.${i}.order`, `order ${d.order} is not in orders`);
   });
+  p.market?.check(doc.market);
+  unique('webhook_chaos', (doc.webhook_chaos ?? []).map((c) => c.client_id));
+  doc.webhook_chaos?.forEach((c, i) => owned(`webhook_chaos.${i}.client_id`, c.client_id));
   doc.timers.forEach((t, i) => {
     const tag = t.tag;
     if (tag.kind === 'order' && !orders.has(tag.reference)) {

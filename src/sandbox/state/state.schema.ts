@@ -6,6 +6,8 @@ import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schema
 import { FaultsStateSchema } from '../../http/faults/fault.store';
 import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/order.records';
 import { DeliveryRecordSchema } from '../../webhooks/delivery';
+import { WebhookChaosSchema } from '../../webhooks/chaos';
+import { MarketStateSchema } from '../../reference/market';
 
 /** The format of `GET`/`PUT /sandbox/state` (CONTRACT §13); bumped on any incompatible change. */
 export const STATE_FORMAT_VERSION = 1;
@@ -40,6 +42,10 @@ export const StateDocumentSchema = z
     timers: z.array(TimerSchema),
     deliveries: z.array(DeliveryRecordSchema),
     faults: FaultsStateSchema,
+    // CONTRACT §22, present only when set (a document without them is as before §22): the
+    // market's mode (so a restore continues the same walk) and rate scripts; partners' webhook chaos.
+    market: MarketStateSchema.optional(),
+    webhook_chaos: z.array(WebhookChaosSchema).max(100_000).optional(),
   })
   .meta({ id: 'StateDocument', description: 'The whole sandbox state (CONTRACT §13)' });
 export type StateDocument = z.output<typeof StateDocumentSchema>;

@@ -30,6 +30,10 @@ export interface StepContext {
   orders: string[];
   /** Faults the scenario injected and has not removed: removed when it ends. */
   faults: Set<string>;
+  /** Pairs whose rate the scenario scripted (CONTRACT §22): their scripts are removed when it ends. */
+  rates: Set<string>;
+  /** Whether the scenario set its partner's webhook chaos: removed when it ends. */
+  chaos: { set: boolean };
   /** Resolves every `${...}` in a value. */
   resolve<T>(value: T): Promise<T>;
   /** An order reference from a name (`o`), a `${...}` or a literal reference. */

@@ -13,6 +13,7 @@ import { partner } from './partner';
 import { payin } from './payin';
 import { payout } from './payout';
 import { quote } from './quote';
+import { rates, webhookChaos } from './chaos';
 import { simulate } from './simulate';
 
 export { createStepContext, type StepContext, type StepHandler, type StepOf } from './context';
@@ -32,5 +33,7 @@ export const STEP_HANDLERS: { [K in StepKind]: StepHandler<K> } = {
   deliver,
   partner,
   fault,
+  rates,
+  webhook_chaos: webhookChaos,
   find,
 };
