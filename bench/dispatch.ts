@@ -27,7 +27,7 @@ import Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 import { signRequest } from '../src/auth';
 import { createSandbox } from '../src/sandbox/sandbox';
-import { indexedDispatch } from '../src/http/route-index';
+import { indexedDispatch } from '../src/http/edge/route-index';
 import { median, pct } from './stats';
 
 type Variant = 'router' | 'index';

@@ -4,7 +4,7 @@ import type { ClockViewSchema } from '../clock';
 import type { AdvanceResultSchema } from '../http/control/clock.routes';
 import type { DeliveriesQuerySchema, SendBodySchema } from '../http/control/webhooks.routes';
 import type { FaultInputSchema, FaultSchema } from '../http/faults/fault.store';
-import type { RecordedRequest, RequestsQuerySchema } from '../http/request-log.schemas';
+import type { RecordedRequest, RequestsQuerySchema } from '../http/inspector/request-log.schemas';
 import type { ResetResultSchema, Sandbox, SandboxOverrides } from '../sandbox/sandbox';
 import type { ControlPayinSchema, ControlPayoutSchema, OrderDetail, OrderStatus } from '../orders';
 import type { ControlData } from './control-client';

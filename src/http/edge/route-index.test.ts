@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { startServer } from '../sandbox/sandbox';
+import { startServer } from '../../sandbox/sandbox';
 import { indexedDispatch } from './route-index';
-import { seeded } from '../../test/support/property';
+import { seeded } from '../../../test/support/property';
 
 /**
  * The index must answer exactly as @koa/router would: the same route, the same params, and

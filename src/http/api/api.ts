@@ -3,9 +3,9 @@ import type { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Context, Middleware } from 'koa';
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
-import type { ChangeGate } from '../shared/change-gate';
-import { ok, type PageMeta } from '../shared/envelope';
-import { parseOrThrow } from '../shared/validation';
+import type { ChangeGate } from '../../shared/change-gate';
+import { ok, type PageMeta } from '../../shared/envelope';
+import { parseOrThrow } from '../../shared/validation';
 import { envelopeHead, sharedEnvelope } from './render-cache';
 import { queryParser } from './query-parse';
 

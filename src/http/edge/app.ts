@@ -1,12 +1,12 @@
 import Koa, { type Context, type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import type { ChangeGate } from '../shared/change-gate';
-import { ApiError } from '../shared/errors';
-import { renderError, ERROR_MESSAGES, type Outcome } from './middleware/errors';
-import { parseBody } from './middleware/body';
-import { Api, type RouteAuth } from './api';
-import { buildOpenApi, type WebhookSpec } from './openapi';
+import type { ChangeGate } from '../../shared/change-gate';
+import { ApiError } from '../../shared/errors';
+import { renderError, ERROR_MESSAGES, type Outcome } from './errors';
+import { parseBody } from './body';
+import { Api, type RouteAuth } from '../api/api';
+import { buildOpenApi, type WebhookSpec } from '../api/openapi';
 import { redactUrl } from './redact';
 import { indexedDispatch } from './route-index';
 import { routedByTurn } from './turn-batch';
