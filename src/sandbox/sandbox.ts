@@ -5,12 +5,12 @@ import { isIP, type AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
-import { ClockViewSchema, clockView, systemWallClock, VirtualClock, type FiredTimer, type WallClock, type WorkSlicing } from '../clock';
+import { systemWallClock, VirtualClock, type FiredTimer, type WallClock, type WorkSlicing } from '../clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
 import { controlGuards } from '../http/edge/admin';
-import type { AnyRouteSpec } from '../http/api/api';
 import { registerClockRoutes } from '../http/control/clock.routes';
 import { registerPartnerRoutes } from '../http/control/partners.routes';
+import { registerResetRoute } from '../http/control/reset.routes';
 import { createApp } from '../http/edge/app';
 import { answerClientError } from '../http/edge/client-error';
 import { gracefulStop, trackRequests, type StopReport } from '../http/edge/graceful';
@@ -39,7 +39,6 @@ import { recordRequests, type RequestEvents } from '../http/inspector/recorder';
 import { createReferenceStore, loadFixturesOnce, type ReferenceStore } from '../reference';
 import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from '../shared/events';
 import { requireAuth } from '../http/edge/authenticate';
-import * as z from 'zod';
 import { createBus, type Bus } from '../shared/bus';
 import { ChangeGate } from '../shared/change-gate';
 import { createIds, type Ids } from '../shared/ids';
@@ -48,12 +47,6 @@ import { PACKAGE_VERSION } from '../shared/package-root';
 
 /** The package's version (package.json), read once in shared/package-root.ts. */
 export const VERSION: string = PACKAGE_VERSION;
-
-
-/** CONTRACT §4 `POST /sandbox/reset` data. */
-export const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
-/** CONTRACT §4 `POST /sandbox/reset` (exported: the control client is typed by it). */
-export const resetSpec = { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' } as const satisfies AnyRouteSpec;
 
 /**
  * What the sandbox's modules publish on its one bus: orders their webhook events and changes,
@@ -209,9 +202,62 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
 
   const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id });
 
+  const authDeps = {
+    partners,
+    wall,
+    rateLimiter,
+    authOptions: { skewMs: config.skewMs },
+    faults,
+  };
+  const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
+  const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
+  const app = createApp({
+    logger,
+    changes,
+    observe: recordRequests(requests, clock, wall, bus, config.adminToken),
+    adminToken: config.adminToken,
+    version: VERSION,
+    webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
+    // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
+    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : auth === 'admin' ? control.admin : auth === 'page' ? control.page : undefined),
+    register: (api) => {
+      registerHealthRoutes(api, {
+        clock,
+        version: VERSION,
+        startedAt,
+        uptimeMs: () => wall.now() - startedAt,
+        evictedOrders: () => orders.evictedCount,
+      });
+      registerReferenceRoutes(api, { reference });
+      registerOrderRoutes(api, { orders });
+      registerPartnerRoutes(api, { partners });
+      registerClockRoutes(api, { clock, advanceTo: simulation.advanceTo });
+      registerOrderControlRoutes(api, { orders, partners, reference, deliveriesIdle: simulation.deliveriesIdle });
+      registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
+      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs, onCut });
+      registerRequestRoutes(api, { requests });
+      registerFaultRoutes(api, { faults });
+      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
+      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
+      registerTailRoute(api, { tail });
+      registerStateRoutes(api, {
+        exportChunks: () => streamState(),
+        restoreState: (doc) => restoreState(stateParts, doc),
+        summary: () => summarise(stateParts),
+        statePath: config.statePath,
+        async save(path) {
+          let summary = summarise(stateParts);
+          const bytes = await writeStateFile(path, streamState(() => (summary = summarise(stateParts))));
+          return { bytes, summary };
+        },
+      });
+      registerResetRoute(api, { reset: simulation.reset, clock, demoClientId: demoPartner.client_id });
+    },
+  });
+
   const sandbox: Sandbox = {
     config,
-    app: undefined as unknown as Koa,
+    app,
     clock,
     wall,
     ids,
@@ -251,65 +297,6 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       sandbox.closeStreams();
     },
   };
-
-  const authDeps = {
-    partners,
-    wall,
-    rateLimiter,
-    authOptions: { skewMs: config.skewMs },
-    faults,
-  };
-  const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
-  const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
-  sandbox.app = createApp({
-    logger,
-    changes,
-    observe: recordRequests(requests, clock, wall, bus, config.adminToken),
-    adminToken: config.adminToken,
-    version: VERSION,
-    webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
-    // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
-    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : auth === 'admin' ? control.admin : auth === 'page' ? control.page : undefined),
-    register: (api) => {
-      registerHealthRoutes(api, {
-        clock,
-        version: VERSION,
-        startedAt,
-        uptimeMs: () => wall.now() - startedAt,
-        evictedOrders: () => orders.evictedCount,
-      });
-      registerReferenceRoutes(api, { reference });
-      registerOrderRoutes(api, { orders });
-      registerPartnerRoutes(api, { partners });
-      registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
-      registerOrderControlRoutes(api, { orders, partners, reference, deliveriesIdle: simulation.deliveriesIdle });
-      registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
-      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs, onCut });
-      registerRequestRoutes(api, { requests });
-      registerFaultRoutes(api, { faults });
-      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
-      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
-      registerTailRoute(api, { tail });
-      registerStateRoutes(api, {
-        exportChunks: () => streamState(),
-        restoreState: (doc) => restoreState(stateParts, doc),
-        summary: () => summarise(stateParts),
-        statePath: config.statePath,
-        async save(path) {
-          let summary = summarise(stateParts);
-          const bytes = await writeStateFile(path, streamState(() => (summary = summarise(stateParts))));
-          return { bytes, summary };
-        },
-      });
-      api.route(
-        resetSpec,
-        () => {
-          sandbox.reset();
-          return { clock: clockView(clock), demo_client_id: demoPartner.client_id };
-        },
-      );
-    },
-  });
   return sandbox;
 }
 
