@@ -24,10 +24,10 @@ import autocannon from 'autocannon';
 import Koa from 'koa';
 import { systemWallClock, VirtualClock } from '../src/clock';
 import { DEFAULT_FIXTURES_DIR, createReferenceStore, loadFixtures } from '../src/reference';
-import { recordRequests } from '../src/http/middleware/inspect';
-import { RequestLog } from '../src/http/request-log';
+import { recordRequests } from '../src/http/inspector/recorder';
+import { RequestLog } from '../src/http/inspector/request-log';
 import { ok } from '../src/shared/envelope';
-import { envelopeHead, renderedOnce, sharedEnvelope } from '../src/http/render-cache';
+import { envelopeHead, renderedOnce, sharedEnvelope } from '../src/http/api/render-cache';
 import { median, pct } from './stats';
 
 type Variant = 'stringify' | 'once' | 'shared';

@@ -20,8 +20,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import { constants, createHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { startServer, type RunningSandbox } from '../src/sandbox/sandbox';
-import { recordRequests } from '../src/http/middleware/inspect';
-import { RequestLog } from '../src/http/request-log';
+import { recordRequests } from '../src/http/inspector/recorder';
+import { RequestLog } from '../src/http/inspector/request-log';
 import { startProfile } from './profile';
 import { fill } from './fill';
 

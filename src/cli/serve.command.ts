@@ -1,7 +1,7 @@
 import { signedCurl } from '../auth';
 import { ISO } from '../clock';
 import { ConfigError, loadConfig, USAGE } from '../sandbox/config';
-import { exposureWarning } from '../http/middleware/admin';
+import { exposureWarning } from '../http/edge/admin';
 import { isWildcardHost, startServer, VERSION } from '../sandbox/sandbox';
 import { FixtureError } from '../reference';
 import { ApiError } from '../shared/errors';

@@ -1,5 +1,5 @@
 import { SandboxError } from '../client/sandbox-error';
-import type { TailDelivery, TailDropped, TailRequest } from '../http/tail-feed';
+import type { TailDelivery, TailDropped, TailRequest } from '../http/inspector/tail-feed';
 import type { ErrorCode } from '../shared/errors';
 import { readEventStream } from './event-stream';
 import { oneLine, onStdoutClosed, palette, useColour } from './output';

@@ -7,10 +7,11 @@ import * as rateRoutes from '../http/control/rates.routes';
 import * as webhookChaosRoutes from '../http/control/webhook-chaos.routes';
 import * as orderRoutes from '../http/control/orders.routes';
 import * as partnerRoutes from '../http/control/partners.routes';
+import * as resetRoutes from '../http/control/reset.routes';
 import * as webhookRoutes from '../http/control/webhooks.routes';
 import type { ClockView } from '../clock';
 import type { OrderDetail } from '../orders';
-import { resetSpec, startServer, type RunningSandbox } from '../sandbox/sandbox';
+import { startServer, type RunningSandbox } from '../sandbox/sandbox';
 import * as stateRoutes from '../sandbox/state/state.routes';
 import type { StateDocument } from '../sandbox/state/state.schema';
 import type { PageMeta } from '../shared/envelope';
@@ -52,7 +53,7 @@ const ok = (data: unknown, meta?: unknown) => ({ status: 200, text: JSON.stringi
 
 describe('the control client (issue 17 part 4)', () => {
   it('has one entry per /sandbox JSON route, saying what the exported spec says (method, path, paging)', () => {
-    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, rateRoutes, webhookChaosRoutes, stateRoutes, { resetSpec }];
+    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, rateRoutes, webhookChaosRoutes, stateRoutes, resetRoutes];
     const specs = modules.flatMap((m) => Object.values(m)).filter((v): v is { operationId: string; method: string; path: string; paged?: boolean; media?: readonly string[] } => {
       const spec = v as { operationId?: unknown; path?: unknown };
       return typeof spec === 'object' && spec !== null && typeof spec.operationId === 'string' && String(spec.path).startsWith('/sandbox/');

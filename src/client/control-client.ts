@@ -5,10 +5,10 @@ import type * as inspectorRoutes from '../http/control/inspector.routes';
 import type * as listenRoutes from '../http/control/listen.routes';
 import type * as orderRoutes from '../http/control/orders.routes';
 import type * as partnerRoutes from '../http/control/partners.routes';
+import type * as resetRoutes from '../http/control/reset.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
 import type * as rateRoutes from '../http/control/rates.routes';
 import type * as webhookChaosRoutes from '../http/control/webhook-chaos.routes';
-import type { resetSpec } from '../sandbox/sandbox';
 import type * as stateRoutes from '../sandbox/state/state.routes';
 import type { PageMeta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';
@@ -37,7 +37,8 @@ export type ControlSpecs = SpecsIn<
     typeof listenRoutes &
     typeof rateRoutes &
     typeof webhookChaosRoutes &
-    typeof stateRoutes & { resetSpec: typeof resetSpec }
+    typeof stateRoutes &
+    typeof resetRoutes
 >;
 
 /** An operationId of the control API (`getClock`, `simulatePayin`, …). */

@@ -1,6 +1,6 @@
 import { AssertionError } from 'node:assert';
 import { globMatches } from '../http/faults/glob';
-import type { RecordedRequest } from '../http/request-log.schemas';
+import type { RecordedRequest } from '../http/inspector/request-log.schemas';
 import type { OrderDetail, OrderStatus } from '../orders';
 import type { Sandbox } from '../sandbox/sandbox';
 import { deliveryView, type Delivery, type DeliveryView } from '../webhooks';

@@ -3,8 +3,8 @@ import { DEFAULT_FIXTURES_DIR, DEFAULT_RATE_VOLATILITY, MAX_RATE_VOLATILITY, RAT
 import { parseDuration, type ClockMode } from '../clock';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from '../orders/order.machine';
 import { DEFAULT_DISPATCHER_OPTIONS, DEFAULT_RETRY_SCHEDULE_MS } from '../webhooks';
-import { hostNameOf } from '../http/middleware/admin';
-import { DEFAULT_INSPECT_LIMIT } from '../http/request-log';
+import { hostNameOf } from '../http/edge/admin';
+import { DEFAULT_INSPECT_LIMIT } from '../http/inspector/request-log';
 import { MAX_DELAY_MS, MAX_INSTANT, MAX_SPEED } from '../shared/schemas';
 
 /** Lifecycle steps whose delay `--lifecycle` may set (the pay-in window has its own flag). */

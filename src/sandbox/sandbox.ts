@@ -5,15 +5,15 @@ import { isIP, type AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
-import { ClockViewSchema, clockView, systemWallClock, VirtualClock, type FiredTimer, type WallClock, type WorkSlicing } from '../clock';
+import { systemWallClock, VirtualClock, type FiredTimer, type WallClock, type WorkSlicing } from '../clock';
 import { DEFAULT_CONFIG, type SandboxConfig } from './config';
-import { controlGuards } from '../http/middleware/admin';
-import type { AnyRouteSpec } from '../http/api';
+import { controlGuards } from '../http/edge/admin';
 import { registerClockRoutes } from '../http/control/clock.routes';
 import { registerPartnerRoutes } from '../http/control/partners.routes';
-import { createApp } from '../http/app';
-import { answerClientError } from '../http/client-error';
-import { gracefulStop, trackRequests, type StopReport } from '../http/graceful';
+import { registerResetRoute } from '../http/control/reset.routes';
+import { createApp } from '../http/edge/app';
+import { answerClientError } from '../http/edge/client-error';
+import { gracefulStop, trackRequests, type StopReport } from '../http/edge/graceful';
 import { registerHealthRoutes } from '../http/routes/health.routes';
 import { registerReferenceRoutes } from '../http/routes/reference.routes';
 import { registerOrderRoutes } from '../http/routes/orders.routes';
@@ -23,7 +23,7 @@ import { createOrderService, type OrderEvents, type OrderService } from '../orde
 import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher, type DispatcherOptions } from '../webhooks';
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
 import { registerTailRoute } from '../http/control/tail.routes';
-import { TailFeed } from '../http/tail-feed';
+import { TailFeed } from '../http/inspector/tail-feed';
 import type { CutInfo } from '../shared/sse-stream';
 import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
@@ -36,12 +36,11 @@ import { registerRateRoutes } from '../http/control/rates.routes';
 import { registerWebhookChaosRoutes } from '../http/control/webhook-chaos.routes';
 import { registerExportRoutes } from '../http/control/exports.routes';
 import { FaultStore } from '../http/faults/fault.store';
-import { RequestLog } from '../http/request-log';
-import { recordRequests, type RequestEvents } from '../http/middleware/inspect';
+import { RequestLog } from '../http/inspector/request-log';
+import { recordRequests, type RequestEvents } from '../http/inspector/recorder';
 import { createReferenceStore, loadFixturesOnce, type ReferenceStore } from '../reference';
 import { WEBHOOK_EVENTS, WEBHOOK_SUMMARIES } from '../shared/events';
-import { requireAuth } from '../http/middleware/authenticate';
-import * as z from 'zod';
+import { requireAuth } from '../http/edge/authenticate';
 import { createBus, type Bus } from '../shared/bus';
 import { ChangeGate } from '../shared/change-gate';
 import { createIds, type Ids } from '../shared/ids';
@@ -50,12 +49,6 @@ import { PACKAGE_VERSION } from '../shared/package-root';
 
 /** The package's version (package.json), read once in shared/package-root.ts. */
 export const VERSION: string = PACKAGE_VERSION;
-
-
-/** CONTRACT §4 `POST /sandbox/reset` data. */
-export const ResetResultSchema = z.object({ clock: ClockViewSchema, demo_client_id: z.string() }).meta({ id: 'ResetResult' });
-/** CONTRACT §4 `POST /sandbox/reset` (exported: the control client is typed by it). */
-export const resetSpec = { method: 'POST', path: '/sandbox/reset', operationId: 'reset', summary: 'Drop orders, quotes, deliveries and partners but the demo partner; clock back to start', auth: 'admin', tag: 'sandbox', data: ResetResultSchema, message: 'Sandbox reset' } as const satisfies AnyRouteSpec;
 
 /**
  * What the sandbox's modules publish on its one bus: orders their webhook events and changes,
@@ -212,9 +205,64 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
 
   const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id, market: reference.market });
 
+  const authDeps = {
+    partners,
+    wall,
+    rateLimiter,
+    authOptions: { skewMs: config.skewMs },
+    faults,
+  };
+  const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
+  const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
+  const app = createApp({
+    logger,
+    changes,
+    observe: recordRequests(requests, clock, wall, bus, config.adminToken),
+    adminToken: config.adminToken,
+    version: VERSION,
+    webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
+    // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
+    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : auth === 'admin' ? control.admin : auth === 'page' ? control.page : undefined),
+    register: (api) => {
+      registerHealthRoutes(api, {
+        clock,
+        version: VERSION,
+        startedAt,
+        uptimeMs: () => wall.now() - startedAt,
+        evictedOrders: () => orders.evictedCount,
+      });
+      registerReferenceRoutes(api, { reference });
+      registerOrderRoutes(api, { orders });
+      registerPartnerRoutes(api, { partners });
+      registerClockRoutes(api, { clock, advanceTo: simulation.advanceTo });
+      registerOrderControlRoutes(api, { orders, partners, reference, deliveriesIdle: simulation.deliveriesIdle });
+      registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
+      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs, onCut });
+      registerRequestRoutes(api, { requests });
+      registerFaultRoutes(api, { faults });
+      registerRateRoutes(api, { market: reference.market, clock });
+      registerWebhookChaosRoutes(api, { dispatcher, partners });
+      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
+      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
+      registerTailRoute(api, { tail });
+      registerStateRoutes(api, {
+        exportChunks: () => streamState(),
+        restoreState: (doc) => restoreState(stateParts, doc),
+        summary: () => summarise(stateParts),
+        statePath: config.statePath,
+        async save(path) {
+          let summary = summarise(stateParts);
+          const bytes = await writeStateFile(path, streamState(() => (summary = summarise(stateParts))));
+          return { bytes, summary };
+        },
+      });
+      registerResetRoute(api, { reset: simulation.reset, clock, demoClientId: demoPartner.client_id });
+    },
+  });
+
   const sandbox: Sandbox = {
     config,
-    app: undefined as unknown as Koa,
+    app,
     clock,
     wall,
     ids,
@@ -254,67 +302,6 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       sandbox.closeStreams();
     },
   };
-
-  const authDeps = {
-    partners,
-    wall,
-    rateLimiter,
-    authOptions: { skewMs: config.skewMs },
-    faults,
-  };
-  const secretOrRead = (access: 'read' | 'secret', cost: number) => requireAuth(authDeps, access, cost);
-  const control = controlGuards(config.adminToken, { host: config.host, allowedHosts: config.allowedHosts });
-  sandbox.app = createApp({
-    logger,
-    changes,
-    observe: recordRequests(requests, clock, wall, bus, config.adminToken),
-    adminToken: config.adminToken,
-    version: VERSION,
-    webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
-    // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
-    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : auth === 'admin' ? control.admin : auth === 'page' ? control.page : undefined),
-    register: (api) => {
-      registerHealthRoutes(api, {
-        clock,
-        version: VERSION,
-        startedAt,
-        uptimeMs: () => wall.now() - startedAt,
-        evictedOrders: () => orders.evictedCount,
-      });
-      registerReferenceRoutes(api, { reference });
-      registerOrderRoutes(api, { orders });
-      registerPartnerRoutes(api, { partners });
-      registerClockRoutes(api, { clock, advanceTo: (target) => sandbox.advanceTo(target) });
-      registerOrderControlRoutes(api, { orders, partners, reference, deliveriesIdle: simulation.deliveriesIdle });
-      registerWebhookRoutes(api, { dispatcher, partners, orders, demoClientId: demoPartner.client_id });
-      registerListenRoutes(api, { dispatcher, partners, timeoutMs: config.webhookTimeoutMs, onCut });
-      registerRequestRoutes(api, { requests });
-      registerFaultRoutes(api, { faults });
-      registerRateRoutes(api, { market: reference.market, clock });
-      registerWebhookChaosRoutes(api, { dispatcher, partners });
-      registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
-      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
-      registerTailRoute(api, { tail });
-      registerStateRoutes(api, {
-        exportChunks: () => streamState(),
-        restoreState: (doc) => restoreState(stateParts, doc),
-        summary: () => summarise(stateParts),
-        statePath: config.statePath,
-        async save(path) {
-          let summary = summarise(stateParts);
-          const bytes = await writeStateFile(path, streamState(() => (summary = summarise(stateParts))));
-          return { bytes, summary };
-        },
-      });
-      api.route(
-        resetSpec,
-        () => {
-          sandbox.reset();
-          return { clock: clockView(clock), demo_client_id: demoPartner.client_id };
-        },
-      );
-    },
-  });
   return sandbox;
 }
 

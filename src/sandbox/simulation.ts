@@ -1,7 +1,7 @@
 import type { PartnerRegistry, RateLimiter } from '../auth';
 import type { FiredTimer, VirtualClock } from '../clock';
 import type { FaultStore } from '../http/faults/fault.store';
-import type { RequestLog } from '../http/request-log';
+import type { RequestLog } from '../http/inspector/request-log';
 import type { OrderService } from '../orders';
 import type { Ids } from '../shared/ids';
 import type { Dispatcher } from '../webhooks';

@@ -1,7 +1,7 @@
-export * from './schema';
+export * from './script/schema';
 export * from './runner';
 export * from './run-all';
 export * from './report';
-export { BuiltInReceiver } from './receiver';
-export { SandboxClient, PartnerApi, type PartnerIdentity, type Reply, type Envelope } from './client';
+export { BuiltInReceiver } from './partner/receiver';
+export { SandboxClient, PartnerApi, type PartnerIdentity, type Reply, type Envelope } from './partner/client';
 export { STEP_HANDLERS, type StepContext, type StepHandler, type StepOf } from './steps';

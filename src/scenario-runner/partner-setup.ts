@@ -1,7 +1,7 @@
 import { WEBHOOK_EVENTS } from '../shared/events';
-import type { PartnerIdentity, SandboxClient } from './client';
-import { StepFailure } from './failure';
-import type { Scenario } from './schema';
+import type { PartnerIdentity, SandboxClient } from './partner/client';
+import { StepFailure } from './script/failure';
+import type { Scenario } from './script/schema';
 
 /**
  * The scenario's partner: a fresh one, or `identity` (--partner) provisioned with exactly its

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { SandboxClient, type PartnerIdentity } from './client';
-import { BuiltInReceiver } from './receiver';
+import { SandboxClient, type PartnerIdentity } from './partner/client';
+import { BuiltInReceiver } from './partner/receiver';
 import { describeFailure, junitXml, summaryTable } from './report';
 import { runScenario, type ScenarioResult } from './runner';
-import { loadScenario, ScenarioFileError, type Scenario } from './schema';
+import { loadScenario, ScenarioFileError, type Scenario } from './script/schema';
 import { firstIssue } from '../shared/validation';
 import { packagePath } from '../shared/package-root';
 

@@ -1,12 +1,12 @@
-import type { PartnerIdentity, SandboxClient } from './client';
-import { dataOf, StepFailure } from './failure';
-import { createFakeHelpers, ReferenceError_ } from './interpolate';
-import type { BuiltInReceiver } from './receiver';
+import type { PartnerIdentity, SandboxClient } from './partner/client';
+import { dataOf, StepFailure } from './script/failure';
+import { createFakeHelpers, ReferenceError_ } from './script/interpolate';
+import type { BuiltInReceiver } from './partner/receiver';
 import { setupPartner } from './partner-setup';
-import type { Scenario, Step } from './schema';
+import type { Scenario, Step } from './script/schema';
 import { createStepContext, STEP_HANDLERS, type StepContext } from './steps';
 
-export { StepFailure } from './failure';
+export { StepFailure } from './script/failure';
 
 export interface StepResult {
   index: number;

@@ -26,7 +26,7 @@ export interface ApiErrorOptions extends ErrorOptions {
   headers?: Record<string, string>;
 }
 
-/** The one error type: domain code throws it, only http/middleware/errors.ts renders it. */
+/** The one error type: domain code throws it, only http/edge/errors.ts renders it. */
 export class ApiError extends Error {
   readonly status: number;
   readonly alternative: boolean;

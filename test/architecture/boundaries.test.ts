@@ -108,3 +108,39 @@ describe('the scenario runner is an HTTP client (issue 9)', () => {
     expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/d.ts', "import type { Sandbox } from '../sandbox/sandbox';"]]))).toEqual([]);
   });
 });
+
+/**
+ * Store issue item 5: @koa/router is used through its documented surface only (its verbs,
+ * `routes()`, `ctx.params`, `ctx.matched` and a matched layer's `methods`), never its insides:
+ * the router's `match()` (marked private) and `stack`, a layer's `stack`, `regexp`, `params()`
+ * or `paramNames`, its underscored fields. Decision 001's index read them, so a release of the
+ * router could change what the sandbox answers (page 001, superseded).
+ */
+const ROUTER_INSIDES = /\.(?:match\(|stack\b|regexp\b|paramNames\b|params\(|opts\b|_[A-Za-z]\w*)/g;
+const USES_ROUTER = /^\s*import\b[^;]*\bfrom\s+['"]@koa\/router['"]/m;
+
+/** The insides of @koa/router that each (path, text) pair reaches for, in files that import it. */
+function routerInsides(files: Array<[string, string]>): string[] {
+  return files.filter(([, raw]) => USES_ROUTER.test(raw)).flatMap(([rel, raw]) => [...code(raw).matchAll(ROUTER_INSIDES)].map((m) => `${rel}: ${m[0]}`));
+}
+
+describe('routing through public APIs only (store issue item 5)', () => {
+  it('has no file that imports @koa/router and reaches into its insides', () => {
+    const files = sources(SRC).map((f): [string, string] => [relative(SRC, f), readFileSync(f, 'utf8')]);
+    expect(files.filter(([, raw]) => USES_ROUTER.test(raw)).length).toBeGreaterThan(0);
+    expect(routerInsides(files)).toEqual([]);
+  });
+
+  it('catches each inside it names, and only in files that import the router (the check is not a no-op)', () => {
+    const router = "import type Router from '@koa/router';\n";
+    expect(
+      routerInsides([
+        ['http/a.ts', `${router}router.match(path, 'GET');`],
+        ['http/b.ts', `${router}for (const layer of router.stack) run(layer.stack, layer.regexp);`],
+        ['http/c.ts', `${router}const names = layer.paramNames; layer.params(path, captures); ctx._matchedRoute;`],
+        ['http/d.ts', "import Router, { type RouterContext } from '@koa/router';\nfor (const layer of ctx.matched ?? []) allow(layer.methods); router.routes();"],
+        ['http/e.ts', 'faults.match(request); error.stack;'],
+      ]),
+    ).toEqual(['http/a.ts: .match(', 'http/b.ts: .stack', 'http/b.ts: .stack', 'http/b.ts: .regexp', 'http/c.ts: .paramNames', 'http/c.ts: .params(', 'http/c.ts: ._matchedRoute']);
+  });
+});

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEventStream } from '../../src/cli/event-stream';
-import type { RawRecord } from '../../src/http/request-log.record';
+import type { RawRecord } from '../../src/http/inspector/request-log.record';
 import { capturedLogger } from '../support/log-sink';
 import { startTestServer, type TestServer } from '../support/server';
 

@@ -111,10 +111,10 @@ describe('fault injection (CONTRACT §12)', () => {
   it('never reads a trailing slash after a collection as the collection: DELETE /sandbox/faults/ removes nothing', async () => {
     const fault = await addFault({ path: '/v1/networks', latency_ms: 1 });
     // `/sandbox/faults/` is `/sandbox/faults/{id}` with an empty id, not `DELETE /sandbox/faults` (all).
-    for (const path of ['/sandbox/faults/', '/sandbox/faults/.', '/sandbox/faults/%2e']) {
+    for (const path of ['/sandbox/faults/', '/sandbox/faults/.', '/sandbox/faults/%2e', '/SANDBOX/Faults/']) {
       const res = await s.control('DELETE', path);
       expect(res.status, path).toBe(404);
-      expect(res.body).toEqual({ status: false, code: 'E_NOTFOUND', message: expect.stringMatching(/^Route not found: DELETE \/sandbox\/faults\//) });
+      expect(res.body).toEqual({ status: false, code: 'E_NOTFOUND', message: expect.stringMatching(/^Route not found: DELETE \/sandbox\/faults\//i) });
     }
     expect((await s.control('GET', '/sandbox/faults')).body.data).toEqual([expect.objectContaining({ id: fault.id })]);
     // The same rule on /v1: `/v1/orders/` is an order with an empty reference, not the list.

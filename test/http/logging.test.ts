@@ -1,7 +1,7 @@
 import { capturedLogger } from '../support/log-sink';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeEqual } from '../../src/auth';
-import { redactText, redactUrl } from '../../src/http/redact';
+import { redactText, redactUrl } from '../../src/http/edge/redact';
 import { startTestServer, type TestServer } from '../support/server';
 
 // CONTRACT §9: the admin token is never written to logs; its comparison ignores lengths.

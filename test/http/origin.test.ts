@@ -6,7 +6,7 @@
  */
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exposureWarning, isLoopbackHost, ownHostNames } from '../../src/http/middleware/admin';
+import { exposureWarning, isLoopbackHost, ownHostNames } from '../../src/http/edge/admin';
 import { createOrder } from '../support/orders';
 import { startTestServer, type TestServer } from '../support/server';
 

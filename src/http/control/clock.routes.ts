@@ -3,7 +3,7 @@ import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, 
 import { badRequest, conflict, validationError } from '../../shared/errors';
 import { DateTime, MAX_INSTANT, MAX_SPEED } from '../../shared/schemas';
 import { documentedAs, ruledOut } from '../../shared/documented';
-import type { Api, AnyRouteSpec } from '../api';
+import type { Api, AnyRouteSpec } from '../api/api';
 
 const FIRED_SHOWN = 1000;
 

@@ -3,11 +3,11 @@ import type { Context } from 'koa';
 import * as z from 'zod';
 import type { PartnerRegistry } from '../../auth';
 import { ENVIRONMENTS, type AddressFormat, type Environment, type ReferenceStore } from '../../reference';
-import type { Api, AnyRouteSpec } from '../api';
-import { harChunks, HarSchema } from '../har';
-import { buildPostmanCollection, PostmanCollectionSchema, type HappyPathBodies } from '../postman';
-import type { RequestLog } from '../request-log';
-import { RequestsQuerySchema } from '../request-log.schemas';
+import type { Api, AnyRouteSpec } from '../api/api';
+import { harChunks, HarSchema } from '../exports/har';
+import { buildPostmanCollection, PostmanCollectionSchema, type HappyPathBodies } from '../exports/postman';
+import type { RequestLog } from '../inspector/request-log';
+import { RequestsQuerySchema } from '../inspector/request-log.schemas';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { FaultInputSchema, FaultSchema, type FaultStore } from '../faults/fault.store';
-import type { Api, AnyRouteSpec } from '../api';
-import type { RequestLog } from '../request-log';
-import { RecordedRequestSchema, RequestsQuerySchema } from '../request-log.schemas';
+import type { Api, AnyRouteSpec } from '../api/api';
+import type { RequestLog } from '../inspector/request-log';
+import { RecordedRequestSchema, RequestsQuerySchema } from '../inspector/request-log.schemas';
 import { notFound } from '../../shared/errors';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;

@@ -1,11 +1,11 @@
-import { answerEventStream } from '../event-stream';
+import { answerEventStream } from '../api/event-stream';
 import * as z from 'zod';
 import type { PartnerRegistry } from '../../auth';
 import { notFound } from '../../shared/errors';
 import { SseStream, type CutInfo } from '../../shared/sse-stream';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/events';
 import type { Dispatcher, ListenerAttempt, ListenerEnd } from '../../webhooks';
-import type { Api, AnyRouteSpec } from '../api';
+import type { Api, AnyRouteSpec } from '../api/api';
 
 /** The most a listener's answer may carry of the receiver's body (CONTRACT §17: the first 4 KiB). */
 export const LISTEN_ANSWER_BODY_MAX = 4096;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ControlPageQuery } from '../../shared/schemas';
 import type { PartnerRegistry } from '../../auth';
-import type { Api, AnyRouteSpec } from '../api';
+import type { Api, AnyRouteSpec } from '../api/api';
 import { ENVIRONMENTS, type ReferenceStore } from '../../reference';
 import {
   ALL_INCLUDES,

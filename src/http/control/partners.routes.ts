@@ -10,7 +10,7 @@ import {
   partnerView,
   type PartnerRegistry,
 } from '../../auth';
-import type { Api, AnyRouteSpec } from '../api';
+import type { Api, AnyRouteSpec } from '../api/api';
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 

@@ -5,7 +5,7 @@ import { validationError } from '../../shared/errors';
 import { DateTime, MAX_DELAY_MS, MAX_INSTANT } from '../../shared/schemas';
 import { ChaosDuration } from '../../webhooks/chaos';
 import { documentedAs } from '../../shared/documented';
-import type { Api, AnyRouteSpec } from '../api';
+import type { Api, AnyRouteSpec } from '../api/api';
 
 // CONTRACT §22 "moving markets": scripted rate paths per pair on the virtual clock.
 

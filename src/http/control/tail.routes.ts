@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { validationError } from '../../shared/errors';
-import type { Api } from '../api';
-import { answerEventStream } from '../event-stream';
-import type { TailFeed } from '../tail-feed';
+import type { Api } from '../api/api';
+import { answerEventStream } from '../api/event-stream';
+import type { TailFeed } from '../inspector/tail-feed';
 
 const Flag = z
   .enum(['true', 'false', '1', '0'])

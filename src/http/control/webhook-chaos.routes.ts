@@ -1,6 +1,6 @@
 import { ClientIdParamsSchema, type PartnerRegistry } from '../../auth';
 import { WebhookChaosBodySchema, WebhookChaosSchema, type Dispatcher } from '../../webhooks';
-import type { Api, AnyRouteSpec } from '../api';
+import type { Api, AnyRouteSpec } from '../api/api';
 
 // CONTRACT §22 webhook chaos per partner.
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { Api } from '../api';
-import { answerEventStream } from '../event-stream';
+import type { Api } from '../api/api';
+import { answerEventStream } from '../api/event-stream';
 import { notFound } from '../../shared/errors';
 import { ASSET_MEDIA, ASSET_NAME, ASSET_PREFIX, createAssetStore } from '../../dashboard/assets';
 import type { LiveFeed } from '../../dashboard/live';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CLOCK_MODES, ISO, type VirtualClock } from '../../clock';
 import { DateTime } from '../../shared/schemas';
-import type { Api } from '../api';
+import type { Api } from '../api/api';
 
 export interface HealthDeps {
   clock: VirtualClock;

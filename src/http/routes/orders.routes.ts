@@ -13,8 +13,8 @@ import {
   requireKyb,
   type OrderService,
 } from '../../orders';
-import { rawData, type Api } from '../api';
-import { authOf } from '../middleware/authenticate';
+import { rawData, type Api } from '../api/api';
+import { authOf } from '../edge/authenticate';
 
 const caller = (ctx: Context) => {
   const auth = authOf(ctx);

@@ -15,9 +15,9 @@ import {
   PairParamsSchema,
   type ReferenceStore,
 } from '../../reference';
-import { rawData, type Api, type RouteSpec } from '../api';
-import { renderedOnce } from '../render-cache';
-import { authOf } from '../middleware/authenticate';
+import { rawData, type Api, type RouteSpec } from '../api/api';
+import { renderedOnce } from '../api/render-cache';
+import { authOf } from '../edge/authenticate';
 
 const read = { auth: 'read', tag: 'Reference data' } as const;
 

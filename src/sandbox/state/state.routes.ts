@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { rawChunks, type AnyRouteSpec, type Api } from '../../http/api';
+import { rawChunks, type AnyRouteSpec, type Api } from '../../http/api/api';
 import { ApiError, badRequest } from '../../shared/errors';
 import { StateSaveError } from './file';
 import { StateDocumentSchema, StateSummarySchema, type StateDocument, type StateSummary } from './state.schema';

@@ -1,5 +1,5 @@
 import { ISO, parseDuration } from '../../clock';
-import { dataOf, expectReply, StepFailure } from '../failure';
+import { dataOf, expectReply, StepFailure } from '../script/failure';
 import type { StepHandler } from './context';
 
 /** `advance`: a duration, or timer by timer until the order reaches a status within a bound. */

@@ -1,4 +1,4 @@
-import { expectReply } from '../failure';
+import { expectReply } from '../script/failure';
 import type { StepHandler } from './context';
 
 /**

@@ -1,9 +1,9 @@
 import type { Environment } from '../../reference';
-import type { DeliveryView, OrderView, PartnerApi, PartnerIdentity, SandboxClient } from '../client';
-import { dataOf, StepFailure } from '../failure';
-import { interpolate, type FakeHelpers } from '../interpolate';
-import type { BuiltInReceiver } from '../receiver';
-import type { Step, StepKind } from '../schema';
+import type { DeliveryView, OrderView, PartnerApi, PartnerIdentity, SandboxClient } from '../partner/client';
+import { dataOf, StepFailure } from '../script/failure';
+import { interpolate, type FakeHelpers } from '../script/interpolate';
+import type { BuiltInReceiver } from '../partner/receiver';
+import type { Step, StepKind } from '../script/schema';
 
 /** The step of one kind, with its arguments typed by that kind's zod schema. */
 export type StepOf<K extends StepKind> = Extract<Step, { kind: K }>;

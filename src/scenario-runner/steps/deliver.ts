@@ -1,8 +1,8 @@
 import { sign, type KeySet } from '../../auth';
 import { httpRequest } from '../../webhooks/http-request';
-import { StepFailure } from '../failure';
-import { wrongSignature } from '../interpolate';
-import type { AdversarialKind } from '../schema';
+import { StepFailure } from '../script/failure';
+import { wrongSignature } from '../script/interpolate';
+import type { AdversarialKind } from '../script/schema';
 import type { StepHandler } from './context';
 
 const DEFAULT_DELIVER_EXPECT: Record<AdversarialKind, number | '2xx' | '4xx' | '5xx'> = {

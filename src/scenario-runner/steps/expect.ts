@@ -1,5 +1,5 @@
-import { StepFailure } from '../failure';
-import { readPath } from '../interpolate';
+import { StepFailure } from '../script/failure';
+import { readPath } from '../script/interpolate';
 import type { StepHandler } from './context';
 
 /** `expect`: reads the order (and its deliveries) and compares status, statuses, fields, webhooks. */

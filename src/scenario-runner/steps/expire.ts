@@ -1,4 +1,4 @@
-import { expectReply } from '../failure';
+import { expectReply } from '../script/failure';
 import type { StepHandler } from './context';
 
 /** `expire`: ends the pay-in window now. */

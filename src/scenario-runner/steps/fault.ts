@@ -1,4 +1,4 @@
-import { expectReply, StepFailure } from '../failure';
+import { expectReply, StepFailure } from '../script/failure';
 import type { StepHandler } from './context';
 
 /**

@@ -1,5 +1,5 @@
 import type { OrderSummary } from '../../orders';
-import { dataOf, StepFailure } from '../failure';
+import { dataOf, StepFailure } from '../script/failure';
 import type { StepHandler } from './context';
 
 /**

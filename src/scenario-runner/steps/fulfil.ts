@@ -1,4 +1,4 @@
-import { callFor, expectReply } from '../failure';
+import { callFor, expectReply } from '../script/failure';
 import type { StepHandler } from './context';
 
 /** `fulfil`: POST /v1/orders/{ref}/fulfill, by default with the pending pay-in's details. */

@@ -1,4 +1,4 @@
-import type { StepKind } from '../schema';
+import type { StepKind } from '../script/schema';
 import { advance } from './advance';
 import { cancel } from './cancel';
 import type { StepHandler } from './context';

@@ -1,4 +1,4 @@
-import { callFor, expectReply } from '../failure';
+import { callFor, expectReply } from '../script/failure';
 import type { StepHandler } from './context';
 
 /** `order`: POST /v1/orders with the step's body; `quote: q` stands for `quote_id: ${q.quote_id}`. */

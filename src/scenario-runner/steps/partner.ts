@@ -1,5 +1,5 @@
-import { expectReply } from '../failure';
-import { downUrl } from '../receiver';
+import { expectReply } from '../script/failure';
+import { downUrl } from '../partner/receiver';
 import type { StepHandler } from './context';
 
 /** `partner`: changes the partner's settings mid-scenario (`target`, `down` or a URL for webhooks). */

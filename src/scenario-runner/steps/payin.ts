@@ -1,4 +1,4 @@
-import { expectReply } from '../failure';
+import { expectReply } from '../script/failure';
 import type { StepHandler } from './context';
 
 /** `payin`: POST /sandbox/orders/{ref}/payin; `amount` may be a percentage of what is due. */

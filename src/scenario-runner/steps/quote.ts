@@ -1,4 +1,4 @@
-import { callFor, expectReply } from '../failure';
+import { callFor, expectReply } from '../script/failure';
 import type { StepHandler } from './context';
 
 /** `quote`: POST /v1/orders/quote; `as:` names the quote. */

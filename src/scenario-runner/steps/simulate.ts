@@ -1,4 +1,4 @@
-import { expectReply } from '../failure';
+import { expectReply } from '../script/failure';
 import type { StepHandler } from './context';
 
 /** `simulate`: POST /sandbox/orders/{ref}/simulate, the order taken to a status in one call (CONTRACT §16). */

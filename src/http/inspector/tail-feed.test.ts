@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import type { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createBus } from '../shared/bus';
-import type { Delivery } from '../webhooks';
+import { createBus } from '../../shared/bus';
+import type { Delivery } from '../../webhooks';
 import type { RawRecord } from './request-log.record';
-import type { CutInfo } from '../shared/sse-stream';
+import type { CutInfo } from '../../shared/sse-stream';
 import { TailFeed, type TailEvents, type TailFeedDeps } from './tail-feed';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);

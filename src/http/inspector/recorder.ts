@@ -2,13 +2,13 @@ import type { Context } from 'koa';
 import type { AuthContext } from '../../auth';
 import type { Clock, WallClock } from '../../clock';
 import type { Bus } from '../../shared/bus';
-import type { RequestLog } from '../request-log';
-import { maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord } from '../request-log.record';
-import { BODY_EXCERPT, FIELD_EXCERPT } from '../request-log.schemas';
-import { redactText, redactUrl } from '../redact';
+import type { RequestLog } from './request-log';
+import { maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord } from './request-log.record';
+import { BODY_EXCERPT, FIELD_EXCERPT } from './request-log.schemas';
+import { redactText, redactUrl } from '../edge/redact';
 import { cutText } from '../../shared/excerpt';
-import type { Outcome } from './errors';
-import { rawBodyOf } from './body';
+import type { Outcome } from '../edge/errors';
+import { rawBodyOf } from '../edge/body';
 
 /**
  * What the recorder publishes: a /v1 request was recorded, with its id and the record as the

@@ -2,8 +2,8 @@
 // keeps of a request, and the query that filters them. The ring that holds them is
 // request-log.ts; how a request becomes one is request-log.record.ts.
 import * as z from 'zod';
-import { ENVIRONMENTS } from '../reference';
-import { DateTime, pageQueryParam } from '../shared/schemas';
+import { ENVIRONMENTS } from '../../reference';
+import { DateTime, pageQueryParam } from '../../shared/schemas';
 
 /** CONTRACT §11: bodies are kept up to this many characters. */
 export const BODY_EXCERPT = 4096;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError } from '../../shared/errors';
-import { redactUrl } from '../redact';
+import { redactUrl } from './redact';
 
 /** How a request ended, for observers. */
 export interface Outcome {

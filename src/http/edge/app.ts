@@ -1,14 +1,13 @@
 import Koa, { type Context, type Middleware } from 'koa';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import type { Logger } from 'pino';
-import type { ChangeGate } from '../shared/change-gate';
-import { ApiError } from '../shared/errors';
-import { renderError, ERROR_MESSAGES, type Outcome } from './middleware/errors';
-import { parseBody } from './middleware/body';
-import { Api, type RouteAuth } from './api';
-import { buildOpenApi, type WebhookSpec } from './openapi';
+import type { ChangeGate } from '../../shared/change-gate';
+import { ApiError } from '../../shared/errors';
+import { renderError, ERROR_MESSAGES, type Outcome } from './errors';
+import { parseBody } from './body';
+import { Api, type AnyRouteSpec, type RouteAuth } from '../api/api';
+import { buildOpenApi, type WebhookSpec } from '../api/openapi';
 import { redactUrl } from './redact';
-import { indexedDispatch } from './route-index';
 import { routedByTurn } from './turn-batch';
 
 export interface AppOptions {
@@ -46,11 +45,13 @@ export function createApp(options: AppOptions): Koa {
     ctx.set('Content-Type', 'application/json; charset=utf-8');
     ctx.body = document;
   });
-  app.use(edge(options.logger, router, options.observe, options.adminToken));
+  app.use(edge(options.logger, itemTemplates(api.routes), options.observe, options.adminToken));
   app.use(parseBody());
   // A turn's requests are routed together, at the turn's end (decision 025).
   app.use(routedByTurn());
-  app.use(indexedDispatch(router));
+  // @koa/router dispatches, through its public API alone: what it leaves for the edge's 404/405
+  // is `ctx.matched` (decision 001's index over its layers is gone: page 001).
+  app.use(router.routes());
   return app;
 }
 
@@ -61,7 +62,7 @@ export function createApp(options: AppOptions): Koa {
  * every error rendered in the documented envelope (Koa's own handler would answer text/plain),
  * and unknown route (404) or wrong method (405 with Allow) when no route answered.
  */
-function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: Outcome) => void, secret?: string): Middleware {
+function edge(logger: Logger, items: readonly Template[], observe?: (ctx: Context, outcome: Outcome) => void, secret?: string): Middleware {
   let counter = 0;
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');
@@ -72,11 +73,11 @@ function edge(logger: Logger, router: Router, observe?: (ctx: Context, outcome: 
     let error: ApiError | undefined;
     try {
       const path = ctx.path;
-      if (path.length > 1 && path.charCodeAt(path.length - 1) === SLASH && namesEmptyItem(router, path)) throw emptyItem(path, ctx.method);
+      if (path.length > 1 && path.charCodeAt(path.length - 1) === SLASH && namesEmptyItem(items, path)) throw emptyItem(path, ctx.method);
       await next();
       if (ctx.respond === false) {
         // the connection was dropped on purpose (an injected fault): nothing to answer
-      } else if (ctx.status === 404 && ctx.body == null) throw unmatched(router, ctx.path, ctx.method);
+      } else if (ctx.status === 404 && ctx.body == null) throw unmatched(ctx, ctx.path, ctx.method);
       else serialise(ctx);
     } catch (caught) {
       error = renderError(ctx, caught, logger, secret);
@@ -112,14 +113,29 @@ function serialise(ctx: Context): void {
 
 const SLASH = 0x2f;
 
+/** A route's path as its segments, OpenAPI form: `['', 'sandbox', 'faults', '{id}']`. */
+type Template = readonly string[];
+
+const isParam = (segment: string) => segment.startsWith('{');
+
+/** The paths of the routes with a path parameter, from their specs (our own route table, not the router's layers). */
+function itemTemplates(routes: readonly AnyRouteSpec[]): Template[] {
+  return routes.filter((spec) => spec.path.includes('{')).map((spec) => spec.path.split('/'));
+}
+
 /**
  * Whether `path` (ending in `/`) is an item route with an empty last parameter: `/sandbox/faults/`
  * is `/sandbox/faults/{id}` with no id. The router ignores one trailing slash, and would answer it
  * as the collection (`DELETE /sandbox/faults/` removed every fault); it is a 404 instead. Where no
  * item route follows (`/health/`, `/v1/orders/quote/`), one trailing slash is still ignored.
+ * Matched as the router matches (a parameter is one non-empty segment, letters in any case), on
+ * the route specs.
  */
-function namesEmptyItem(router: Router, path: string): boolean {
-  return router.match(`${path}_`, 'GET').path.some((layer) => layer.methods.length > 0 && layer.paramNames.length > 0);
+function namesEmptyItem(items: readonly Template[], path: string): boolean {
+  const segments = `${path}_`.split('/');
+  return items.some(
+    (t) => t.length === segments.length && t.every((s, i) => (isParam(s) ? segments[i] !== '' : s.toLowerCase() === segments[i]!.toLowerCase())),
+  );
 }
 
 function emptyItem(path: string, method: string): ApiError {
@@ -127,10 +143,13 @@ function emptyItem(path: string, method: string): ApiError {
   return new ApiError('E_NOTFOUND', `${ERROR_MESSAGES.notFound}: ${method} ${path} (an item with an empty id; the collection is ${collection}, without the trailing slash)`);
 }
 
-/** 405 with `Allow` when the path is known for other methods, else 404. */
-function unmatched(router: Router, path: string, method: string): ApiError {
+/**
+ * 405 with `Allow` when the path is known for other methods, else 404: the router leaves on
+ * `ctx.matched` (its documented context field) the routes whose path matched, whatever their method.
+ */
+function unmatched(ctx: Context, path: string, method: string): ApiError {
   const allowed = new Set<string>();
-  for (const layer of router.match(path, method).path) for (const m of layer.methods) allowed.add(m);
+  for (const layer of (ctx as Context & Pick<RouterContext, 'matched'>).matched ?? []) for (const m of layer.methods) allowed.add(m);
   if (allowed.size > 0) {
     const allow = [...allowed].join(', ');
     return new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.methodNotAllowed}; allowed: ${allow}`, { status: 405, headers: { Allow: allow } });

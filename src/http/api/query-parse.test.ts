@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as z from 'zod';
-import { ApiError } from '../shared/errors';
-import { parseOrThrow } from '../shared/validation';
-import { IncludeQuerySchema, ListQuerySchema } from '../orders/order.schemas';
-import { RequestsQuerySchema } from './request-log.schemas';
+import { ApiError } from '../../shared/errors';
+import { parseOrThrow } from '../../shared/validation';
+import { IncludeQuerySchema, ListQuerySchema } from '../../orders/order.schemas';
+import { RequestsQuerySchema } from '../inspector/request-log.schemas';
 import { queryParser } from './query-parse';
-import { seeded } from '../../test/support/property';
+import { seeded } from '../../../test/support/property';
 
 /** Guard test of docs/decisions/016-empty-query-parsed-once.md. */
 describe('queryParser', () => {

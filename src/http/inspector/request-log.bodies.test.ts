@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seeded } from '../../test/support/property';
+import { seeded } from '../../../test/support/property';
 import { BodyBytes } from './request-log.bodies';
 import { RequestLog } from './request-log';
 import type { RawRecord } from './request-log.record';

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import * as z from 'zod';
-import { parseDuration } from '../clock';
-import { ORDER_STATUSES, PAYOUT_OUTCOMES } from '../orders/order.vocabulary';
-import { ERROR_CODES } from '../shared/errors';
-import { WEBHOOK_EVENTS } from '../shared/events';
-import { KybStatusSchema } from '../auth/partner.schemas';
-import { ENVIRONMENTS } from '../reference';
-import { DeliveryStatusSchema } from '../webhooks/delivery.schemas';
-import { firstIssue } from '../shared/validation';
-import { FaultInputSchema } from '../http/faults/fault.store';
+import { parseDuration } from '../../clock';
+import { ORDER_STATUSES, PAYOUT_OUTCOMES } from '../../orders/order.vocabulary';
+import { ERROR_CODES } from '../../shared/errors';
+import { WEBHOOK_EVENTS } from '../../shared/events';
+import { KybStatusSchema } from '../../auth/partner.schemas';
+import { ENVIRONMENTS } from '../../reference';
+import { DeliveryStatusSchema } from '../../webhooks/delivery.schemas';
+import { firstIssue } from '../../shared/validation';
+import { FaultInputSchema } from '../../http/faults/fault.store';
 
 /** A `${...}` reference, resolved when the step runs. */
 const Ref = z.string().regex(/^\$\{[^}]+\}$/, 'must be a ${...} reference');

@@ -18,7 +18,7 @@ export async function applyFault(ctx: Context, effect: FaultEffect, next: Next):
   } catch (caught) {
     const error = toApiError(caught);
     if (!error) throw caught; // our bug: the edge logs it and answers its 500, uncut
-    // The envelope the edge would render (middleware/errors.ts), rendered here so it can be cut;
+    // The envelope the edge would render (edge/errors.ts), rendered here so it can be cut;
     // the inspector records its code as for any error answer.
     ctx.state.faultCutError = error;
     ctx.status = error.status;

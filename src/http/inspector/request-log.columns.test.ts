@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { seeded } from '../../test/support/property';
+import { seeded } from '../../../test/support/property';
 import { RequestLog } from './request-log';
 import { materialise, type RawRecord } from './request-log.record';
 import type { RecordedRequest, RequestsQuery } from './request-log.schemas';

@@ -1,7 +1,7 @@
 import { getRefId, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import * as z from 'zod';
-import { documentationOf } from '../shared/documented';
-import { AuthErrorSchema, ErrorEnvelopeSchema, PageMetaSchema } from '../shared/schemas';
+import { documentationOf } from '../../shared/documented';
+import { AuthErrorSchema, ErrorEnvelopeSchema, PageMetaSchema } from '../../shared/schemas';
 import { errorStatuses, type AnyRouteSpec, type OpenApiDocument, type RouteAuth } from './api';
 import { addExamples, portablePatterns } from './openapi-examples';
 

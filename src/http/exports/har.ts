@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import * as z from 'zod';
-import { ENVIRONMENTS } from '../reference';
-import type { RecordedRequest } from './request-log.schemas';
+import { ENVIRONMENTS } from '../../reference';
+import type { RecordedRequest } from '../inspector/request-log.schemas';
 
 // The request inspector as HAR 1.2 (CONTRACT §19): http://www.softwareishard.com/blog/har-12-spec/
 // The schema documents the answer in the OpenAPI document (and so the response checker of the

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, Middleware } from 'koa';
 import { describe, expect, it } from 'vitest';
 import { routedByTurn } from './turn-batch';
@@ -11,6 +12,11 @@ function arrive(mw: Middleware, ran: string[], name: string, route: () => void |
     ran.push(name);
     return Promise.resolve(route());
   }) as Promise<unknown>;
+}
+
+function callerAtOnce(route: () => void): Error {
+  route();
+  return new Error('the route did not throw');
 }
 
 // Decision 025: a turn's requests reach their routes together, at the turn's end, in order.
@@ -91,5 +97,35 @@ describe('routedByTurn', () => {
     await turnEnd();
     expect(ran).toEqual(['first', 'late']);
     await late;
+  });
+
+  // What the batch costs (decision 025, "Costs"): pinned, so a change to either is seen.
+  it('runs every route of a batch in the async context of the request that opened it, not its own', async () => {
+    const mw = routedByTurn();
+    const als = new AsyncLocalStorage<string>();
+    const seen: string[] = [];
+    await Promise.all(['A', 'B', 'C'].map((name) => als.run(name, () => mw(ctx, async () => void seen.push(`${name} sees ${als.getStore()}`)))));
+    expect(seen).toEqual(['A sees A', 'B sees A', 'C sees A']);
+  });
+
+  it('gives a failing route a stack that starts at the batch, without the middleware that called it', async () => {
+    const mw = routedByTurn();
+    const route = () => {
+      throw new Error('boom');
+    };
+    const callerBeforeTheBatch = () => mw(ctx, route as never) as Promise<unknown>;
+    const failed = (await callerBeforeTheBatch().catch((error: unknown) => error)) as Error;
+    expect(failed.message).toBe('boom');
+    expect(failed.stack).toContain('runWaiting');
+    expect(failed.stack).not.toContain('callerBeforeTheBatch');
+    // Called at once, as without the batch, the same route's stack holds its caller.
+    const direct = (() => {
+      try {
+        return callerAtOnce(route);
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(direct.stack).toContain('callerAtOnce');
   });
 });

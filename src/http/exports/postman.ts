@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Environment } from '../reference';
+import type { Environment } from '../../reference';
 import { asArray, asRecord, firstExample, mediaExample, resolve, sampleOf } from './openapi-sample';
 
 // A Postman Collection v2.1 made from the OpenAPI document (CONTRACT §19): every /v1 operation,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { parseOrThrow } from '../shared/validation';
-import { deepFreeze } from '../shared/freeze';
+import { parseOrThrow } from '../../shared/validation';
+import { deepFreeze } from '../../shared/freeze';
 
 /**
  * A route's query parser that parses an empty query once (docs/decisions/016-empty-query-parsed-once.md).

@@ -3,9 +3,9 @@ import type { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Context, Middleware } from 'koa';
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
-import type { ChangeGate } from '../shared/change-gate';
-import { ok, type PageMeta } from '../shared/envelope';
-import { parseOrThrow } from '../shared/validation';
+import type { ChangeGate } from '../../shared/change-gate';
+import { ok, type PageMeta } from '../../shared/envelope';
+import { parseOrThrow } from '../../shared/validation';
 import { envelopeHead, sharedEnvelope } from './render-cache';
 import { queryParser } from './query-parse';
 
@@ -120,6 +120,14 @@ export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | RawChunks 
  */
 export type RouteAnswer<D extends z.ZodType, M> = string[] extends M ? RouteResult<D> | void : M extends readonly string[] ? void : RouteResult<D>;
 
+/**
+ * The parsed JSON body that the body parser (`edge/body.ts`, koa-bodyparser) left on the request.
+ * Read through its own type rather than koa-bodyparser's augmentation of Koa's `Request`, so this
+ * file type-checks wherever it is reached (the dashboard's program reaches it through the
+ * control client's route specs, without the body parser).
+ */
+const bodyOf = (ctx: Context): unknown => (ctx.request as { body?: unknown }).body;
+
 /** Statuses every route of an auth kind can answer (CONTRACT §3, §9), whatever the route. */
 export function errorStatuses(spec: AnyRouteSpec): number[] {
   const statuses = new Set<number>([413, ...(spec.errors ?? [])]);
@@ -174,7 +182,7 @@ export class Api {
       const input = {
         params: (spec.params ? parseOrThrow(spec.params, ctx.params) : undefined) as Out<P>,
         query: (query ? query(ctx.querystring, () => ctx.query) : undefined) as Out<Q>,
-        body: (spec.body && !spec.bodyCheckedBy ? parseOrThrow(spec.body, ctx.request.body) : undefined) as Out<B>,
+        body: (spec.body && !spec.bodyCheckedBy ? parseOrThrow(spec.body, bodyOf(ctx)) : undefined) as Out<B>,
         ctx,
       };
       const result = handler(input) as RouteResult<D> | Promise<RouteResult<D>>;

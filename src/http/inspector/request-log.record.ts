@@ -1,10 +1,10 @@
 // One request as the inspector's recorder keeps it: the raw record (its strings flat excerpts
 // of the request, its keys masked) and the entry it becomes when read. The ring that stores
 // raw records is request-log.ts.
-import { ISO } from '../clock';
-import { KEY_PREFIX } from '../auth';
-import { ENVIRONMENTS } from '../reference';
-import { cutText } from '../shared/excerpt';
+import { ISO } from '../../clock';
+import { KEY_PREFIX } from '../../auth';
+import { ENVIRONMENTS } from '../../reference';
+import { cutText } from '../../shared/excerpt';
 import { FIELD_EXCERPT, SHOWN_HEADERS, SHOWN_RESPONSE_HEADERS, type RecordedRequest } from './request-log.schemas';
 
 /**

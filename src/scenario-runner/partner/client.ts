@@ -1,11 +1,11 @@
-import { signRequest, type KeySet } from '../auth';
-import { createControlClient, type ControlBody, type ControlClient, type ControlFetch } from '../client/control-client';
-import { SandboxError } from '../client/sandbox-error';
-import type { FaultInput } from '../http/faults/fault.store';
-import type { Environment } from '../reference';
-import type { OrderDetail, OrderSummary, Quote } from '../orders';
-import type { DeliveryView } from '../webhooks';
-import { httpRequest } from '../webhooks/http-request';
+import { signRequest, type KeySet } from '../../auth';
+import { createControlClient, type ControlBody, type ControlClient, type ControlFetch } from '../../client/control-client';
+import { SandboxError } from '../../client/sandbox-error';
+import type { FaultInput } from '../../http/faults/fault.store';
+import type { Environment } from '../../reference';
+import type { OrderDetail, OrderSummary, Quote } from '../../orders';
+import type { DeliveryView } from '../../webhooks';
+import { httpRequest } from '../../webhooks/http-request';
 
 /** One answer: the parsed envelope, its raw text. */
 export interface Reply<T = any> {

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { SseStream } from '../shared/sse-stream';
+import type { SseStream } from '../../shared/sse-stream';
 
 /**
  * Answers with a server-sent-event stream (the dashboard's live feed, the tail, the listener): each write goes

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { describe, expect, it, vi } from 'vitest';
-import { RequestLog } from '../request-log';
-import { recordRequests } from './inspect';
+import { RequestLog } from './request-log';
+import { recordRequests } from './recorder';
 
 /** An answered request as the recorder reads it (Koa's context, the fields it uses). */
 function answered(path: string, status: number, body: string): Context {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ok } from '../shared/envelope';
+import { ok } from '../../shared/envelope';
 import { envelopeHead, renderedOnce, sharedEnvelope } from './render-cache';
-import { seeded } from '../../test/support/property';
+import { seeded } from '../../../test/support/property';
 
 describe('sharedEnvelope', () => {
   it('answers what a fresh render of the envelope answers, through any sequence of data (seeded)', () => {

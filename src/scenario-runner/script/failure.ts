@@ -1,4 +1,4 @@
-import type { Envelope, Outcome, Reply } from './client';
+import type { Envelope, Outcome, Reply } from '../partner/client';
 import type { Step } from './schema';
 
 /** What a step expected and what it saw, for the failure report. */

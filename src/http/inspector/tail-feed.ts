@@ -1,8 +1,8 @@
-import { ISO } from '../clock';
-import type { Bus } from '../shared/bus';
-import { SseStream, type CutInfo } from '../shared/sse-stream';
-import type { Delivery, DeliveryEvents } from '../webhooks';
-import type { RequestEvents } from './middleware/inspect';
+import { ISO } from '../../clock';
+import type { Bus } from '../../shared/bus';
+import { SseStream, type CutInfo } from '../../shared/sse-stream';
+import type { Delivery, DeliveryEvents } from '../../webhooks';
+import type { RequestEvents } from './recorder';
 import { materialise, type RawRecord } from './request-log.record';
 import type { RecordedRequest } from './request-log.schemas';
 

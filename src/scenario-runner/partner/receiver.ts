@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { verifyWebhook, WebhookVerificationError } from '../client/verify-webhook';
+import { verifyWebhook, WebhookVerificationError } from '../../client/verify-webhook';
 import type { PartnerIdentity } from './client';
 
 export interface ReceivedWebhook {
