@@ -16,11 +16,11 @@ const MEMOS: Record<string, string> = {
   'shared/validation.ts compiled': 'schema → its compiled form (decision 022); a pure function of the schema',
   'orders/order.lifecycle.ts machineCache': 'a machine per (type, timings): machines are data, their effects run per sandbox',
   'orders/lifecycle-graph.ts graphs': 'the graph drawn from a machine definition; read-only',
-  'http/openapi.ts BUILT': 'the OpenAPI document per fingerprint of what it was made from; callers get a copy',
-  'http/openapi.ts ENVELOPES': 'schema → its envelope schema; a pure function of the schema',
+  'http/api/openapi.ts BUILT': 'the OpenAPI document per fingerprint of what it was made from; callers get a copy',
+  'http/api/openapi.ts ENVELOPES': 'schema → its envelope schema; a pure function of the schema',
   'reference/fixtures.loader.ts loaded': 'fixture files by path and stamp; the fixtures are deep-frozen',
   'webhooks/delivery.schemas.ts PAYLOADS': 'event → its body schema; a pure function of the event name',
-  'http/openapi.ts SCHEMA_IDS': 'schema → a number naming it in a fingerprint; a pure function of the schema',
+  'http/api/openapi.ts SCHEMA_IDS': 'schema → a number naming it in a fingerprint; a pure function of the schema',
 };
 
 function sources(dir: string): string[] {
