@@ -10,8 +10,10 @@ let s: TestServer;
 let receiver: Receiver;
 /** The sandbox's wall clock runs `offset` ms ahead of the real one: a test moves it instead of sleeping. */
 let offset = 0;
+/** When set, the sandbox's wall clock stands still there (requests then come 0 ms apart, whatever the machine's load). */
+let frozen: number | undefined;
 beforeAll(async () => {
-  s = await startTestServer({ wall: { now: () => Date.now() + offset } });
+  s = await startTestServer({ wall: { now: () => frozen ?? Date.now() + offset } });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -19,6 +21,7 @@ afterAll(async () => {
   await receiver.close();
 });
 afterEach(async () => {
+  frozen = undefined;
   await s.control('POST', '/sandbox/reset');
   receiver.received.length = 0;
   receiver.behave(() => 'ok');
@@ -142,6 +145,7 @@ describe('readiness runs (CONTRACT §21)', () => {
   });
 
   it('caps the evidence per check', async () => {
+    frozen = Date.now();
     const run = await open({ client_id: s.demo.clientId, probes: false });
     const order = (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer })).body.data;
     for (let i = 0; i < MAX_EVIDENCE + 10; i++) expect((await s.signed('GET', `/v1/orders/${order.reference}`)).status).toBe(200);
