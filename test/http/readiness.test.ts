@@ -210,7 +210,10 @@ describe('readiness runs (CONTRACT §21)', () => {
     expect(r.coverage.error_codes.seen).toEqual(['E_BADREQUEST', 'E_CONFLICT', 'E_RATE_LIMITED', 'E_SANDBOX_FAULT', 'E_VALIDATION_ERROR']);
     // The probes are marked as probes in the delivery log and the inspector.
     const deliveries = (await s.control('GET', `/sandbox/webhooks/deliveries?client_id=${partner.clientId}&per_page=100`)).body.data;
-    expect(deliveries.filter((d: any) => d.source === 'probe').map((d: any) => d.probe.kind).sort()).toEqual(['bad_signature', 'duplicate', 'out_of_order', 'stale_timestamp', 'tampered_body']);
+    const probes = deliveries.filter((d: any) => d.source === 'probe');
+    expect(probes.map((d: any) => d.probe.kind).sort()).toEqual(['bad_signature', 'duplicate', 'out_of_order', 'stale_timestamp', 'tampered_body']);
+    // One attempt each, never retried: refusing one is the right answer.
+    for (const d of probes) expect(d, d.probe.kind).toMatchObject({ attempts: [expect.any(Object)], next_attempt_at: null, status: ['bad_signature', 'tampered_body', 'stale_timestamp'].includes(d.probe.kind) ? 'failed' : 'succeeded' });
     const lost = r.probes.find((p: any) => p.kind === 'lost_response');
     expect((await s.control('GET', `/sandbox/requests/${lost.request_id}`)).body.data.message).toContain(`readiness probe: lost response (${run.id})`);
   });
