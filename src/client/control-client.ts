@@ -9,6 +9,7 @@ import type * as resetRoutes from '../http/control/reset.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
 import type * as rateRoutes from '../http/control/rates.routes';
 import type * as webhookChaosRoutes from '../http/control/webhook-chaos.routes';
+import type * as readinessRoutes from '../readiness/readiness.routes';
 import type * as stateRoutes from '../sandbox/state/state.routes';
 import type { PageMeta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';
@@ -38,6 +39,7 @@ export type ControlSpecs = SpecsIn<
     typeof rateRoutes &
     typeof webhookChaosRoutes &
     typeof stateRoutes &
+    typeof readinessRoutes &
     typeof resetRoutes
 >;
 
@@ -164,6 +166,10 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   putState: ['PUT', '/sandbox/state'],
   saveState: ['POST', '/sandbox/state/save'],
   answerListenAttempt: ['POST', '/sandbox/listen/attempts/{id}'],
+  openReadinessRun: ['POST', '/sandbox/readiness/runs'],
+  listReadinessRuns: ['GET', '/sandbox/readiness/runs'],
+  getReadinessRun: ['GET', '/sandbox/readiness/runs/{id}'],
+  finishReadinessRun: ['POST', '/sandbox/readiness/runs/{id}/finish'],
   reset: ['POST', '/sandbox/reset'],
 };
 

@@ -43,4 +43,6 @@ export type {
   RatesView,
   WebhookChaosInput,
   WebhookChaosView,
+  OpenReadinessInput,
+  ReadinessReport,
 } from './handle.types';

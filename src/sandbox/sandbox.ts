@@ -46,6 +46,7 @@ import { ChangeGate } from '../shared/change-gate';
 import { createIds, type Ids } from '../shared/ids';
 import { createSimulation } from './simulation';
 import { PACKAGE_VERSION } from '../shared/package-root';
+import { createReadiness, registerReadinessRoutes, type Readiness } from '../readiness';
 
 /** The package's version (package.json), read once in shared/package-root.ts. */
 export const VERSION: string = PACKAGE_VERSION;
@@ -77,6 +78,8 @@ export interface Sandbox {
   requests: RequestLog;
   /** Injected faults (CONTRACT §12). */
   faults: FaultStore;
+  /** Readiness runs (CONTRACT §21). */
+  readiness: Readiness;
   /** Where requests that may change the state wait while the state document streams (CONTRACT §13). */
   changes: ChangeGate;
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
@@ -203,7 +206,24 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
   }
 
+  const readiness = createReadiness({
+    bus,
+    wall,
+    partners,
+    orders,
+    dispatcher,
+    faults,
+    seed: config.seed,
+    onError: (err) => logger.error({ err }, 'readiness run: a fact could not be counted'),
+  });
+
   const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id, market: reference.market });
+
+  // CONTRACT §21: a reset ends every readiness run (their probes' faults go with the reset).
+  const reset = () => {
+    readiness.reset();
+    simulation.reset();
+  };
 
   const authDeps = {
     partners,
@@ -242,6 +262,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerFaultRoutes(api, { faults });
       registerRateRoutes(api, { market: reference.market, clock });
       registerWebhookChaosRoutes(api, { dispatcher, partners });
+      registerReadinessRoutes(api, { readiness });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerTailRoute(api, { tail });
@@ -256,7 +277,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
           return { bytes, summary };
         },
       });
-      registerResetRoute(api, { reset: simulation.reset, clock, demoClientId: demoPartner.client_id });
+      registerResetRoute(api, { reset, clock, demoClientId: demoPartner.client_id });
     },
   });
 
@@ -279,8 +300,9 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     bus,
     requests,
     faults,
+    readiness,
     changes,
-    reset: simulation.reset,
+    reset,
     advance: simulation.advance,
     advanceTo: simulation.advanceTo,
     exportState: () => exportState(stateParts),

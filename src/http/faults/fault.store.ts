@@ -76,6 +76,11 @@ const FaultFields = {
     .optional()
     .meta({ description: 'the first N matching requests (inside the window) go through untouched; then the fault applies (and `times` counts)', example: 2 }),
   times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
+  note: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .meta({ description: 'a label shown in the injected answer\'s message (and so in the inspector), e.g. a readiness probe (CONTRACT §21)', example: 'readiness probe' }),
 };
 
 /**
