@@ -307,7 +307,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerRequestRoutes(api, { requests });
       registerFaultRoutes(api, { faults });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
-      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
+      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id, timings: orders.timings });
       registerTailRoute(api, { tail });
       registerReadinessRoutes(api, { readiness });
       registerStateRoutes(api, {

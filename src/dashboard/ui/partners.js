@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { patch, post } from './api.js';
 import { useMeta } from './meta.js';
 import { usePartners } from './orders.js';
+import { ReadinessSummary } from './readiness.js';
 import { go, hashOf } from './router.js';
 import { Copyable, ErrorBox, html, Input, link, Section, Select, useAction } from './ui.js';
 /** @import { FieldEvent } from './ui.js' */
@@ -44,7 +45,7 @@ export function PartnersScreen({ selected }) {
           </table>
         </${Section}>
       </div>
-      <div class="col-side">${current ? html`<${Settings} key=${current.client_id} partner=${current} onSaved=${() => partners.reload()} />` : null}</div>
+      <div class="col-side">${current ? html`<${Settings} key=${current.client_id} partner=${current} onSaved=${() => partners.reload()} /><${ReadinessSummary} key=${`r-${current.client_id}`} clientId=${current.client_id} name=${current.name} />` : null}</div>
     </div>
   </div>`;
 }
