@@ -115,7 +115,7 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
     await page.locator('[data-action="finish-run"]').click();
     await page.locator(`[data-testid="report"][data-run="${runId}"][data-open="false"] [data-testid="verdict"][data-verdict="not_ready"]`).waitFor();
     await page.locator('[data-testid="action-result"]', { hasText: `Finished ${runId}: not ready` }).waitFor();
-    await page.locator(`[data-testid="runs"] tr[data-run="${runId}"] td[data-label="Ended"] time`).waitFor();
+    await page.locator(`[data-testid="runs"] tr[data-run="${runId}"] td[data-label="Ended"] time`, { hasText: 'finished' }).waitFor();
     expect(await page.locator('[data-action="finish-run"]').count()).toBe(0);
     expect(await page.evaluate<boolean>(`document.getElementById('readiness-report')?.contains(document.activeElement) ?? false`)).toBe(true);
     const final = (await s.control('GET', `/sandbox/readiness/runs/${runId}`)).body.data;
@@ -161,7 +161,9 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
       }
       if (width === 390) {
         expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
-        await page.screenshot({ path: join(SHOTS, '33-readiness-390.png'), fullPage: true });
+        await page.screenshot({ path: join(SHOTS, '33-readiness-390.png') });
+        await page.locator('#readiness-coverage').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(SHOTS, '34-readiness-390-coverage.png') });
       }
     }
     await page.setViewportSize({ width: 1440, height: 900 });

@@ -27,6 +27,8 @@ const VERDICT_TEXT = { ready: 'ready', not_ready: 'not ready', incomplete: 'inco
 /** @type {Record<ReadinessCheck['status'], string>} */
 const STATUS_TEXT = { pass: 'pass', fail: 'fail', not_exercised: 'not exercised' };
 /** @type {Record<NonNullable<ReadinessReport['ended_by']>, string>} */
+const ENDED_SHORT = { finish: 'finished', reset: 'reset', new_run: 'newer run', evicted: 'evicted' };
+/** @type {Record<NonNullable<ReadinessReport['ended_by']>, string>} */
 const ENDED_BY = { finish: 'finished', reset: 'ended by a reset', new_run: 'ended by a newer run', evicted: 'ended (evicted: too many runs)' };
 
 /** @param {{ verdict: ReadinessReport['verdict'] }} props */
@@ -122,13 +124,12 @@ function Runs({ clientId, runs, shown }) {
     <${ErrorBox} error=${action.error ?? runs.error} />
     ${list.length
       ? html`<table class="list cards runs" data-testid="runs">
-        <thead><tr><th>Run</th><th>Verdict</th><th>Env.</th><th>Opened</th><th>Ended</th></tr></thead>
+        <thead><tr><th>Run</th><th>Verdict</th><th>Opened</th><th>Ended</th></tr></thead>
         <tbody>${list.map((r) => html`<tr key=${r.id} data-run=${r.id} class=${r.id === shown ? 'selected' : ''} aria-current=${r.id === shown ? 'true' : undefined}>
-          <td class="key"><a class="mono" href=${hashOf('readiness', clientId, { run: r.id })}>${r.id}</a></td>
-          <td data-label="Verdict"><${Verdict} verdict=${r.verdict} />${r.finished_at ? null : html` <span class="pill open-pill">open</span>`}</td>
-          <td data-label="Env.">${r.environment}</td>
+          <td class="key"><a class="mono" href=${hashOf('readiness', clientId, { run: r.id })}>${r.id}</a> <span class="muted small">${r.environment}</span></td>
+          <td data-label="Verdict"><${Verdict} verdict=${r.verdict} /></td>
           <td data-label="Opened"><${Time} iso=${r.opened_at} /></td>
-          <td data-label="Ended">${r.finished_at ? html`<${Time} iso=${r.finished_at} />` : html`<span class="muted">open</span>`}</td></tr>`)}</tbody>
+          <td data-label="Ended">${r.finished_at ? html`<time datetime=${r.finished_at} title=${r.finished_at}>${ENDED_SHORT[r.ended_by ?? 'finish']}</time>` : html`<span class="pill open-pill">open</span>`}</td></tr>`)}</tbody>
       </table>`
       : runs.data ? html`<p class="empty">No runs yet.</p>` : null}
   </${Section}>`;
@@ -209,6 +210,7 @@ function verdictWhy(r) {
 function Checks({ title, side, checks }) {
   return html`<h3 id=${`checks-${side}`}>${title}</h3>
     <table class="list cards checks" data-testid=${`checks-${side}`} aria-labelledby=${`checks-${side}`}>
+      <colgroup><col class="c-status" /><col class="c-check" /><col class="c-evidence" /><col class="c-fix" /></colgroup>
       <thead><tr><th>Status</th><th>Check</th><th>Evidence</th><th>Fix</th></tr></thead>
       <tbody>${checks.map((c) => html`<tr key=${c.id} class=${`check-row ck-row-${c.status}`} data-check=${c.id} data-status=${c.status}>
         <td class="key"><span class=${`status ck-${c.status}`}>${STATUS_TEXT[c.status]}</span>${c.status === 'not_exercised' ? html`<div class="muted small">${c.applies ? 'needed' : 'not used'}</div>` : null}</td>
