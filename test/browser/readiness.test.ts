@@ -124,23 +124,28 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
     expect(pageErrors).toEqual([]);
   }, 90_000);
 
-  it('opens a run from the page, with probes, and shows it as the newest, open and incomplete', async () => {
+  it('opens a run from the page (receiver only, with probes) and shows it as the newest, open and incomplete', async () => {
     await dashboard!.open(`#/readiness/${s.demo.clientId}`);
     await page.locator('[data-testid="runs"] tr[data-run]').first().waitFor();
     const before = await page.locator('[data-testid="runs"] tr[data-run]').count();
     await page.locator('select[name="environment"]').selectOption('test');
+    await page.locator('select[name="scope"]').selectOption('receiver');
     expect(await page.getByRole('checkbox', { name: /Probes/ }).isChecked()).toBe(true);
     await page.locator('[data-action="open-run"]').click();
     await page.locator('[data-testid="open-result"]', { hasText: /^Opened rdy_\d+: .+'s test traffic counts from now on$/ }).waitFor();
-    const runs = (await s.control('GET', `/sandbox/readiness/runs?client_id=${s.demo.clientId}`)).body.data as Array<{ id: string; finished_at?: string }>;
+    const runs = (await s.control('GET', `/sandbox/readiness/runs?client_id=${s.demo.clientId}`)).body.data as Array<{ id: string; finished_at?: string; scope: string; probes: unknown[] }>;
     expect(runs).toHaveLength(before + 1);
     const newest = runs[0]!;
+    expect(newest).toMatchObject({ scope: 'receiver', probes: expect.any(Array) });
+    expect(newest.probes.length).toBeGreaterThan(0);
     expect(newest.finished_at).toBeUndefined();
+    await page.locator('[data-testid="report"] .pill', { hasText: 'receiver only' }).waitFor();
     await page.locator(`[data-testid="report"][data-run="${newest.id}"][data-open="true"] [data-testid="verdict"][data-verdict="incomplete"]`).waitFor();
     expect(page.url()).toContain(`#/readiness/${s.demo.clientId}?run=${newest.id}`);
     await page.locator('[data-testid="runs"] tr.selected a', { hasText: newest.id }).waitFor();
-    // Its probes are listed; none has happened without traffic.
-    await page.locator('[data-testid="probes"] tr[data-probe="lost_response"]').waitFor();
+    // Its probes are listed (a receiver-only run's are the adversarial deliveries); none has happened without traffic.
+    await page.locator('[data-testid="probes"] tr[data-probe="bad_signature"] .status', { hasText: 'planned' }).waitFor();
+    expect(await page.locator('[data-testid="probes"] tr[data-probe="lost_response"]').count()).toBe(0);
     await page.locator('[data-testid="coverage-empty"]').waitFor();
     await dashboard!.shot('32-readiness-new-run');
     await s.control('POST', `/sandbox/readiness/runs/${newest.id}/finish`);

@@ -99,6 +99,7 @@ function Runs({ clientId, runs, shown }) {
   const meta = useMeta();
   const [environment, setEnvironment] = useState('test');
   const [probes, setProbes] = useState(true);
+  const [scope, setScope] = useState('all');
   const action = useAction();
   const list = runs.data ?? [];
   const current = list.find((r) => !r.finished_at);
@@ -106,7 +107,7 @@ function Runs({ clientId, runs, shown }) {
   const open = async (e) => {
     e.preventDefault();
     /** @type {OpenRunBody} */
-    const body = { client_id: clientId, environment, probes };
+    const body = { client_id: clientId, environment, probes, scope };
     const run = await action.run((/** @type {ReadinessReport} */ r) => `Opened ${r.id}: ${clientId}'s ${r.environment} traffic counts from now on`, /** @returns {Promise<ReadinessReport>} */ () => post('/sandbox/readiness/runs', body));
     if (run) {
       await runs.reload();
@@ -116,6 +117,7 @@ function Runs({ clientId, runs, shown }) {
   return html`<${Section} title="Runs" id="readiness-runs">
     <form class="form-grid open-run" onSubmit=${open} aria-describedby=${current ? 'open-run-note' : undefined}>
       <${Select} label="Environment" name="environment" value=${environment} onChange=${setEnvironment} options=${meta.environments} />
+      <${Select} label="What counts" name="scope" value=${scope} onChange=${setScope} options=${[['all', 'API client and receiver'], ['receiver', 'receiver only']]} />
       <label class="check probes"><input type="checkbox" name="probes" checked=${probes} onChange=${() => setProbes(!probes)} /> Probes <span class="muted small">(adversarial deliveries, a lost create, a 429, a quote ended early)</span></label>
       <div class="form-actions"><button class="primary" type="submit" data-action="open-run" disabled=${action.busy}>${current ? 'Open a new run' : 'Open a run'}</button></div>
     </form>
@@ -178,6 +180,7 @@ function Report({ id, clientId, name, loaded, onChanged, runsPanel }) {
   return columns(html`<${Section} title=${html`Run <span class="mono">${r.id}</span>`} id="readiness-report" actions=${finishButton}>
       <div class="report-head" data-testid="report" data-run=${r.id} data-verdict=${r.verdict} data-open=${r.finished_at ? 'false' : 'true'}>
         <${Verdict} verdict=${r.verdict} />
+        ${r.scope === 'receiver' ? html`<span class="pill" title="Only the receiver's answers count: the client checks stay not exercised">receiver only</span>` : null}
         <span class="small">${r.finished_at ? html`${ENDED_BY[r.ended_by ?? 'finish']} <${Time} iso=${r.finished_at} />` : html`<span class="pill open-pill">open</span> <span class="muted">updates as traffic arrives</span>`}</span>
       </div>
       <p class="small verdict-why" data-testid="verdict-why">${verdictWhy(r)}</p>
