@@ -67,6 +67,9 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
     // From the partner's page to its readiness screen.
     await dashboard!.open(`#/partners/${s.demo.clientId}`);
     await page.locator('[data-testid="readiness-summary"] [data-testid="verdict"][data-verdict="not_ready"]').waitFor();
+    await dashboard!.shot('29-partner-readiness');
+    // Every partner of the list links to its readiness too.
+    await page.locator(`[data-testid="partners"] a[href="#/readiness/${s.demo.clientId}"]`).waitFor();
     await page.locator('[data-testid="readiness-link"]').click();
     await page.locator(`[data-testid="readiness"][data-client="${s.demo.clientId}"] [data-testid="report"][data-run="${runId}"]`).waitFor();
     expect(await page.locator('main h1').innerText()).toBe('Readiness of Demo Partner');

@@ -35,13 +35,14 @@ export function PartnersScreen({ selected }) {
         <${Section} title="Every partner" id="partners-list">
           <${ErrorBox} error=${partners.error} />
           <table class="list cards" data-testid="partners">
-            <thead><tr><th>Name</th><th>Client id</th><th>KYB</th><th>Webhook URL</th><th>Events</th><th>IP whitelist</th></tr></thead>
+            <thead><tr><th>Name</th><th>Client id</th><th>KYB</th><th>Webhook URL</th><th>Events</th><th>IP whitelist</th><th>Readiness</th></tr></thead>
             <tbody>${list.map((p) => html`<tr key=${p.client_id} class=${current?.client_id === p.client_id ? 'selected' : ''} aria-current=${current?.client_id === p.client_id ? 'true' : undefined}>
               <td class="key" data-label="Name"><a href=${link('partners', p.client_id)}>${p.name}</a></td>
               <td data-label="Client id"><${Copyable} value=${p.client_id} label=${`the client id of ${p.name}`} /></td>
               <td data-label="KYB"><span class=${`status kyb-${p.kyb_status}`}>${p.kyb_status}</span></td>
               <td class="mono small break" data-label="Webhook URL">${p.webhook_url ?? html`<span class="muted">none</span>`}</td><td class="num" data-label="Events">${p.events.length}</td>
-              <td class="small" data-label="IP whitelist">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td></tr>`)}</tbody>
+              <td class="small" data-label="IP whitelist">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td>
+              <td class="small" data-label="Readiness"><a href=${link('readiness', p.client_id)} aria-label=${`Readiness runs of ${p.name}`}>Runs →</a></td></tr>`)}</tbody>
           </table>
         </${Section}>
       </div>

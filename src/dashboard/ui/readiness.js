@@ -67,15 +67,15 @@ export function ReadinessScreen({ clientId }) {
   }, [clientId, list[0]?.client_id]);
   if (!clientId) return html`<div class="screen"><h1>Readiness</h1><${ErrorBox} error=${partners.error} /><p class="loading">Loading the partners…</p></div>`;
   const partner = list.find((p) => p.client_id === clientId);
-  return html`<${PartnerReadiness} key=${clientId} clientId=${clientId} name=${partner?.name ?? clientId} run=${route.params.run} />`;
+  return html`<${PartnerReadiness} key=${clientId} clientId=${clientId} name=${partner?.name ?? clientId} noReceiver=${partner !== undefined && !partner.webhook_url} run=${route.params.run} />`;
 }
 
-/** @param {{ clientId: string, name: string, run: string | undefined }} props */
-function PartnerReadiness({ clientId, name, run }) {
+/** @param {{ clientId: string, name: string, noReceiver: boolean, run: string | undefined }} props */
+function PartnerReadiness({ clientId, name, noReceiver, run }) {
   /** @type {Resource<ReadinessReport[]>} */
   const runs = useFollowed(`/sandbox/readiness/runs${qs({ client_id: clientId })}`, true);
   const shown = run ?? runs.data?.[0]?.id;
-  const panel = html`<${Runs} clientId=${clientId} runs=${runs} shown=${shown} />`;
+  const panel = html`<${Runs} clientId=${clientId} runs=${runs} shown=${shown} noReceiver=${noReceiver} />`;
   return html`<div class="screen readiness" data-testid="readiness" data-client=${clientId}>
     <div class="crumbs"><a href=${hashOf('partners')}>← Partners</a> · <a href=${link('partners', clientId)}>${name}</a></div>
     <div class="screen-head"><h1>Readiness of ${name}</h1><${Copyable} value=${clientId} label="the client id" /></div>
@@ -93,9 +93,9 @@ const columns = (main, ...side) => html`<div class="columns"><div class="col-mai
 
 /**
  * The partner's runs, newest first, and the form that opens one.
- * @param {{ clientId: string, runs: Resource<ReadinessReport[]>, shown: string | undefined }} props
+ * @param {{ clientId: string, runs: Resource<ReadinessReport[]>, shown: string | undefined, noReceiver: boolean }} props
  */
-function Runs({ clientId, runs, shown }) {
+function Runs({ clientId, runs, shown, noReceiver }) {
   const meta = useMeta();
   const [environment, setEnvironment] = useState('test');
   const [probes, setProbes] = useState(true);
@@ -121,6 +121,7 @@ function Runs({ clientId, runs, shown }) {
       <label class="check probes"><input type="checkbox" name="probes" checked=${probes} onChange=${() => setProbes(!probes)} /> Probes <span class="muted small">(adversarial deliveries, a lost create, a 429, a quote ended early)</span></label>
       <div class="form-actions"><button class="primary" type="submit" data-action="open-run" disabled=${action.busy}>${current ? 'Open a new run' : 'Open a run'}</button></div>
     </form>
+    ${noReceiver ? html`<p class="hint small" data-testid="no-receiver">This partner has no webhook URL: no delivery reaches a receiver, so the receiver checks stay not exercised. Set one in <a href=${link('partners', clientId)}>its settings</a>.</p>` : null}
     ${current ? html`<p class="muted small" id="open-run-note">A new run ends ${current.id}, still open (its report is kept).</p>` : null}
     ${action.done && !action.error ? html`<p class="ok small" data-testid="open-result">${action.done}</p>` : null}
     <${ErrorBox} error=${action.error ?? runs.error} />
