@@ -1,4 +1,6 @@
 import { KybStatusSchema } from '../auth';
+import { lifecycleGraph, type LifecycleGraph } from '../orders/lifecycle-graph';
+import type { LifecycleTimings } from '../orders/order.machine';
 import { ORDER_STATUSES, ORDER_TYPES, PAYOUT_OUTCOMES } from '../orders/order.vocabulary';
 import { ENVIRONMENTS } from '../reference';
 import { WEBHOOK_EVENTS } from '../shared/events';
@@ -22,8 +24,17 @@ export function dashboardVocabulary() {
 }
 export type DashboardVocabulary = ReturnType<typeof dashboardVocabulary>;
 
-/** What the page is given with its HTML: the vocabularies and the demo partner's client id. */
+/**
+ * Every order type's lifecycle graph, read from the machine with the sandbox's own timings: the
+ * readiness screen draws a run's coverage on it (CONTRACT §21) with no order of the type at hand.
+ */
+export function dashboardLifecycles(timings: LifecycleTimings): Record<string, LifecycleGraph> {
+  return Object.fromEntries(ORDER_TYPES.map((type) => [type, lifecycleGraph(type, timings)]));
+}
+
+/** What the page is given with its HTML: the vocabularies, the lifecycles and the demo partner's client id. */
 export interface DashboardBootstrap {
   vocabulary: DashboardVocabulary;
+  lifecycles: Record<string, LifecycleGraph>;
   demo_client_id: string;
 }

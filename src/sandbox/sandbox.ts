@@ -264,7 +264,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerWebhookChaosRoutes(api, { dispatcher, partners });
       registerReadinessRoutes(api, { readiness });
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
-      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
+      registerDashboard(api, { live, demoClientId: () => demoPartner.client_id, timings: orders.timings });
       registerTailRoute(api, { tail });
       registerStateRoutes(api, {
         exportChunks: () => streamState(),

@@ -201,6 +201,24 @@ describe('what the dashboard reads, round two (issue 20, CONTRACT §15)', () => 
     expect(readme.text).toContain('ramp-sandbox');
   });
 
+  it('gives the page every order type\'s lifecycle graph, with the sandbox\'s timings (the readiness coverage, CONTRACT §21)', async () => {
+    // Timings of its own, so a graph made with the defaults would differ from the lifecycle route's.
+    const own = await startTestServer({ lifecycleDelays: { processing: 45_000 } });
+    try {
+      const page = await own.request('GET', '/sandbox/dashboard');
+      const boot = JSON.parse(/<script type="application\/json" id="bootstrap">(.*?)<\/script>/.exec(page.text)![1]!);
+      expect(Object.keys(boot.lifecycles)).toEqual(['onramp', 'offramp', 'swap']);
+      for (const type of ['onramp', 'offramp', 'swap'] as const) {
+        const order = await createOrder(own, type);
+        const lifecycle = (await own.control('GET', `/sandbox/orders/${order.reference}/lifecycle`)).body.data;
+        expect(boot.lifecycles[type], type).toEqual(lifecycle.graph);
+      }
+      expect(JSON.stringify(boot.lifecycles.onramp)).toContain('45 s');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('serves assets with no-cache and an ETag, and a 304 when it still matches', async () => {
     const first = await s.request('GET', '/sandbox/dashboard/assets/app.js');
     expect(first.headers.get('cache-control')).toBe('no-cache');

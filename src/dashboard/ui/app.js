@@ -9,6 +9,7 @@ import { InspectorScreen, RequestScreen } from './inspector.js';
 import { OrderScreen } from './order-detail.js';
 import { OrdersScreen } from './orders.js';
 import { PartnersScreen } from './partners.js';
+import { ReadinessScreen } from './readiness.js';
 import { useRoute } from './router.js';
 import { GetStarted } from './start.js';
 import { Announcer, faultEffects, faultState, FaultWhen, html, useAction, useFaults } from './ui.js';
@@ -23,7 +24,13 @@ const SCREENS = [
   ['partners', 'Partners', 'Partners'],
 ];
 /** @type {Record<string, string>} */
-const TITLES = Object.fromEntries([...SCREENS.map(([key, label]) => [key, label]), ['start', 'Get started']]);
+const TITLES = Object.fromEntries([...SCREENS.map(([key, label]) => [key, label]), ['start', 'Get started'], ['readiness', 'Readiness']]);
+/**
+ * Screens reached from another one, and the tab marked in the top bar for each: a partner's
+ * readiness is under Partners.
+ * @type {Record<string, string>}
+ */
+const TAB_OF = { readiness: 'partners' };
 
 /**
  * Asks for the admin token; keeps it for this tab only (sessionStorage).
@@ -113,6 +120,7 @@ function Dashboard() {
   const route = useRoute();
   const { screen, id } = route;
   const current = TITLES[screen] ? screen : 'orders';
+  const tab = TAB_OF[current] ?? current;
   /** @type {Html} */
   let body;
   if (current === 'orders' && id) body = html`<${OrderScreen} reference=${id} />`;
@@ -121,11 +129,12 @@ function Dashboard() {
   else if (current === 'requests' && id) body = html`<${RequestScreen} id=${id} />`;
   else if (current === 'requests') body = html`<${InspectorScreen} />`;
   else if (current === 'partners') body = html`<${PartnersScreen} selected=${id} />`;
+  else if (current === 'readiness') body = html`<${ReadinessScreen} clientId=${id} />`;
   else if (current === 'start') body = html`<div class="screen"><h1>Get started</h1><${GetStarted} /></div>`;
   else body = html`<${OrdersScreen} />`;
 
   useEffect(() => {
-    const what = id ? `${id} · ${current === 'orders' ? 'Order' : current === 'deliveries' ? 'Delivery' : current === 'requests' ? 'Request' : 'Partner'}` : TITLES[current];
+    const what = id ? `${id} · ${current === 'orders' ? 'Order' : current === 'deliveries' ? 'Delivery' : current === 'requests' ? 'Request' : current === 'readiness' ? 'Readiness' : 'Partner'}` : TITLES[current];
     document.title = `${what} · ramp-sandbox`;
   }, [current, id]);
 
@@ -151,7 +160,7 @@ function Dashboard() {
       <a class="brand" href="#/orders" aria-label="ramp-sandbox: orders">ramp-sandbox</a>
       <nav aria-label="Screens">${SCREENS.map(
         ([key, label, short]) =>
-          html`<a href=${`#/${key}`} aria-current=${current === key ? 'page' : undefined} class=${current === key ? 'active' : ''}><span class="long">${label}</span><span class="short">${short}</span></a>`,
+          html`<a href=${`#/${key}`} aria-current=${tab === key ? 'page' : undefined} class=${tab === key ? 'active' : ''}><span class="long">${label}</span><span class="short">${short}</span></a>`,
       )}</nav>
       <div class="topbar-right"><a class=${`start-link ${current === 'start' ? 'active' : ''}`} href="#/start" aria-current=${current === 'start' ? 'page' : undefined}>Get started</a><${Connection} /><${Reset} /></div>
     </header>

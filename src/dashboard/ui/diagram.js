@@ -49,12 +49,21 @@ export function layout(graph) {
 }
 
 /**
- * @param {{ graph: LifecycleGraph, path: OrderStatus[], status: OrderStatus }} props
+ * An order's diagram: `path` and `status` mark where it went and where it is. A run's coverage
+ * (the readiness screen, CONTRACT §21): `reached` instead, the statuses its orders of the type
+ * entered, highlighted, and the rest dimmed; no arrow is marked taken (only statuses are known).
+ * @param {{ graph: LifecycleGraph, path?: OrderStatus[], status?: OrderStatus, reached?: string[] }} props
  */
-export function Diagram({ graph, path, status }) {
+export function Diagram({ graph, path = [], status, reached }) {
   const { pos, width, height } = layout(graph);
+  const coverage = reached ? new Set(reached) : undefined;
   const visited = new Set(path);
   const taken = new Set(path.slice(1).map((to, i) => `${path[i]}>${to}`));
+  // Two diagrams on one page (the readiness screen draws one per order type) need their own marker ids.
+  const mark = `${coverage ? 'cov-' : ''}${graph.type}`;
+  const label = coverage
+    ? `Coverage of ${graph.type} orders: ${graph.states.filter((s) => coverage.has(s.id)).length} of ${graph.states.length} statuses reached`
+    : `Lifecycle of a ${graph.type} order, now ${status}`;
   /**
    * One arrow per pair of statuses (`from>to`), with the label of every edge it stands for.
    * @type {Map<string, { key: string, from: OrderStatus, to: OrderStatus, labels: string[] }>}
@@ -70,10 +79,10 @@ export function Diagram({ graph, path, status }) {
     }
     edges.set(key, { key, from: e.from, to: e.to, labels: [label] });
   }
-  return html`<svg class="diagram" data-testid="diagram" viewBox=${`0 0 ${width} ${height}`} width=${width} height=${height} role="img" aria-label=${`Lifecycle of a ${graph.type} order, now ${status}`}>
+  return html`<svg class=${`diagram${coverage ? ' coverage' : ''}`} data-testid=${coverage ? 'coverage-diagram' : 'diagram'} data-type=${graph.type} viewBox=${`0 0 ${width} ${height}`} width=${width} height=${height} role="img" aria-label=${label}>
     <defs>
-      <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead" /></marker>
-      <marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead taken" /></marker>
+      <marker id=${`arrow-${mark}`} viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead" /></marker>
+      <marker id=${`arrow-taken-${mark}`} viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrowhead taken" /></marker>
     </defs>
     ${[...edges.values()].map((e) => {
       const a = pos.get(e.from);
@@ -88,17 +97,20 @@ export function Diagram({ graph, path, status }) {
       const bow = span > H + GAP_Y ? (x2 >= x1 ? 1 : -1) * (W / 2 + GAP_X) : 0;
       const d = `M${x1},${y1} C${x1 + bow},${y1 + span * 0.5} ${x2 + bow},${y2 - span * 0.5} ${x2},${y2}`;
       const isTaken = taken.has(e.key);
-      const isNext = e.from === status && !isTaken;
-      return html`<path d=${d} class=${`edge${isTaken ? ' taken' : ''}${isNext ? ' next' : ''}`} marker-end=${isTaken ? 'url(#arrow-taken)' : 'url(#arrow)'}><title>${e.labels.join('\n')}</title></path>`;
+      const isNext = status !== undefined && e.from === status && !isTaken;
+      const isDim = coverage !== undefined && !(coverage.has(e.from) && coverage.has(e.to));
+      return html`<path d=${d} class=${`edge${isTaken ? ' taken' : ''}${isNext ? ' next' : ''}${isDim ? ' dim' : ''}`} marker-end=${isTaken ? `url(#arrow-taken-${mark})` : `url(#arrow-${mark})`}><title>${e.labels.join('\n')}</title></path>`;
     })}
     ${graph.states.map((s) => {
       const p = pos.get(s.id);
       if (!p) return null;
-      const cls = `node${visited.has(s.id) ? ' visited' : ''}${s.id === status ? ' current' : ''}${s.final ? ' final' : ''}`;
+      const cover = coverage ? (coverage.has(s.id) ? ' reached' : ' dim') : '';
+      const cls = `node${visited.has(s.id) ? ' visited' : ''}${s.id === status ? ' current' : ''}${s.final ? ' final' : ''}${cover}`;
+      const said = coverage ? (coverage.has(s.id) ? ', reached' : ', not reached') : '';
       return html`<g class=${cls} data-status=${s.id}>
         <rect x=${p.x} y=${p.y} width=${W} height=${H} rx=${s.final ? 14 : 5} />
         <text x=${p.x + W / 2} y=${p.y + H / 2 + 4} text-anchor="middle">${s.id}</text>
-        <title>${s.id}${s.final ? ' (final)' : ''}</title>
+        <title>${s.id}${s.final ? ' (final)' : ''}${said}</title>
       </g>`;
     })}
   </svg>`;

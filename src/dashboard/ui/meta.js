@@ -15,6 +15,13 @@ export const bootstrap = read();
 /** `{statuses, events, types, kyb, deliveryStatuses, environments, payoutOutcomes}`. */
 export const meta = bootstrap.vocabulary;
 
+/**
+ * Each order type's lifecycle graph, read from the machine (with the sandbox's timings): the
+ * readiness screen draws coverage on it without an order of that type at hand.
+ * @type {Record<string, import('./types').LifecycleGraph>}
+ */
+export const lifecycles = bootstrap.lifecycles;
+
 /** The vocabularies, as a hook (kept for the screens that read them so). @returns {Meta} */
 export function useMeta() {
   return meta;

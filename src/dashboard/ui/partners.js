@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { patch, post } from './api.js';
 import { useMeta } from './meta.js';
 import { usePartners } from './orders.js';
+import { ReadinessSummary } from './readiness.js';
 import { go, hashOf } from './router.js';
 import { Copyable, ErrorBox, html, Input, link, Section, Select, useAction } from './ui.js';
 /** @import { FieldEvent } from './ui.js' */
@@ -34,17 +35,18 @@ export function PartnersScreen({ selected }) {
         <${Section} title="Every partner" id="partners-list">
           <${ErrorBox} error=${partners.error} />
           <table class="list cards" data-testid="partners">
-            <thead><tr><th>Name</th><th>Client id</th><th>KYB</th><th>Webhook URL</th><th>Events</th><th>IP whitelist</th></tr></thead>
+            <thead><tr><th>Name</th><th>Client id</th><th>KYB</th><th>Webhook URL</th><th>Events</th><th>IP whitelist</th><th>Readiness</th></tr></thead>
             <tbody>${list.map((p) => html`<tr key=${p.client_id} class=${current?.client_id === p.client_id ? 'selected' : ''} aria-current=${current?.client_id === p.client_id ? 'true' : undefined}>
               <td class="key" data-label="Name"><a href=${link('partners', p.client_id)}>${p.name}</a></td>
               <td data-label="Client id"><${Copyable} value=${p.client_id} label=${`the client id of ${p.name}`} /></td>
               <td data-label="KYB"><span class=${`status kyb-${p.kyb_status}`}>${p.kyb_status}</span></td>
               <td class="mono small break" data-label="Webhook URL">${p.webhook_url ?? html`<span class="muted">none</span>`}</td><td class="num" data-label="Events">${p.events.length}</td>
-              <td class="small" data-label="IP whitelist">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td></tr>`)}</tbody>
+              <td class="small" data-label="IP whitelist">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td>
+              <td class="small" data-label="Readiness"><a href=${link('readiness', p.client_id)} aria-label=${`Readiness runs of ${p.name}`}>Runs →</a></td></tr>`)}</tbody>
           </table>
         </${Section}>
       </div>
-      <div class="col-side">${current ? html`<${Settings} key=${current.client_id} partner=${current} onSaved=${() => partners.reload()} />` : null}</div>
+      <div class="col-side">${current ? html`<${Settings} key=${current.client_id} partner=${current} onSaved=${() => partners.reload()} /><${ReadinessSummary} key=${`r-${current.client_id}`} clientId=${current.client_id} name=${current.name} />` : null}</div>
     </div>
   </div>`;
 }

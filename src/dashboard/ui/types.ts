@@ -352,3 +352,20 @@ export type PartnerKeys = ControlData<'getPartnerKeys'>;
 
 /** One page of a list and its meta (GET /sandbox/webhooks/deliveries, /sandbox/requests, /sandbox/orders). */
 export type Paged<T> = Envelope<T[]> & { meta: PageMeta };
+
+// ---- readiness (CONTRACT §21) -------------------------------------------------------------------
+
+/** ReadinessReport: POST /sandbox/readiness/runs, GET …/runs/{id}, POST …/runs/{id}/finish; GET …/runs lists them. */
+export type ReadinessReport = ControlData<'getReadinessRun'>;
+
+/** One check of a report: its status, clause, title, evidence and fix. */
+export type ReadinessCheck = ReadinessReport['checks'][number];
+
+/** One piece of a check's evidence: a request, a delivery or an order, and why it counts. */
+export type ReadinessEvidence = ReadinessCheck['evidence'][number];
+
+/** A probe of a run (an adversarial delivery, a lost create, a 429, a quote ended early). */
+export type ReadinessProbe = ReadinessReport['probes'][number];
+
+/** POST /sandbox/readiness/runs body, as the page sends it. */
+export type OpenRunBody = FormBody<ControlBody<'openReadinessRun'>>;

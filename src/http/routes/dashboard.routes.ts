@@ -4,7 +4,8 @@ import { answerEventStream } from '../api/event-stream';
 import { notFound } from '../../shared/errors';
 import { ASSET_MEDIA, ASSET_NAME, ASSET_PREFIX, createAssetStore } from '../../dashboard/assets';
 import type { LiveFeed } from '../../dashboard/live';
-import { dashboardVocabulary, type DashboardBootstrap } from '../../dashboard/vocabulary';
+import { dashboardLifecycles, dashboardVocabulary, type DashboardBootstrap } from '../../dashboard/vocabulary';
+import type { LifecycleTimings } from '../../orders/order.machine';
 
 export { LiveFeed, type LiveFeedDeps, type LiveKind } from '../../dashboard/live';
 
@@ -16,9 +17,10 @@ const AssetParamsSchema = z.object({ name: z.string().regex(ASSET_NAME, 'must be
  * CONTRACT §15: the dashboard page (`GET /sandbox/dashboard`, and `GET /` redirects there),
  * its assets (served by the sandbox, no CDN) and its live feed (`GET /sandbox/events`).
  */
-export function registerDashboard(api: Api, deps: { live: LiveFeed; demoClientId: () => string }): void {
+export function registerDashboard(api: Api, deps: { live: LiveFeed; demoClientId: () => string; timings: LifecycleTimings }): void {
   const assets = createAssetStore();
   const vocabulary = dashboardVocabulary();
+  const lifecycles = dashboardLifecycles(deps.timings);
   const page = { auth: 'page', tag: 'sandbox', data: z.void() } as const;
 
   api.route(
@@ -31,7 +33,7 @@ export function registerDashboard(api: Api, deps: { live: LiveFeed; demoClientId
     { ...page, data: z.string(), method: 'GET', path: DASHBOARD_PATH, operationId: 'dashboard', summary: 'The dashboard (HTML; it asks for the admin token when one is set)', html: true, message: 'The dashboard' },
     ({ ctx }) => {
       ctx.set('Cache-Control', 'no-cache');
-      return shell(assets.importMap(), { vocabulary, demo_client_id: deps.demoClientId() });
+      return shell(assets.importMap(), { vocabulary, lifecycles, demo_client_id: deps.demoClientId() });
     },
   );
   api.route(
