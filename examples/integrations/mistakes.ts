@@ -10,8 +10,8 @@ export interface Mistakes {
   /** Spec §5.2, §8: `svc-timestamp` in seconds instead of milliseconds. */
   timestampInSeconds: boolean;
   /**
-   * Spec §5.2: signs a re-serialisation of the body (its keys sorted, as a "canonical JSON"
-   * helper would) while the bytes sent keep their own key order.
+   * Spec §5.2: signs `JSON.stringify(payload)` while the HTTP layer sends its own serialisation
+   * of the same object (`{"a": 1}`, as Python's json.dumps writes it): the bytes differ.
    */
   signReserialisedBody: boolean;
   /** Spec §4.2 rule 3, §9: a network list compiled into the code instead of read at run time. */
@@ -40,6 +40,11 @@ export interface Mistakes {
   rejectOutOfOrder: boolean;
   /** Spec §6.5 rule 1: the receiver does its work before answering, and the work is slow. */
   slowAcknowledgement: boolean;
+  /**
+   * Spec §6.1, §6.5 rule 2: the receiver knows `order.fiat_received`, spelled right, and answers
+   * 500 to the `order.fiat_recieved` the API sends: every retry fails the same way.
+   */
+  refuseMisspeltEvent: boolean;
 }
 
 /** The reference: no mistake. */
@@ -60,6 +65,7 @@ export const NO_MISTAKES: Readonly<Mistakes> = Object.freeze({
   rejectDuplicates: false,
   rejectOutOfOrder: false,
   slowAcknowledgement: false,
+  refuseMisspeltEvent: false,
 });
 
 /** A readiness check id (CONTRACT §21). */
@@ -102,7 +108,7 @@ export interface Variant {
 export const VARIANTS: readonly Variant[] = [
   { id: 'sign-with-secret-key', mistake: 'signWithSecretKey', description: 'signs with the sk_* key instead of the enc_* key', fails: ['signing'], clause: 'spec §5.2' },
   { id: 'timestamp-in-seconds', mistake: 'timestampInSeconds', description: 'svc-timestamp in seconds', fails: ['timestamp_ms'], clause: 'spec §5.2, §8' },
-  { id: 'reserialised-body', mistake: 'signReserialisedBody', description: 'signs a re-serialised body (keys sorted), sends the original bytes', fails: ['raw_body'], clause: 'spec §5.2' },
+  { id: 'reserialised-body', mistake: 'signReserialisedBody', description: 'signs JSON.stringify(body), sends another serialisation of it', fails: ['raw_body'], clause: 'spec §5.2' },
   { id: 'public-key-on-quote', mistake: 'publicKeyOnQuote', description: 'sends the quote with the public key (then the secret key on the 403)', fails: ['key_environment'], clause: 'spec §5, §5.1' },
   { id: 'hard-coded-networks', mistake: 'hardCodedNetworks', description: 'a network list compiled in, never read from GET /v1/networks', fails: ['reference_data'], clause: 'spec §4.2 rule 3, §9' },
   { id: 'no-account-lookup', mistake: 'skipAccountLookup', description: 'offramp created with the typed account name, no lookup', fails: ['account_lookup'], clause: 'spec §4.2 rule 1' },
@@ -113,9 +119,12 @@ export const VARIANTS: readonly Variant[] = [
   { id: 'poll-every-100ms', mistake: 'pollFast', description: 'polls GET order every 100 ms', fails: ['polling'], clause: 'spec §8' },
   { id: 'verify-parsed-json', mistake: 'verifyParsedJson', description: 'verifies the re-serialised parsed JSON, not the raw bytes', fails: ['verify_signature'], clause: 'spec §6.4' },
   { id: 'accept-stale', mistake: 'acceptStaleTimestamps', description: 'accepts deliveries with a stale svc-timestamp', fails: ['stale_timestamp'], clause: 'spec §6.5 rule 3' },
-  { id: 'fail-duplicates', mistake: 'rejectDuplicates', description: 'answers 409 to a duplicate delivery', fails: ['duplicates'], clause: 'spec §6.5 rule 4' },
+  // The out_of_order probe repeats an older event already delivered: by spec §6.5 rule 4's key
+  // (data.reference + event) it is a duplicate too, so this receiver refuses it as well.
+  { id: 'fail-duplicates', mistake: 'rejectDuplicates', description: 'answers 409 to a delivery it has already handled', fails: ['duplicates', 'out_of_order'], clause: 'spec §6.5 rule 4' },
   { id: 'reject-out-of-order', mistake: 'rejectOutOfOrder', description: 'answers 409 to an event older than the last one', fails: ['out_of_order'], clause: 'CONTRACT §6' },
-  { id: 'slow-ack', mistake: 'slowAcknowledgement', description: 'does its work before answering, past 5 s', fails: ['ack_fast'], clause: 'spec §6.5 rule 1' },
+  { id: 'misspelt-event-refused', mistake: 'refuseMisspeltEvent', description: 'answers 500 to order.fiat_recieved (spelled as the API spells it), on every retry', fails: ['recovers'], clause: 'spec §6.1, §6.5 rule 2' },
+  { id: 'slow-ack', mistake: 'slowAcknowledgement', description: 'does its work (order.created: 5.5 s) before answering', fails: ['ack_fast'], clause: 'spec §6.5 rule 1' },
 ];
 
 /** The switches of a variant (the reference for `undefined`). */

@@ -116,6 +116,11 @@ export class PartnerClient {
   private pausedUntil = 0;
   /** Wall instant each order's last GET was answered. */
   private readonly lastRead = new Map<string, number>();
+  /**
+   * One request at a time: a request already on its way when a 429 comes back would be "sent
+   * before Retry-After" all the same (CONTRACT §3), so none is sent while another is out.
+   */
+  private line: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: ClientOptions) {
     this.mistakes = options.mistakes ?? NO_MISTAKES;
@@ -292,7 +297,13 @@ export class PartnerClient {
    * One request, waiting out any 429 (CONTRACT §3) and retrying reads on a 5xx or no answer.
    * Creates are retried by `placeOrder`, which knows how to do it safely.
    */
-  private async send(method: string, path: string, payload: unknown, key: 'public' | 'secret'): Promise<unknown> {
+  private send(method: string, path: string, payload: unknown, key: 'public' | 'secret'): Promise<unknown> {
+    const turn = this.line.then(() => this.sendNow(method, path, payload, key));
+    this.line = turn.catch(() => {});
+    return turn;
+  }
+
+  private async sendNow(method: string, path: string, payload: unknown, key: 'public' | 'secret'): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       await sleep(this.pausedUntil - Date.now());
       try {
@@ -318,7 +329,10 @@ export class PartnerClient {
   private async once(method: string, path: string, payload: unknown, key: 'public' | 'secret'): Promise<unknown> {
     const { clientId, publicKey, secretKey, encryptionKey } = this.options.credentials;
     // The exact bytes sent, signed as they are (spec §5.2: rawBody).
-    const raw = payload === undefined ? undefined : JSON.stringify(payload);
+    const compact = payload === undefined ? undefined : JSON.stringify(payload);
+    // The mistake: the HTTP layer serialises the object again its own way (as Python's
+    // json.dumps does, `{"a": 1}`), so the bytes sent are not the string signed.
+    const raw = compact !== undefined && this.mistakes.signReserialisedBody ? spacedJson(payload) : compact;
     const headers: Record<string, string> = { 'svc-client-id': clientId, accept: 'application/json' };
     if (raw !== undefined) headers['content-type'] = 'application/json';
     if (key === 'public') {
@@ -326,7 +340,7 @@ export class PartnerClient {
     } else {
       headers.authorization = `Bearer ${secretKey}`;
       const timestamp = this.mistakes.timestampInSeconds ? String(Math.floor(Date.now() / 1000)) : String(Date.now());
-      const signed = raw !== undefined && this.mistakes.signReserialisedBody ? JSON.stringify(sortKeys(JSON.parse(raw))) : (raw ?? '');
+      const signed = compact ?? '';
       const canonical = `${clientId}|${timestamp}|${method.toUpperCase()}|${path}|${signed}`;
       const hmacKey = this.mistakes.signWithSecretKey ? secretKey : encryptionKey;
       headers['svc-timestamp'] = timestamp;
@@ -362,12 +376,14 @@ export function fixCustomer(customer: Customer, message: string): Customer | und
   return undefined;
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+/** JSON with a space after `,` and `:`, as Python's json.dumps writes it by default. */
+function spacedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+    const fields = Object.entries(value).filter(([, v]) => v !== undefined);
+    return `{${fields.map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`).join(', ')}}`;
   }
-  return value;
+  return JSON.stringify(value);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -6,7 +6,7 @@
  * lets time pass on the virtual clock and follows each order to `completed`; then finishes the
  * run and returns its report.
  */
-import { PartnerClient, type Order } from './partner-client';
+import { PartnerClient, type Order, type OrderIntent } from './partner-client';
 import { mistakesOf, VARIANTS, type Variant } from './mistakes';
 import { startReceiver, type Receiver } from './webhook-receiver';
 import { SandboxControl, type PartnerData, type ReadinessReport } from './sandbox-control';
@@ -35,6 +35,11 @@ export interface SessionResult {
   orders: Order[];
   /** Each order's status as the receiver's webhooks say. */
   received: Map<string, string>;
+  /**
+   * What the integration could not do, one line each (a variant's mistake may stop an order
+   * short: the run is finished all the same, and its report says why).
+   */
+  errors: string[];
 }
 
 /** A wallet of the customer's (EVM: the driver picks an EVM network). */
@@ -77,48 +82,59 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     if (!bank) throw new Error(`no bank for ${fiat.code}`);
     const customer = { reference: `cus-${label}`, name: 'Ada Obi', email: 'ada@example.com' };
 
-    const orders: Order[] = [];
-    // The customer's profile keeps the birth date as ISO: the API's 422 names it and the client fixes it (spec §7).
-    orders.push(
-      await client.placeOrder({
-        merchantReference: `${label}-onramp-1`,
-        from: { currency: fiat.code, amount: 50_000 },
-        to: { currency: 'USDT', network },
-        customer: { ...customer, dob: '1990-02-14' },
-        address: WALLET,
-      }),
-    );
-    orders.push(
-      await client.placeOrder({
-        merchantReference: `${label}-offramp-1`,
-        from: { currency: 'USDT', network, amount: 100 },
-        to: { currency: fiat.code },
-        customer,
-        bankAccount: { institutionCode: bank.code, accountNumber: ACCOUNT_NUMBER, typedName: await nameOnAccount(control, bank.code) },
-      }),
-    );
-    orders.push(
-      await client.placeOrder({
-        merchantReference: `${label}-swap-1`,
-        from: { currency: 'USDT', network, amount: 50 },
-        to: { currency: 'USDC', network },
-        customer,
-        address: WALLET,
-      }),
-    );
+    const errors: string[] = [];
+    const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await fn();
+      } catch (error) {
+        errors.push(`${what}: ${(error as Error).message}`);
+        log(`${label}: ${what} failed: ${(error as Error).message}`);
+        return undefined;
+      }
+    };
+    // The customer's profile keeps the birth date as ISO: the API's 422 names it and the client
+    // fixes it (spec §7). The offramp customer types the account holder's name as the bank has it.
+    const intents: Array<[string, () => Promise<OrderIntent>]> = [
+      ['onramp', async () => ({ merchantReference: `${label}-onramp-1`, from: { currency: fiat.code, amount: 50_000 }, to: { currency: 'USDT', network }, customer: { ...customer, dob: '1990-02-14' }, address: WALLET })],
+      [
+        'offramp',
+        async () => ({
+          merchantReference: `${label}-offramp-1`,
+          from: { currency: 'USDT', network, amount: 100 },
+          to: { currency: fiat.code },
+          customer,
+          bankAccount: { institutionCode: bank.code, accountNumber: ACCOUNT_NUMBER, typedName: await nameOnAccount(control, bank.code) },
+        }),
+      ],
+      ['swap', async () => ({ merchantReference: `${label}-swap-1`, from: { currency: 'USDT', network, amount: 50 }, to: { currency: 'USDC', network }, customer, address: WALLET })],
+    ];
+    const placed: Array<Order | undefined> = [];
+    for (const [type, intent] of intents) placed.push(await attempt(type, async () => client.placeOrder(await intent())));
+    const orders = placed.filter((o): o is Order => o !== undefined);
     log(`${label}: placed ${orders.map((o) => `${o.type} ${o.reference}`).join(', ')}`);
 
-    // The customer pays each; the partner polls (at most once a second per order) until it is
-    // seen, then again once the lifecycle has run on the virtual clock (CONTRACT §8: at most 1 h).
+    // The partner reads each order (its page shows "awaiting payment"), the customers pay, the
+    // partner reads each again, then the lifecycle runs on the virtual clock (CONTRACT §8: at
+    // most 1 h) and the partner reads each until it is final. Reads of one order are at least a
+    // second apart (spec §8): the client waits out the rest of the second when needed.
+    const read = (o: Order) => attempt(`read ${o.type}`, () => client.getOrder(o.reference));
+    for (const o of orders) await read(o);
     for (const o of orders) await control.payin(o.reference);
-    await Promise.all(orders.map((o) => client.pollOrder(o.reference, (x) => x.status !== 'awaiting_user_payment')));
+    for (const o of orders) await read(o);
     await control.advance('1h');
-    const final = await Promise.all(orders.map((o) => client.pollOrder(o.reference, (x) => FINAL.has(x.status), () => control.advance('10m').then(() => {}))));
+    const later = async () => {
+      await control.advance('10m');
+    };
+    const final: Order[] = [];
+    for (const o of orders) final.push((await attempt(`poll ${o.type}`, () => client.pollOrder(o.reference, (x) => FINAL.has(x.status), later))) ?? o);
+    // The next day: every delivery's retries have run their course (CONTRACT §5: about 27.5 h),
+    // so a delivery the receiver keeps failing ends `failed` inside the run.
+    await control.advance('28h');
     await receiver.idle();
 
     const report = await control.finishReadiness(run.id);
     log(`${label}: verdict ${report.verdict}`);
-    return { partner, report, orders: final, received: new Map([...receiver.orders].map(([k, v]) => [k, v.status])) };
+    return { partner, report, orders: final, received: new Map([...receiver.orders].map(([k, v]) => [k, v.status])), errors };
   } finally {
     await receiver.close();
   }

@@ -22,13 +22,19 @@ import { NO_MISTAKES, type Mistakes } from './mistakes';
 /** Spec §6.5 rule 3 leaves the tolerance open; 300 s, as requests get (CONTRACT §3). */
 export const TOLERANCE_MS = 300_000;
 
+/** The events the misspelling variant knows (spec §6.1, with `fiat_received` spelled right). */
+const KNOWN_EVENTS = new Set(['order.created', 'order.assigned', 'order.asset_locked', 'order.fiat_received', 'order.asset_released', 'order.asset_refunded', 'order.fiat_sent', 'order.settled', 'order.cancelled', 'order.expired']);
+
 export interface ReceiverOptions {
   /** Read on each delivery: the receiver may listen before the keys exist. */
   credentials: () => { clientId: string; encryptionKey: string };
   /** The path it listens on (default `/webhooks/ramp`). */
   path?: string;
   mistakes?: Mistakes;
-  /** Wall ms the work on one event takes (default 0): the slow variant does it before answering. */
+  /**
+   * Wall ms the work on an `order.created` takes (opening the customer's ledger entry; default
+   * 0). The reference does it after answering; the slow variant before.
+   */
   workMs?: number;
   port?: number;
 }
@@ -63,6 +69,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const handled: HandledEvent[] = [];
   const answers = new Map<number, number>();
   let queue: Promise<void> = Promise.resolve();
+  /** Deliveries being answered now (the slow variant works before it answers). */
+  const answering = new Set<Promise<void>>();
 
   const answer = (res: ServerResponse, status: number, text: string) => {
     answers.set(status, (answers.get(status) ?? 0) + 1);
@@ -71,7 +79,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 
   /** The work an event asks for; here it updates the "database". */
   const work = async (event: string, data: Record<string, unknown>) => {
-    if (workMs > 0) await new Promise((resolve) => setTimeout(resolve, workMs));
+    if (workMs > 0 && event === 'order.created') await new Promise((resolve) => setTimeout(resolve, workMs));
     const reference = String(data.reference);
     const updatedAt = String(data.updated_at ?? '');
     const current = orders.get(reference);
@@ -79,7 +87,15 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     handled.push({ event, reference, status: String(data.status) });
   };
 
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    const handling = handle(req, res).catch(() => {
+      if (!res.headersSent) answer(res, 500, 'error');
+    });
+    answering.add(handling);
+    void handling.finally(() => answering.delete(handling));
+  });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== path) return answer(res, 404, 'not found');
     let raw: Buffer;
     try {
@@ -118,6 +134,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       return answer(res, 400, 'not a webhook body');
     }
 
+    // Spec §6.1: the API spells it `order.fiat_recieved`; a receiver that knows only the right
+    // spelling fails on it before anything is stored, so the sender retries it, in vain.
+    if (mistakes.refuseMisspeltEvent && !KNOWN_EVENTS.has(event)) return answer(res, 500, `unknown event ${event}`);
+
     const reference = String(data.reference);
     if (mistakes.rejectOutOfOrder) {
       const current = orders.get(reference);
@@ -139,7 +159,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }
     answer(res, 200, 'ok'); // spec §6.5 rule 1: acknowledge first, work afterwards
     queue = queue.then(() => work(event, data)).catch(() => {});
-  });
+  };
 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -150,9 +170,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     answers,
     idle: async () => {
       let last: Promise<void> | undefined;
-      while (last !== queue) {
+      while (last !== queue || answering.size > 0) {
         last = queue;
-        await last;
+        await Promise.all([last, ...answering]);
       }
     },
     close: () =>
