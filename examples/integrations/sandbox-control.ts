@@ -53,6 +53,22 @@ export class SandboxControl {
     return this.call('POST', `/sandbox/orders/${encodeURIComponent(reference)}/payin`, {});
   }
 
+  /**
+   * Resolves once none of the partner's deliveries is being attempted (CONTRACT §4 delivery log,
+   * `in_flight`): the readiness probes are sent as the receiver acknowledges deliveries, so the
+   * last ones may still be on their way when the clock has stopped.
+   */
+  async quiet(clientId: string, timeoutMs = 15_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const deliveries = await this.call<Array<{ id: string; in_flight: boolean }>>('GET', `/sandbox/webhooks/deliveries?client_id=${encodeURIComponent(clientId)}`);
+      const busy = deliveries.filter((d) => d.in_flight);
+      if (busy.length === 0) return;
+      if (Date.now() > until) throw new Error(`deliveries still in flight after ${timeoutMs} ms: ${busy.map((d) => d.id).join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   openReadiness(body: { client_id: string; environment?: 'test' | 'live'; probes?: boolean }): Promise<ReadinessReport> {
     return this.call('POST', '/sandbox/readiness/runs', body);
   }

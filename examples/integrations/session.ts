@@ -130,6 +130,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     // The next day: every delivery's retries have run their course (CONTRACT §5: about 27.5 h),
     // so a delivery the receiver keeps failing ends `failed` inside the run.
     await control.advance('28h');
+    await control.quiet(partner.client_id);
     await receiver.idle();
 
     const report = await control.finishReadiness(run.id);
