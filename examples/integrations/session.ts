@@ -92,10 +92,11 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
         return undefined;
       }
     };
-    // The customer's profile keeps the birth date as ISO: the API's 422 names it and the client
-    // fixes it (spec §7). The offramp customer types the account holder's name as the bank has it.
+    // The offramp customer types the account holder's name as the bank has it. The swap
+    // customer's profile keeps the birth date as ISO: the API's 422 names it and the client fixes
+    // it (spec §7).
     const intents: Array<[string, () => Promise<OrderIntent>]> = [
-      ['onramp', async () => ({ merchantReference: `${label}-onramp-1`, from: { currency: fiat.code, amount: 50_000 }, to: { currency: 'USDT', network }, customer: { ...customer, dob: '1990-02-14' }, address: WALLET })],
+      ['onramp', async () => ({ merchantReference: `${label}-onramp-1`, from: { currency: fiat.code, amount: 50_000 }, to: { currency: 'USDT', network }, customer, address: WALLET })],
       [
         'offramp',
         async () => ({
@@ -106,19 +107,21 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
           bankAccount: { institutionCode: bank.code, accountNumber: ACCOUNT_NUMBER, typedName: await nameOnAccount(control, bank.code) },
         }),
       ],
-      ['swap', async () => ({ merchantReference: `${label}-swap-1`, from: { currency: 'USDT', network, amount: 50 }, to: { currency: 'USDC', network }, customer, address: WALLET })],
+      ['swap', async () => ({ merchantReference: `${label}-swap-1`, from: { currency: 'USDT', network, amount: 50 }, to: { currency: 'USDC', network }, customer: { ...customer, dob: '1990-02-14' }, address: WALLET })],
     ];
     const placed: Array<Order | undefined> = [];
     for (const [type, intent] of intents) placed.push(await attempt(type, async () => client.placeOrder(await intent())));
     const orders = placed.filter((o): o is Order => o !== undefined);
     log(`${label}: placed ${orders.map((o) => `${o.type} ${o.reference}`).join(', ')}`);
 
-    // The partner reads each order (its page shows "awaiting payment"), the customers pay, the
-    // partner reads each again, then the lifecycle runs on the virtual clock (CONTRACT §8: at
-    // most 1 h) and the partner reads each until it is final. Reads of one order are at least a
-    // second apart (spec §8): the client waits out the rest of the second when needed.
+    // The partner reads each order (its page shows "awaiting payment"), the customers pay a
+    // couple of minutes later, the partner reads each again, then the lifecycle runs on the
+    // virtual clock (CONTRACT §8: at most 1 h) and the partner reads each until it is final.
+    // Reads of one order are at least a second apart (spec §8): the client waits out the rest of
+    // the second when needed.
     const read = (o: Order) => attempt(`read ${o.type}`, () => client.getOrder(o.reference));
     for (const o of orders) await read(o);
+    await control.advance('2m');
     for (const o of orders) await control.payin(o.reference);
     for (const o of orders) await read(o);
     await control.advance('1h');
