@@ -53,6 +53,21 @@ export const AUTH_MESSAGES = {
 } as const;
 
 /**
+ * What `diagnose` names when a bad signature matches a spec §5.2 "known mistake": the text after
+ * `Invalid signature: ` in the 401's message (the inspector records it; the readiness checks of
+ * CONTRACT §21 read it back by these exact words).
+ */
+export const SIGNATURE_MISTAKES = {
+  secretKey: 'signed with the secret key; sign with the enc_* key',
+  otherEnvironmentKey: 'a {env} secret key needs the {env} enc_* key',
+  noV1: 'the signed path omits /v1; sign the full path including /v1',
+  noQuery: 'the signed path omits the query string; sign the path with its query string',
+  seconds: 'signed with a timestamp in seconds; sign the same millisecond value sent in svc-timestamp',
+  byteOrderMark: 'the body sent starts with a UTF-8 byte order mark (EF BB BF) the signature does not cover; sign the exact bytes sent, or send the body without a BOM',
+  reserialised: 'the signed body differs from the bytes sent (re-serialised JSON?); sign the exact body string',
+} as const;
+
+/**
  * Authenticates one /v1 request per spec §5 and CONTRACT §3. Returns who is calling, or throws
  * the documented 401/403. Rate limiting is the caller's (it needs the route's cost).
  */
@@ -129,29 +144,29 @@ function diagnose(parts: ReceivedParts, got: string, partner: Partner, env: Envi
   const enc = partner.keys[env].encryption_key;
   const other: Environment = env === 'test' ? 'live' : 'test';
   const matches = (p: ReceivedParts, key: string) => safeEqual(sign(p, key), got);
-  if (matches(parts, partner.keys[env].secret_key)) return 'signed with the secret key; sign with the enc_* key';
+  if (matches(parts, partner.keys[env].secret_key)) return SIGNATURE_MISTAKES.secretKey;
   if (matches(parts, partner.keys[other].encryption_key)) {
-    return `signed with the ${other} encryption key; a ${env} secret key needs the ${env} enc_* key`;
+    return `signed with the ${other} encryption key; ${SIGNATURE_MISTAKES.otherEnvironmentKey.replaceAll('{env}', env)}`;
   }
   const [pathname = '', query] = splitQuery(parts.path);
   if (pathname.startsWith('/v1/') && matches({ ...parts, path: parts.path.slice(3) }, enc)) {
-    return 'the signed path omits /v1; sign the full path including /v1';
+    return SIGNATURE_MISTAKES.noV1;
   }
   if (query !== undefined && matches({ ...parts, path: pathname }, enc)) {
-    return 'the signed path omits the query string; sign the path with its query string';
+    return SIGNATURE_MISTAKES.noQuery;
   }
   if (parts.timestamp.length > 3 && matches({ ...parts, timestamp: parts.timestamp.slice(0, -3) }, enc)) {
-    return 'signed with a timestamp in seconds; sign the same millisecond value sent in svc-timestamp';
+    return SIGNATURE_MISTAKES.seconds;
   }
   if (typeof parts.rawBody === 'string' && parts.rawBody.charCodeAt(0) === 0xfeff && matches({ ...parts, rawBody: parts.rawBody.slice(1) }, enc)) {
     // .NET's StreamWriter with Encoding.UTF8 writes a BOM the signing code never saw.
-    return 'the body sent starts with a UTF-8 byte order mark (EF BB BF) the signature does not cover; sign the exact bytes sent, or send the body without a BOM';
+    return SIGNATURE_MISTAKES.byteOrderMark;
   }
   if (typeof parts.rawBody === 'string' && parts.rawBody) {
     try {
       const reserialised = JSON.stringify(JSON.parse(parts.rawBody));
       if (reserialised !== parts.rawBody && matches({ ...parts, rawBody: reserialised }, enc)) {
-        return 'the signed body differs from the bytes sent (re-serialised JSON?); sign the exact body string';
+        return SIGNATURE_MISTAKES.reserialised;
       }
     } catch {
       // not JSON: nothing to compare

@@ -10,6 +10,7 @@ import type { ClockView } from '../clock';
 import type { OrderDetail } from '../orders';
 import { resetSpec, startServer, type RunningSandbox } from '../sandbox/sandbox';
 import * as stateRoutes from '../sandbox/state/state.routes';
+import * as readinessRoutes from '../readiness/readiness.routes';
 import type { StateDocument } from '../sandbox/state/state.schema';
 import type { PageMeta } from '../shared/envelope';
 import type { DeliveryView } from '../webhooks';
@@ -50,7 +51,7 @@ const ok = (data: unknown, meta?: unknown) => ({ status: 200, text: JSON.stringi
 
 describe('the control client (issue 17 part 4)', () => {
   it('has one entry per /sandbox JSON route, saying what the exported spec says (method, path, paging)', () => {
-    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, stateRoutes, { resetSpec }];
+    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, stateRoutes, readinessRoutes, { resetSpec }];
     const specs = modules.flatMap((m) => Object.values(m)).filter((v): v is { operationId: string; method: string; path: string; paged?: boolean; media?: readonly string[] } => {
       const spec = v as { operationId?: unknown; path?: unknown };
       return typeof spec === 'object' && spec !== null && typeof spec.operationId === 'string' && String(spec.path).startsWith('/sandbox/');
@@ -68,7 +69,7 @@ describe('the control client (issue 17 part 4)', () => {
       if (!path.startsWith('/sandbox/')) continue;
       for (const [method, op] of Object.entries(item)) {
         // The dashboard's page, assets and event stream are not JSON: not the control client's.
-        if (op.responses['200']?.content?.['application/json']) documented[op.operationId] = [method.toUpperCase(), path];
+        if ((op.responses['200'] ?? op.responses['201'])?.content?.['application/json']) documented[op.operationId] = [method.toUpperCase(), path];
       }
     }
     expect(Object.fromEntries(Object.entries(CONTROL_ROUTES).map(([id, [method, path]]) => [id, [method, path]]))).toEqual(documented);

@@ -6,6 +6,7 @@ import type * as listenRoutes from '../http/control/listen.routes';
 import type * as orderRoutes from '../http/control/orders.routes';
 import type * as partnerRoutes from '../http/control/partners.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
+import type * as readinessRoutes from '../readiness/readiness.routes';
 import type { resetSpec } from '../sandbox/sandbox';
 import type * as stateRoutes from '../sandbox/state/state.routes';
 import type { PageMeta } from '../shared/envelope';
@@ -33,7 +34,8 @@ export type ControlSpecs = SpecsIn<
     typeof inspectorRoutes &
     typeof exportRoutes &
     typeof listenRoutes &
-    typeof stateRoutes & { resetSpec: typeof resetSpec }
+    typeof stateRoutes &
+    typeof readinessRoutes & { resetSpec: typeof resetSpec }
 >;
 
 /** An operationId of the control API (`getClock`, `simulatePayin`, …). */
@@ -153,6 +155,10 @@ export const CONTROL_ROUTES: { readonly [K in ControlOperation]: Route<K> } = {
   putState: ['PUT', '/sandbox/state'],
   saveState: ['POST', '/sandbox/state/save'],
   answerListenAttempt: ['POST', '/sandbox/listen/attempts/{id}'],
+  openReadinessRun: ['POST', '/sandbox/readiness/runs'],
+  listReadinessRuns: ['GET', '/sandbox/readiness/runs'],
+  getReadinessRun: ['GET', '/sandbox/readiness/runs/{id}'],
+  finishReadinessRun: ['POST', '/sandbox/readiness/runs/{id}/finish'],
   reset: ['POST', '/sandbox/reset'],
 };
 

@@ -11,6 +11,7 @@ import type { ControlData } from './control-client';
 import type { DeliveryMatch, RequestMatch, VerifyOptions, WaitOptions } from './test-helpers';
 import type { DeliveryView } from '../webhooks';
 import type { StateDocument, StateSummary } from '../sandbox/state/state.schema';
+import type { OpenRunBodySchema, ReadinessReport } from '../readiness/readiness.schemas';
 
 /**
  * What `startSandbox` takes. The in-process defaults differ from `ramp-sandbox serve` where a
@@ -48,6 +49,9 @@ export type Fault = z.output<typeof FaultSchema>;
 export type SendWebhookInput = z.input<typeof SendBodySchema>;
 export type CreatePartnerInput = z.input<typeof CreatePartnerBodySchema>;
 export type UpdatePartnerInput = z.input<typeof UpdatePartnerBodySchema>;
+/** `POST /sandbox/readiness/runs` body (CONTRACT §21). */
+export type OpenReadinessInput = z.input<typeof OpenRunBodySchema>;
+export type { ReadinessReport };
 /** A partner as the control API shows it (full keys only from `partners.create`). */
 export type PartnerView = z.output<typeof PartnerSchema>;
 
@@ -140,6 +144,17 @@ export interface SandboxHandle {
     /** Another partner (full keys in the answer). */
     create(body?: CreatePartnerInput): Promise<PartnerView>;
     update(clientId: string, patch: UpdatePartnerInput): Promise<PartnerView>;
+  };
+  /** Readiness runs (CONTRACT §21): is the partner's integration ready to go live? */
+  readonly readiness: {
+    /** Opens a run for a partner: its /v1 traffic and receiver's answers count from now on (probes by default). */
+    open(input: OpenReadinessInput): Promise<ReadinessReport>;
+    /** The report so far (the final one once the run has ended). */
+    report(id: string): Promise<ReadinessReport>;
+    /** Finishes the run: the final report. */
+    finish(id: string): Promise<ReadinessReport>;
+    /** Runs, newest first: one partner's, or every partner's. */
+    list(clientId?: string): Promise<ReadinessReport[]>;
   };
   /** The whole state as one document (CONTRACT §13): keep it, and `restore` it later or in another sandbox of the same seed. */
   state(): Promise<StateDocument>;

@@ -83,6 +83,12 @@ function createHandle(running: RunningSandbox): SandboxHandle {
       create: (body = {}) => control.createPartner({ body }),
       update: (clientId, patch) => control.updatePartner({ params: { client_id: clientId }, body: patch }),
     },
+    readiness: {
+      open: (input) => control.openReadinessRun({ body: input }),
+      report: (id) => control.getReadinessRun({ params: { id } }),
+      finish: (id) => control.finishReadinessRun({ params: { id } }),
+      list: (clientId) => control.listReadinessRuns({ query: clientId === undefined ? {} : { client_id: clientId } }),
+    },
     state: () => control.getState(),
     restore: (doc) => control.putState({ body: doc }),
     reset: () => control.reset(),

@@ -48,5 +48,18 @@ export function createQuotes(core: OrdersCore, quoteTtlMs: number) {
     return true;
   }
 
-  return { quote, reviveTimer };
+  /**
+   * Ends a quote's lifetime now (CONTRACT §21: a readiness probe ends one quote of the partner's
+   * early, so its create is refused as an expired quote, spec §2.5). False when no such quote is
+   * kept or it is already used or expired.
+   */
+  function endQuote(quoteId: string): boolean {
+    const q = store.quotes.get(quoteId);
+    const now = clock.now();
+    if (!q || q.used || now > q.expires_at) return false;
+    q.expires_at = now - 1;
+    return true;
+  }
+
+  return { quote, reviveTimer, endQuote };
 }

@@ -67,6 +67,8 @@ export function createOrderService(deps: OrderServiceDeps) {
 
   return {
     quote: quotes.quote,
+    /** Ends a quote's lifetime now (a readiness probe, CONTRACT §21). */
+    endQuote: quotes.endQuote,
     create: intake.create,
     detailJson: queries.detailJson,
     list: queries.list,

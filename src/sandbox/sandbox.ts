@@ -45,6 +45,7 @@ import { ChangeGate } from '../shared/change-gate';
 import { createIds, type Ids } from '../shared/ids';
 import { createSimulation } from './simulation';
 import { PACKAGE_VERSION } from '../shared/package-root';
+import { createReadiness, registerReadinessRoutes, type Readiness } from '../readiness';
 
 /** The package's version (package.json), read once in shared/package-root.ts. */
 export const VERSION: string = PACKAGE_VERSION;
@@ -82,6 +83,8 @@ export interface Sandbox {
   requests: RequestLog;
   /** Injected faults (CONTRACT §12). */
   faults: FaultStore;
+  /** Readiness runs (CONTRACT §21). */
+  readiness: Readiness;
   /** Where requests that may change the state wait while the state document streams (CONTRACT §13). */
   changes: ChangeGate;
   /** CONTRACT §4 reset: drops everything but the demo partner; clock back to its start. */
@@ -207,6 +210,17 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
   }
 
+  const readiness = createReadiness({
+    bus,
+    wall,
+    partners,
+    orders,
+    dispatcher,
+    faults,
+    seed: config.seed,
+    onError: (err) => logger.error({ err }, 'readiness run: a fact could not be counted'),
+  });
+
   const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id });
 
   const sandbox: Sandbox = {
@@ -228,8 +242,13 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     bus,
     requests,
     faults,
+    readiness,
     changes,
-    reset: simulation.reset,
+    // CONTRACT §21: a reset ends every readiness run (their probes' faults go with the reset).
+    reset: () => {
+      readiness.reset();
+      simulation.reset();
+    },
     advance: simulation.advance,
     advanceTo: simulation.advanceTo,
     exportState: () => exportState(stateParts),
@@ -290,6 +309,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerExportRoutes(api, { requests, partners, reference, demoClientId: demoPartner.client_id, version: VERSION });
       registerDashboard(api, { live, demoClientId: () => demoPartner.client_id });
       registerTailRoute(api, { tail });
+      registerReadinessRoutes(api, { readiness });
       registerStateRoutes(api, {
         exportChunks: () => streamState(),
         restoreState: (doc) => restoreState(stateParts, doc),

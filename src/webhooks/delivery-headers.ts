@@ -1,4 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { sign } from '../auth';
+import type { DeliveryProbe } from './delivery';
 import type { WebhookEvent } from '../shared/events';
 
 /** What one delivery attempt is signed over and labelled with (CONTRACT §5, spec §6.3 and §6.4). */
@@ -36,4 +38,49 @@ export function deliveryHeaders(d: DeliverySigning): Record<string, string> {
 /** Spec §6.4: the path signed is the pathname plus query string of the receiver's URL, no host. */
 export function signedPath(url: URL): string {
   return url.pathname + url.search;
+}
+
+/** How far back a stale-timestamp probe's `svc-timestamp` is (CONTRACT §21; twice the 5 min a receiver allows at most). */
+export const STALE_PROBE_MS = 10 * 60_000;
+
+/**
+ * The headers and body one attempt sends: signed as `deliveryHeaders` signs, or, for a readiness
+ * probe (CONTRACT §21, the adversarial deliveries of CONTRACT §6), made wrong on purpose:
+ * `bad_signature` signed with a key that is not the partner's, `stale_timestamp` signed over a
+ * timestamp 10 minutes old, `tampered_body` a body changed after signing, `duplicate` the
+ * repeated delivery's own `svc-delivery-id` and body, `out_of_order` an older event's body sent
+ * after newer ones (both well signed).
+ */
+export function probeOrPlain(delivery: { probe?: DeliveryProbe }, d: DeliverySigning): { headers: Record<string, string>; body: string } {
+  const probe = delivery.probe;
+  if (!probe) return { headers: deliveryHeaders(d), body: d.body };
+  switch (probe.kind) {
+    case 'stale_timestamp':
+      return { headers: deliveryHeaders({ ...d, timestamp: String(Number(d.timestamp) - STALE_PROBE_MS) }), body: d.body };
+    case 'bad_signature': {
+      const headers = deliveryHeaders(d);
+      headers['svc-signature'] = `sha256=${createHmac('sha256', 'enc_test_not_the_partner_key_0000').update(d.body).digest('hex')}`;
+      return { headers, body: d.body };
+    }
+    case 'tampered_body':
+      return { headers: deliveryHeaders(d), body: tampered(d.body) };
+    case 'duplicate':
+      return { headers: deliveryHeaders({ ...d, deliveryId: probe.of }), body: d.body };
+    case 'out_of_order':
+      return { headers: deliveryHeaders(d), body: d.body };
+  }
+}
+
+/** One value of the body changed, still valid JSON, so only the signature tells. */
+function tampered(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { data?: Record<string, unknown> };
+    if (parsed.data && typeof parsed.data === 'object') {
+      parsed.data.amount_settled = (Number(parsed.data.amount_settled) || 0) + 1_000_000;
+      return JSON.stringify(parsed);
+    }
+  } catch {
+    // not JSON: a byte more is a change all the same
+  }
+  return `${body} `;
 }

@@ -52,7 +52,14 @@ export const DeliverySchema = z
     event: WebhookEventSchema,
     status: DeliveryStatusSchema,
     in_flight: z.boolean(),
-    source: z.enum(['lifecycle', 'manual']),
+    source: z.enum(['lifecycle', 'manual', 'probe']).meta({ description: '`probe`: an adversarial delivery of a readiness run (CONTRACT §21), sent once, never retried' }),
+    probe: z
+      .object({
+        kind: z.enum(['bad_signature', 'stale_timestamp', 'tampered_body', 'duplicate', 'out_of_order']),
+        of: z.string().meta({ description: 'the delivery whose body (and, for a duplicate, svc-delivery-id) it repeats' }),
+      })
+      .optional()
+      .meta({ id: 'DeliveryProbe', description: 'what the probe does; the receiver must refuse bad_signature, stale_timestamp and tampered_body, and acknowledge duplicate and out_of_order' }),
     url: z.string().nullable().meta({ description: 'a fixed target given to send; null: the partner’s webhook_url' }),
     payload: z.unknown().meta({ description: 'the body sent, parsed' }),
     raw_body: z.string(),

@@ -25,6 +25,13 @@ export const AttemptRecordSchema = z.object({
   via: z.literal('listener').optional(),
 });
 
+/** CONTRACT §21: the adversarial deliveries of spec §6 a readiness run sends once each. */
+export const PROBE_KINDS = ['bad_signature', 'stale_timestamp', 'tampered_body', 'duplicate', 'out_of_order'] as const;
+export type ProbeKind = (typeof PROBE_KINDS)[number];
+/** A probe delivery: which kind, and the delivery whose body (and, for a duplicate, id) it repeats. */
+export const DeliveryProbeSchema = z.object({ kind: z.enum(PROBE_KINDS), of: z.string().min(1) });
+export type DeliveryProbe = z.output<typeof DeliveryProbeSchema>;
+
 export const DeliveryRecordSchema = z.object({
   id: z.string().min(1),
   client_id: z.string().min(1),
@@ -33,7 +40,9 @@ export const DeliveryRecordSchema = z.object({
   event: WebhookEventSchema,
   body: z.string(),
   urlOverride: z.string().nullable(),
-  source: z.enum(['lifecycle', 'manual']),
+  source: z.enum(['lifecycle', 'manual', 'probe']),
+  /** A readiness probe (CONTRACT §21): sent once, never retried. */
+  probe: DeliveryProbeSchema.optional(),
   status: DeliveryStatusSchema,
   attempts: z.array(AttemptRecordSchema),
   automaticAttempts: z.number().int().nonnegative(),
@@ -111,6 +120,7 @@ export function deliveryView(d: Delivery): DeliveryView {
     status: d.status,
     in_flight: d.inFlight,
     source: d.source,
+    ...(d.probe ? { probe: d.probe } : {}),
     url: d.urlOverride,
     payload,
     raw_body: body,

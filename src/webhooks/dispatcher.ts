@@ -6,12 +6,13 @@ import { createBus, type Bus } from '../shared/bus';
 import { conflict, notFound } from '../shared/errors';
 import { unused, type Ids } from '../shared/ids';
 import { ShardedMap } from '../shared/sharded-map';
-import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type SharedAnswers, type Delivery, type DeliveryRecord } from './delivery';
+import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type SharedAnswers, type Delivery, type DeliveryProbe, type DeliveryRecord } from './delivery';
 import { createListeners, type Listener, type ListenerAnswer, type ListenerOptions, type ListenerSink } from './listeners';
-import { deliveryHeaders, signedPath } from './delivery-headers';
+import { probeOrPlain, signedPath } from './delivery-headers';
 import { postAttempt } from './transport';
 
-export type { Attempt, Delivery, DeliveryStatus } from './delivery';
+export type { Attempt, Delivery, DeliveryProbe, DeliveryStatus, ProbeKind } from './delivery';
+export { PROBE_KINDS } from './delivery';
 export type { Listener, ListenerAnswer, ListenerAttempt, ListenerEnd, ListenerOptions, ListenerSink } from './listeners';
 export { deliveryView } from './delivery';
 
@@ -34,6 +35,8 @@ export interface DeliveryInput {
   data: unknown;
   url?: string | null;
   source?: Delivery['source'];
+  /** A readiness probe (CONTRACT §21): sent once as that adversarial kind, never retried. */
+  probe?: DeliveryProbe;
 }
 
 export interface DispatcherDeps {
@@ -97,7 +100,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       event: input.event,
       body: JSON.stringify({ event: input.event, data: input.data }),
       urlOverride: input.url ?? null,
-      source: input.source ?? 'lifecycle',
+      source: input.probe ? 'probe' : (input.source ?? 'lifecycle'),
+      ...(input.probe ? { probe: input.probe } : {}),
       status: 'pending',
       attempts: [],
       automaticAttempts: 0,
@@ -147,7 +151,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const target = listenerTarget(listener.forward_to ?? partner.webhook_url);
       const body = bodyOf(delivery);
       const { id: delivery_id, client_id, environment, order, event } = delivery;
-      const headers = deliveryHeaders({
+      const sent = probeOrPlain(delivery, {
         clientId: client_id,
         encryptionKey: partner.keys[environment].encryption_key,
         url: target,
@@ -158,7 +162,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         deliveryId: delivery_id,
         attempt: number,
       });
-      const handed = { id: `${delivery_id}.${number}`, delivery_id, client_id, environment, event, order, attempt: number, path: signedPath(target), headers: { ...headers, 'user-agent': userAgent }, body };
+      const handed = { id: `${delivery_id}.${number}`, delivery_id, client_id, environment, event, order, attempt: number, path: signedPath(target), headers: { ...sent.headers, 'user-agent': userAgent }, body: sent.body };
       ok = await listeners.hand(listener, handed, record);
     } else if (!url || !partner) {
       record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
@@ -181,6 +185,12 @@ export function createDispatcher(deps: DispatcherDeps) {
       return;
     }
     if (delivery.status === 'succeeded') return; // a manual retry of a delivered event failing changes nothing
+    if (delivery.probe) {
+      // A probe is one attempt (CONTRACT §21): refusing it may be the right answer; it is never retried.
+      delivery.status = 'failed';
+      packBody(delivery, answers);
+      return;
+    }
     const index = delivery.automaticAttempts - 1;
     const delay = options.retryScheduleMs[index];
     if (delay === undefined || delivery.automaticAttempts >= maxAutomatic) {

@@ -2,7 +2,7 @@ import type { Partner } from '../auth';
 import type { WallClock } from '../clock';
 import { httpRequest } from './http-request';
 import { bodyOf, type Attempt, type Delivery } from './delivery';
-import { deliveryHeaders } from './delivery-headers';
+import { probeOrPlain } from './delivery-headers';
 
 /** How much of a receiver's answer the log keeps. */
 const EXCERPT = 500;
@@ -29,16 +29,15 @@ export async function postAttempt(delivery: Delivery, partner: Partner, url: str
   }
   // Transport time (CONTRACT §2): the receiver checks staleness against its real clock.
   const timestamp = String(opts.wall.now());
-  const body = bodyOf(delivery);
-  const headers = deliveryHeaders({
+  const { headers, body } = probeOrPlain(delivery, {
     clientId: partner.client_id,
     encryptionKey: partner.keys[delivery.environment].encryption_key,
     url: target,
-    body,
     timestamp,
     event: delivery.event,
     deliveryId: delivery.id,
     attempt: number,
+    body: bodyOf(delivery),
   });
   const started = performance.now();
   try {

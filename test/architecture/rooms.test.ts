@@ -4,14 +4,14 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * docs/architecture.md: the rooms of src/ and the one direction imports may point. A room may
- * import only rooms below it in ROOMS (and itself); no file cycles, no room cycles; at most 12
+ * import only rooms below it in ROOMS (and itself); no file cycles, no room cycles; at most 13
  * rooms, none holding a single source file, and `index.ts` the only file at the root.
  * Type-only imports count too: a type from above is still knowledge of what is above.
  */
 const SRC = join(import.meta.dirname, '../../src');
 
 /** Lowest first: each room may import the rooms before it. */
-const ROOMS = ['shared', 'clock', 'reference', 'auth', 'orders', 'webhooks', 'dashboard', 'http', 'sandbox', 'client', 'scenario-runner', 'cli'];
+const ROOMS = ['shared', 'clock', 'reference', 'auth', 'orders', 'webhooks', 'dashboard', 'http', 'readiness', 'sandbox', 'client', 'scenario-runner', 'cli'];
 
 const IMPORT = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
 const stripComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
@@ -153,9 +153,9 @@ const maxDepth = (graph: Map<string, string[]>) => Math.max(...[...graph.keys()]
 const load = () => new Map(sources(SRC).map((f): [string, string] => [relative(SRC, f).split('\\').join('/'), readFileSync(f, 'utf8')]));
 
 describe('the rooms of src/ (docs/architecture.md)', () => {
-  it('has at most 12 rooms, all on the map, none holding a single source file, and index.ts alone at the root', () => {
+  it('has at most 13 rooms, all on the map, none holding a single source file, and index.ts alone at the root', () => {
     const rooms = readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory());
-    expect(rooms.length).toBeLessThanOrEqual(12);
+    expect(rooms.length).toBeLessThanOrEqual(13);
     expect(rooms.filter((r) => !ROOMS.includes(r))).toEqual([]);
     const folders = (dir: string): string[] =>
       readdirSync(dir)

@@ -40,14 +40,15 @@ describe('GET /openapi.json (CONTRACT §10)', () => {
       'POST /sandbox/reset', 'GET /sandbox/dashboard', 'GET /sandbox/orders', 'POST /sandbox/orders',
       'GET /sandbox/orders/{reference}/lifecycle', 'POST /sandbox/orders/{reference}/cancel', 'POST /sandbox/orders/{reference}/fulfil',
       'GET /sandbox/events', 'GET /sandbox/dashboard/assets/{name}', 'GET /',
+      'POST /sandbox/readiness/runs', 'GET /sandbox/readiness/runs', 'GET /sandbox/readiness/runs/{id}', 'POST /sandbox/readiness/runs/{id}/finish',
     ]) {
       expect(ops).toContain(expected);
     }
     for (const [path, item] of Object.entries(doc.paths) as Array<[string, any]>) {
       for (const op of Object.values(item) as any[]) {
         expect(op.tags, path).toEqual([path.startsWith('/sandbox') ? 'sandbox' : expect.any(String)]);
-        // GET / is the one redirect (to the dashboard).
-        expect(op.responses[path === '/' ? '302' : '200'], path).toBeDefined();
+        // GET / is the one redirect (to the dashboard); opening a readiness run creates one (CONTRACT §21).
+        expect(op.responses[path === '/' ? '302' : op.operationId === 'openReadinessRun' ? '201' : '200'], path).toBeDefined();
       }
     }
   });

@@ -52,6 +52,11 @@ const FaultFields = {
     .meta({ id: 'FaultError', example: { status: 503 } }),
   drop: Rate.optional().meta({ description: 'rate (0..1) at which the connection is closed without an answer' }),
   times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
+  note: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .meta({ description: 'a label shown in the injected answer\'s message (and so in the inspector), e.g. a readiness probe (CONTRACT §21)', example: 'readiness probe' }),
 };
 const Phase = z.enum(['before', 'after']);
 const hasEffect = (f: { latency_ms?: unknown; error?: unknown; drop?: unknown }) => f.latency_ms !== undefined || f.error !== undefined || f.drop !== undefined;

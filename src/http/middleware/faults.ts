@@ -31,13 +31,15 @@ export async function applyFault(ctx: Context, effect: FaultEffect, next: Next):
     ctx.req.socket.destroy();
     return;
   }
+  // A labelled fault (a readiness probe, CONTRACT §21) says so in its message, which the inspector records.
+  const label = effect.fault.note ? `${effect.fault.id}: ${effect.fault.note}` : effect.fault.id;
   if (effect.errorStatus === 429) {
-    throw new ApiError('E_RATE_LIMITED', `Rate limit exceeded (injected fault ${effect.fault.id}); retry after 1 s`, {
+    throw new ApiError('E_RATE_LIMITED', `Rate limit exceeded (injected fault ${label}); retry after 1 s`, {
       headers: { 'Retry-After': '1' },
     });
   }
   if (effect.errorStatus !== undefined) {
-    throw new ApiError('E_SANDBOX_FAULT', `injected fault ${effect.fault.id}`, { status: effect.errorStatus });
+    throw new ApiError('E_SANDBOX_FAULT', `injected fault ${label}`, { status: effect.errorStatus });
   }
   await next();
 }

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckDef } from './check';
+import { accountLookup, idempotentCreate, keyEnvironment, polling, quoteTtl, rateLimit, rawBody, referenceData, signing, timestampMs, validationRetry } from './checks.client';
+import { ackFast, duplicates, outOfOrder, recovers, staleTimestamp, verifySignature } from './checks.receiver';
+import type { DeliveryFact, RequestFact, RunFacts } from './facts';
+
+// CONTRACT §21: each check over hand-made facts; a check passes only on evidence (never by default).
+let n = 0;
+let clock = 1_000_000;
+/** A request fact: a signed test request answered 200 by default, `after` ms after the last. */
+function req(over: Partial<RequestFact> & { after?: number } = {}): RequestFact {
+  const { after = 10, ...rest } = over;
+  clock += after;
+  n++;
+  return { id: `req_${n}`, start: clock, end: clock + 5, method: 'GET', path: '/v1/networks', kind: 'other', status: 200, auth: 'secret', key: 'Bearer sk_test_****abcd', keyKind: 'sk', env: 'test', fingerprint: `fp${n}`, hasBody: false, ...rest };
+}
+const get = (path: string, kind: RequestFact['kind'], over: Partial<RequestFact> & { after?: number } = {}) => req({ path, kind, ...over });
+const post = (path: string, kind: RequestFact['kind'], over: Partial<RequestFact> & { after?: number } = {}) => req({ method: 'POST', path, kind, hasBody: true, ...over });
+const refused = (failure: RequestFact['failure'], over: Partial<RequestFact> = {}) => req({ status: 401, code: 'E_UNAUTHORIZED', auth: 'failed', failure, ...over });
+
+function dlv(over: Partial<DeliveryFact> = {}): DeliveryFact {
+  n++;
+  return { id: `dlv_${n}`, order: 'ORD1', event: 'order.created', attempts: [{ status: 200, ms: 20, error: null }], aimed: true, gaveUp: false, ...over };
+}
+
+const facts = (requests: RequestFact[] = [], deliveries: DeliveryFact[] = []): RunFacts => ({ environment: 'test', requests, deliveries });
+const status = (c: CheckDef, f: RunFacts, final = false) => c.run(f, { final }).status;
+const outcome = (c: CheckDef, f: RunFacts, final = false) => c.run(f, { final });
+
+describe('client checks (CONTRACT §21)', () => {
+  it('signing: passes once a secret-key request verified; fails on a signature failure after it, or when none ever verified', () => {
+    expect(outcome(signing, facts())).toMatchObject({ status: 'not_exercised', applies: false });
+    expect(status(signing, facts([refused('signature'), req()]))).toBe('pass'); // before the first success: still learning
+    expect(status(signing, facts([req(), refused('signature')]))).toBe('fail');
+    expect(status(signing, facts([refused('signature'), refused('signature')]))).toBe('fail');
+    // A public-key read is no evidence of signing.
+    expect(outcome(signing, facts([req({ auth: 'public', keyKind: 'pk', key: 'Bearer pk_test_****abcd' })]))).toMatchObject({ status: 'not_exercised', applies: false });
+    // Failures other checks name (seconds, re-serialised body) are theirs, not signing's.
+    expect(status(signing, facts([req(), refused('raw_body'), refused('seconds')]))).toBe('pass');
+  });
+
+  it('timestamp_ms: fails on a timestamp in seconds, passes on an accepted signed request', () => {
+    expect(status(timestampMs, facts([req()]))).toBe('pass');
+    expect(status(timestampMs, facts([req(), refused('seconds')]))).toBe('fail');
+    expect(outcome(timestampMs, facts([refused('signature')]))).toMatchObject({ status: 'not_exercised', applies: true });
+  });
+
+  it('raw_body: passes when signed bodies verified, fails when one was signed re-serialised', () => {
+    expect(status(rawBody, facts([req()]))).toBe('not_exercised'); // no body seen
+    expect(status(rawBody, facts([post('/v1/orders/quote', 'quote')]))).toBe('pass');
+    expect(status(rawBody, facts([post('/v1/orders/quote', 'quote'), refused('raw_body', { method: 'POST', hasBody: true })]))).toBe('fail');
+  });
+
+  it('key_environment: fails on a key of the other environment, the public key on a write, enc_* as Bearer', () => {
+    expect(status(keyEnvironment, facts([req()]))).toBe('pass');
+    expect(status(keyEnvironment, facts([req(), req({ env: 'live', key: 'Bearer sk_live_****abcd' })]))).toBe('fail');
+    expect(status(keyEnvironment, facts([req(), req({ status: 403, auth: 'failed', keyKind: 'pk', failure: 'public_on_secret' })]))).toBe('fail');
+    expect(status(keyEnvironment, facts([req(), refused('key', { keyKind: 'enc' })]))).toBe('fail');
+    expect(status(keyEnvironment, facts([refused('key', { keyKind: undefined, env: undefined })]))).toBe('not_exercised');
+  });
+
+  it('reference_data: passes when networks and currencies were read before the first quote or order, fails otherwise', () => {
+    expect(outcome(referenceData, facts([req()]))).toMatchObject({ status: 'not_exercised', applies: false });
+    expect(status(referenceData, facts([get('/v1/networks', 'networks'), get('/v1/crypto-currencies', 'currencies'), post('/v1/orders/quote', 'quote')]))).toBe('pass');
+    expect(status(referenceData, facts([get('/v1/crypto-currencies', 'currencies'), post('/v1/orders/quote', 'quote')]))).toBe('fail');
+    // A read refused (a 429) does not count as read.
+    expect(status(referenceData, facts([get('/v1/networks', 'networks', { status: 429 }), get('/v1/crypto-currencies', 'currencies'), post('/v1/orders/quote', 'quote')]))).toBe('fail');
+  });
+
+  it('account_lookup: an offramp create needs a lookup of its account before it, and its account_name', () => {
+    const lookup = get('/v1/account-lookup', 'lookup', { accountNumber: '0123', accountName: 'ADA OBI' });
+    const create = (name: string) => post('/v1/orders', 'create', { orderType: 'offramp', accountNumber: '0123', accountName: name });
+    expect(status(accountLookup, facts([lookup, create('ADA OBI')]))).toBe('pass');
+    expect(status(accountLookup, facts([lookup, create('Ada Obi')]))).toBe('fail');
+    expect(status(accountLookup, facts([create('ADA OBI')]))).toBe('fail');
+    expect(status(accountLookup, facts([create('ADA OBI'), lookup]))).toBe('fail');
+    expect(outcome(accountLookup, facts([post('/v1/orders', 'create', { orderType: 'onramp' })]))).toMatchObject({ status: 'not_exercised', applies: false });
+  });
+
+  it('quote_ttl: after an expired-quote refusal, a new quote or create passes; another expired create fails', () => {
+    const quote = post('/v1/orders/quote', 'quote', { quoteId: 'qt_1' });
+    const expired = () => post('/v1/orders', 'create', { status: 400, code: 'E_BADREQUEST', quoteId: 'qt_1', expiredQuote: true });
+    expect(outcome(quoteTtl, facts([quote]))).toMatchObject({ status: 'not_exercised', applies: true });
+    expect(status(quoteTtl, facts([quote, expired(), post('/v1/orders/quote', 'quote', { quoteId: 'qt_2' })]))).toBe('pass');
+    expect(status(quoteTtl, facts([quote, expired(), expired()]))).toBe('fail');
+  });
+
+  it('validation_retry: fails when a 422 is sent again unchanged, passes when writes were seen without it', () => {
+    const bad = post('/v1/orders', 'create', { status: 422, code: 'E_VALIDATION_ERROR', fingerprint: 'same' });
+    expect(status(validationRetry, facts([bad, post('/v1/orders', 'create', { fingerprint: 'fixed' })]))).toBe('pass');
+    expect(status(validationRetry, facts([bad, post('/v1/orders', 'create', { status: 422, fingerprint: 'same' })]))).toBe('fail');
+    expect(outcome(validationRetry, facts([req()]))).toMatchObject({ status: 'not_exercised', applies: false });
+  });
+
+  it('rate_limit: the next request on the key must wait Retry-After; on another key it may not', () => {
+    const limited = () => req({ status: 429, code: 'E_RATE_LIMITED', retryAfterMs: 1000 });
+    expect(status(rateLimit, facts([limited(), req({ after: 1100 })]))).toBe('pass');
+    expect(status(rateLimit, facts([limited(), req({ after: 200 })]))).toBe('fail');
+    expect(status(rateLimit, facts([limited(), req({ after: 200, key: 'Bearer pk_test_****wxyz' })]))).toBe('not_exercised');
+    expect(outcome(rateLimit, facts([req()]))).toMatchObject({ status: 'not_exercised', applies: true });
+  });
+
+  it('idempotent_create: a lost create\'s retry carries its merchant_reference; a 409 is followed by a read (else a fail once final)', () => {
+    const lost = () => post('/v1/orders', 'create', { status: 503, code: 'E_SANDBOX_FAULT', merchantReference: 'm-1' });
+    const conflictOf = () => post('/v1/orders', 'create', { status: 409, code: 'E_CONFLICT', merchantReference: 'm-1', reference: 'ORD1' });
+    expect(status(idempotentCreate, facts([lost(), conflictOf(), get('/v1/orders/ORD1', 'get_order', { reference: 'ORD1' })]))).toBe('pass');
+    expect(status(idempotentCreate, facts([lost(), post('/v1/orders', 'create', { merchantReference: 'm-2' })]))).toBe('fail');
+    expect(status(idempotentCreate, facts([post('/v1/orders', 'create', { status: 0 }), post('/v1/orders', 'create')]))).toBe('fail');
+    expect(status(idempotentCreate, facts([lost(), conflictOf()]))).toBe('not_exercised');
+    expect(status(idempotentCreate, facts([lost(), conflictOf()]), true)).toBe('fail');
+    expect(outcome(idempotentCreate, facts([post('/v1/orders', 'create')]))).toMatchObject({ status: 'not_exercised', applies: true });
+  });
+
+  it('polling: GET order more than once a second per order fails; reads of different orders do not', () => {
+    const read = (reference: string, after: number) => get(`/v1/orders/${reference}`, 'get_order', { reference, after });
+    expect(status(polling, facts([read('A', 10), read('A', 1000), read('B', 10)]))).toBe('pass');
+    expect(status(polling, facts([read('A', 10), read('A', 100)]))).toBe('fail');
+    expect(outcome(polling, facts([req()]))).toMatchObject({ status: 'not_exercised', applies: false });
+  });
+});
+
+describe('receiver checks (CONTRACT §21)', () => {
+  const probe = (kind: DeliveryFact['probe'], answer: number) => dlv({ probe: kind, attempts: [{ status: answer, ms: 10, error: null }] });
+
+  it('ack_fast: a 2xx within 5 s passes; a slow 2xx or a timeout fails; probes do not count', () => {
+    expect(status(ackFast, facts([], [dlv()]))).toBe('pass');
+    expect(status(ackFast, facts([], [dlv(), dlv({ attempts: [{ status: 200, ms: 6000, error: null }] })]))).toBe('fail');
+    expect(status(ackFast, facts([], [dlv({ attempts: [{ status: null, ms: 15000, error: 'timed out after 15000 ms' }] })]))).toBe('fail');
+    expect(outcome(ackFast, facts([], [probe('duplicate', 200)]))).toMatchObject({ status: 'not_exercised', applies: false });
+    expect(outcome(ackFast, facts([], [dlv({ aimed: false, attempts: [{ status: null, ms: 0, error: 'no webhook_url configured for the partner' }] })]))).toMatchObject({ status: 'not_exercised', applies: false });
+  });
+
+  it('verify_signature: both the bad-signature and the tampered probe refused passes; either accepted fails', () => {
+    expect(status(verifySignature, facts([], [dlv(), probe('bad_signature', 401), probe('tampered_body', 401)]))).toBe('pass');
+    expect(status(verifySignature, facts([], [dlv(), probe('bad_signature', 401), probe('tampered_body', 200)]))).toBe('fail');
+    expect(outcome(verifySignature, facts([], [dlv(), probe('bad_signature', 401)]))).toMatchObject({ status: 'not_exercised', applies: true });
+  });
+
+  it('stale_timestamp: the stale probe refused passes, accepted fails', () => {
+    expect(status(staleTimestamp, facts([], [dlv(), probe('stale_timestamp', 400)]))).toBe('pass');
+    expect(status(staleTimestamp, facts([], [dlv(), probe('stale_timestamp', 204)]))).toBe('fail');
+    expect(status(staleTimestamp, facts([], [dlv()]))).toBe('not_exercised');
+  });
+
+  it('duplicates and out_of_order: the probe acknowledged passes, refused fails', () => {
+    expect(status(duplicates, facts([], [dlv(), probe('duplicate', 200)]))).toBe('pass');
+    expect(status(duplicates, facts([], [dlv(), probe('duplicate', 409)]))).toBe('fail');
+    expect(status(outOfOrder, facts([], [dlv(), probe('out_of_order', 200)]))).toBe('pass');
+    expect(status(outOfOrder, facts([], [dlv(), probe('out_of_order', 500)]))).toBe('fail');
+    // A probe with no HTTP answer (refused connection) is not yet an answer.
+    expect(status(duplicates, facts([], [dlv(), dlv({ probe: 'duplicate', attempts: [{ status: null, ms: 1, error: 'connection refused' }] })]))).toBe('not_exercised');
+  });
+
+  it('recovers: a failed attempt then a 2xx passes; a delivery given up fails; no failure does not apply', () => {
+    const fail500 = { status: 500, ms: 5, error: 'HTTP 500' };
+    const ok = { status: 200, ms: 5, error: null };
+    expect(status(recovers, facts([], [dlv({ attempts: [fail500, ok] })]))).toBe('pass');
+    expect(status(recovers, facts([], [dlv({ attempts: [fail500, fail500], gaveUp: true })]))).toBe('fail');
+    expect(outcome(recovers, facts([], [dlv({ attempts: [fail500] })]))).toMatchObject({ status: 'not_exercised', applies: true });
+    expect(outcome(recovers, facts([], [dlv()]))).toMatchObject({ status: 'not_exercised', applies: false });
+  });
+});
