@@ -24,6 +24,11 @@ export interface SessionOptions {
    * spec §6.5 rule 1, as the `ack_fast` check measures it).
    */
   slowWorkMs?: number;
+  /**
+   * Deliveries the receiver answers 503 at start (default 1): a staged outage, so the run sees
+   * the receiver acknowledge the retry of a delivery that failed (`recovers`, spec §6.5 rule 2).
+   */
+  outage?: number;
   log?: (line: string) => void;
 }
 
@@ -60,6 +65,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     credentials: () => ({ clientId: partner?.client_id ?? '', encryptionKey: partner?.keys.test.encryption_key ?? '' }),
     mistakes,
     workMs: mistakes.slowAcknowledgement ? (options.slowWorkMs ?? 5_500) : 0,
+    unavailableFor: options.outage ?? 1,
   });
   try {
     partner = await control.createPartner({ name: `integration ${label}`, webhook_url: receiver.url });

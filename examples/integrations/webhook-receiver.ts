@@ -36,6 +36,11 @@ export interface ReceiverOptions {
    * 0). The reference does it after answering; the slow variant before.
    */
   workMs?: number;
+  /**
+   * Deliveries answered 503 at start, before anything else (default 0): an outage staged by the
+   * driver (the receiver's database not up yet), so the sender's retry shows it recovers.
+   */
+  unavailableFor?: number;
   port?: number;
 }
 
@@ -64,6 +69,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const mistakes = options.mistakes ?? NO_MISTAKES;
   const path = options.path ?? '/webhooks/ramp';
   const workMs = options.workMs ?? 0;
+  let unavailable = options.unavailableFor ?? 0;
   const seen = new Set<string>();
   const orders: Receiver['orders'] = new Map();
   const handled: HandledEvent[] = [];
@@ -102,6 +108,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       raw = await readRaw(req); // the bytes as received, before any parsing (spec §6.4)
     } catch {
       return answer(res, 400, 'unreadable body');
+    }
+    if (unavailable > 0) {
+      unavailable--;
+      return answer(res, 503, 'not ready yet'); // nothing stored: the retry is handled as new (spec §6.5 rule 2)
     }
     const { clientId, encryptionKey } = options.credentials();
     const timestamp = header(req, 'svc-timestamp');

@@ -50,6 +50,9 @@ describe('readiness matrix', () => {
     ]);
     expect(failed(r), explain(r).join('\n')).toEqual([]);
     expect(r.report.verdict, explain(r).join('\n')).toBe('ready');
+    // Every check passes on evidence, `recovers` too: the session stages one failed delivery.
+    expect(r.report.checks.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual([]);
+    expect(r.report.checks).toHaveLength(17);
   }, 60_000);
 
   it('has at least twelve variants, one switch each, and every check failed by one of them', () => {
