@@ -46,6 +46,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: 'write the Postman collection of a running sandbox (/v1, signed requests)',
     load: () => import('./postman.command'),
   },
+  readiness: {
+    summary: "open a readiness run for a partner, or finish one and print its verdict per check (CI: exit 1 on not_ready)",
+    load: () => import('./readiness.command'),
+  },
   listen: {
     summary: "relay a partner's webhook deliveries from a (remote) sandbox to a local receiver",
     load: () => import('./listen.command'),

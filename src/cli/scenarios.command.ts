@@ -17,6 +17,8 @@ fails. A NAME that is not a file, such as cancel or cancel.yaml, picks that libr
                       {status, message, data}): act as this partner, so your receiver verifies
                       with keys it already holds
   --junit FILE        write a JUnit XML report (its folder must exist and be writable)
+  --readiness FILE    with --partner: a readiness run of the partner's receiver around the run,
+                      its report written to FILE as JSON (exit 1 when its verdict is not_ready)
   --seed N            seed for faker helpers and in-process sandboxes (default 1)
   --concurrency N     scenarios at once in process (default 4; 1 with --sandbox or --partner)
 `;
@@ -83,6 +85,7 @@ async function scenarios(argv: string[]): Promise<void> {
         target: { type: 'string' },
         partner: { type: 'string' },
         junit: { type: 'string' },
+        readiness: { type: 'string' },
         seed: { type: 'string' },
         concurrency: { type: 'string' },
         help: { type: 'boolean' },
@@ -103,6 +106,17 @@ async function scenarios(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  if (values.readiness !== undefined && values.partner === undefined) {
+    process.stderr.write(`--readiness ${values.readiness}: a readiness run is one partner's: give --partner FILE too\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const readinessProblem = values.readiness === undefined ? undefined : junitPathProblem(values.readiness);
+  if (readinessProblem) {
+    process.stderr.write(`--readiness ${values.readiness}: cannot write the report there: ${readinessProblem}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const result = await runAll({
     files: positionals.map((file) => resolveScenarioFile(file)),
     sandboxUrl: values.sandbox,
@@ -111,9 +125,10 @@ async function scenarios(argv: string[]): Promise<void> {
     targetUrl: values.target,
     partnerFile: values.partner,
     junitFile: values.junit,
+    readinessFile: values.readiness,
     seed: values.seed ? Number(values.seed) : undefined,
     concurrency: values.concurrency ? Number(values.concurrency) : undefined,
     live: process.stdout.isTTY === true && process.env.CI !== 'true',
   });
-  process.exitCode = result.fileErrors.length > 0 ? 2 : result.ok ? 0 : 1;
+  process.exitCode = result.fileErrors.length > 0 ? 2 : result.ok && result.readiness?.verdict !== 'not_ready' ? 0 : 1;
 }

@@ -7,3 +7,4 @@ export * from './report';
 export * from './runs';
 export * from './readiness.schemas';
 export * from './readiness.routes';
+export * from './render';

@@ -8,6 +8,10 @@ export const OpenRunBodySchema = z
     client_id: z.string().min(1).max(128).meta({ description: 'the partner whose traffic the run counts', example: 'ptr_acme' }),
     environment: z.enum(ENVIRONMENTS).optional().meta({ description: 'the environment whose traffic counts (default test)' }),
     probes: z.boolean().optional().meta({ description: 'exercise what ordinary traffic rarely shows, once each (default true)' }),
+    scope: z
+      .enum(['all', 'receiver'])
+      .optional()
+      .meta({ description: 'all (default): the API client and the receiver; receiver: only the receiver\'s answers count (a scenario run, whose /v1 calls are the runner\'s, not the partner\'s): the client checks stay not_exercised and the verdict is at best incomplete' }),
   })
   .meta({ id: 'ReadinessRunBody', example: { client_id: 'ptr_acme', environment: 'test', probes: true } });
 export type OpenRunBody = z.output<typeof OpenRunBodySchema>;
@@ -64,6 +68,7 @@ export const ReadinessReportSchema = z
     id: z.string().meta({ example: 'rdy_1' }),
     client_id: z.string(),
     environment: z.enum(ENVIRONMENTS),
+    scope: z.enum(['all', 'receiver']),
     opened_at: DateTime.meta({ description: 'wall time' }),
     finished_at: DateTime.optional(),
     ended_by: z.enum(['finish', 'reset', 'new_run', 'evicted']).optional().meta({ description: 'how a run that no longer counts ended' }),

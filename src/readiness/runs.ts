@@ -40,6 +40,7 @@ interface Run {
   id: string;
   clientId: string;
   environment: Environment;
+  scope: 'all' | 'receiver';
   openedAt: number;
   /** Set once the run no longer counts; its report is then kept, its facts let go. */
   ended?: { at: number; by: NonNullable<ReadinessReport['ended_by']>; report: ReadinessReport };
@@ -92,7 +93,7 @@ export function createReadiness(deps: ReadinessDeps) {
 
   function onRequest(id: string, raw: Readonly<RawRecord>): void {
     const run = raw.clientId === undefined ? undefined : open.get(raw.clientId);
-    if (!run) return;
+    if (!run || run.scope === 'receiver') return;
     const fact = requestFact(id, raw, {
       quoteType: (quoteId) => run.quoteTypes.get(quoteId),
       existing: (merchantReference) => deps.orders.store.byMerchantReference({ clientId: run.clientId, env: run.environment }, merchantReference)?.reference,
@@ -172,7 +173,10 @@ export function createReadiness(deps: ReadinessDeps) {
   function reportOf(run: Run, final: boolean): ReadinessReport {
     if (run.ended) return run.ended.report;
     const facts = { environment: run.environment, requests: run.requests, deliveries: run.deliveries };
-    const checks = evaluate(facts, final);
+    const checks = evaluate(facts, final).map((c) =>
+      // A receiver-only run watched no API client: its checks say so, and keep the verdict from `ready`.
+      run.scope === 'receiver' && c.side === 'client' ? { ...c, status: 'not_exercised' as const, applies: true, evidence: [{ note: 'a receiver-only run (scope receiver): the API client was not watched' }] } : c,
+    );
     const coverage = coverageOf(facts, (reference) => {
       const order = deps.orders.store.get(reference);
       if (!order || order.clientId !== run.clientId) return undefined;
@@ -182,6 +186,7 @@ export function createReadiness(deps: ReadinessDeps) {
       id: run.id,
       client_id: run.clientId,
       environment: run.environment,
+      scope: run.scope,
       opened_at: ISO(run.openedAt),
       probes: run.probes.map((p) => ({ ...p })),
       counted: { requests: run.requests.length, deliveries: run.deliveries.length, truncated: run.truncated },
@@ -240,6 +245,7 @@ export function createReadiness(deps: ReadinessDeps) {
         id,
         clientId: partner.client_id,
         environment,
+        scope: input.scope ?? 'all',
         openedAt: deps.wall.now(),
         requests: [],
         deliveries: [],
@@ -291,6 +297,7 @@ export function createReadiness(deps: ReadinessDeps) {
   function armProbes(run: Run): void {
     run.adversarial = seededOrder([...PROBE_KINDS], hashSeed('readiness', deps.seed, run.id));
     for (const kind of run.adversarial) run.probes.push({ kind, status: 'planned' });
+    if (run.scope === 'receiver') return; // no API client to probe
     const base = { client_id: run.clientId, environment: run.environment, times: 1 };
     const lost = deps.faults.add({ ...base, method: 'POST', path: '/v1/orders', phase: 'after', error: { status: 503 }, note: `readiness probe: lost response (${run.id})` });
     const lostRecord: ProbeRecord = { kind: 'lost_response', status: 'armed', note: `fault ${lost.id}: the next create is carried out and answered 503` };

@@ -8,6 +8,8 @@ import { runScenario, type ScenarioResult } from './runner';
 import { loadScenario, ScenarioFileError, type Scenario } from './schema';
 import { firstIssue } from '../shared/validation';
 import { packagePath } from '../shared/package-root';
+import { reportTable } from '../readiness/render';
+import type { ReadinessReport } from '../readiness/readiness.schemas';
 
 /** The scenario library shipped with the sandbox (`scenarios/` at the package root). */
 export const DEFAULT_SCENARIO_DIR = packagePath('scenarios');
@@ -34,6 +36,12 @@ export interface RunAllOptions {
   /** JSON {client_id, keys: {test, live}}, or the control API's envelope around it: every scenario acts as this partner. */
   partnerFile?: string;
   junitFile?: string;
+  /**
+   * With `partnerFile`: open a readiness run for that partner before the scenarios (CONTRACT §21,
+   * scope `receiver`: the runner's /v1 calls are not the partner's, so the client checks stay
+   * not_exercised), finish it after, and write its report here as JSON.
+   */
+  readinessFile?: string;
   seed?: number;
   /** Scenarios at once (in process, each in its own sandbox); 1 against --sandbox or --partner. */
   concurrency?: number;
@@ -49,6 +57,8 @@ export interface RunAllResult {
   /** Files that could not run: nothing ran. */
   fileErrors: ScenarioFileError[];
   ms: number;
+  /** The readiness run's final report, with `readinessFile`. */
+  readiness?: ReadinessReport;
 }
 
 const KeySetSchema = z.object({ public_key: z.string(), secret_key: z.string(), encryption_key: z.string() });
@@ -134,6 +144,12 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
     }
   }
 
+  let readinessRun: string | undefined;
+  if (options.readinessFile) {
+    if (!identity) throw new Error('readinessFile needs partnerFile: a readiness run is one partner\'s');
+    readinessRun = await openReadiness(clients[0]!, identity);
+  }
+
   const results: ScenarioResult[] = new Array(scenarios.length);
   const progress = new Map<number, string>();
   const render = () => {
@@ -166,8 +182,10 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
       render();
     }
   };
+  let readiness: ReadinessReport | undefined;
   try {
     await Promise.all(clients.map((c) => worker(c)));
+    if (readinessRun) readiness = await finishReadiness(clients[0]!, readinessRun);
   } finally {
     await receiver?.close();
     await Promise.all(sandboxes.map((s) => s.close()));
@@ -176,5 +194,31 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
   for (const r of results) if (!r.ok) write(`\n${describeFailure(r)}\n`);
   write(`\n${summaryTable(results)}\n`);
   if (options.junitFile) writeFileSync(options.junitFile, junitXml(results, ms));
-  return { ok: results.every((r) => r.ok), results, fileErrors: [], ms };
+  if (readiness && options.readinessFile) {
+    writeFileSync(options.readinessFile, `${JSON.stringify(readiness, null, 2)}\n`);
+    write(`\n${reportTable(readiness)}`);
+  }
+  return { ok: results.every((r) => r.ok), results, fileErrors: [], ms, ...(readiness ? { readiness } : {}) };
+}
+
+/** Provisions the partner (its scenarios set its receiver up) and opens a receiver-only readiness run for it. */
+async function openReadiness(client: SandboxClient, identity: PartnerIdentity): Promise<string> {
+  const created = await client.createPartner({ client_id: identity.client_id, keys: identity.keys, name: 'readiness' });
+  if (!created.ok && created.error.status !== 409) throw new Error(`could not provision partner ${identity.client_id} for the readiness run: ${created.error.status} ${created.error.message}`);
+  const run = await client.control.openReadinessRun({ body: { client_id: identity.client_id, scope: 'receiver' } });
+  return run.id;
+}
+
+/**
+ * The run's final report, once the receiver has answered the probes sent on the back of the
+ * last scenario's deliveries (at most ~2 s of waiting: a probe left unanswered stays not_exercised).
+ */
+async function finishReadiness(client: SandboxClient, id: string): Promise<ReadinessReport> {
+  for (let i = 0; i < 20; i++) {
+    const sofar = await client.control.getReadinessRun({ params: { id } });
+    const waiting = sofar.checks.some((c) => c.side === 'receiver' && c.status === 'not_exercised' && c.applies && c.evidence.some((e) => e.note.startsWith('no answer yet')));
+    if (!waiting) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return client.control.finishReadinessRun({ params: { id } });
 }

@@ -258,7 +258,8 @@ describe('action.yml, the GitHub Action (CONTRACT §18), its steps run as writte
     expect(action.runs.using).toBe('composite');
     const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
     const junit = join(work, 'action-junit.xml');
-    const given: Record<string, string> = { version: tarball, port: '0', seed: '7', scenarios: 'cancel onramp-happy-path', junit };
+    const readiness = join(work, 'action-readiness.json');
+    const given: Record<string, string> = { version: tarball, port: '0', seed: '7', scenarios: 'cancel onramp-happy-path', junit, readiness };
     const inputs = Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, given[name] ?? spec.default ?? '']));
     const runner = mkdtempSync(join(work, 'runner-'));
     const files = { GITHUB_ENV: join(runner, 'env'), GITHUB_OUTPUT: join(runner, 'output') };
@@ -269,11 +270,12 @@ describe('action.yml, the GitHub Action (CONTRACT §18), its steps run as writte
         if (!(name in inputs)) throw new Error(`action.yml uses an input it does not declare: ${name}`);
         return inputs[name]!;
       });
-    const condition = (text: string) => {
-      const m = /^inputs\.([\w-]+) (!=|==) ''$/.exec(text.trim());
-      if (!m) throw new Error(`an if: this test does not evaluate: ${text}`);
-      return (inputs[m[1]!] !== '') === (m[2] === '!=');
-    };
+    const condition = (text: string): boolean =>
+      text.split(' && ').every((part) => {
+        const m = /^inputs\.([\w-]+) (!=|==) ''$/.exec(part.trim());
+        if (!m) throw new Error(`an if: this test does not evaluate: ${text}`);
+        return (inputs[m[1]!] !== '') === (m[2] === '!=');
+      });
     let jobEnv: Record<string, string> = {};
     for (const step of action.runs.steps) {
       if (step.if !== undefined && !condition(step.if)) continue;
@@ -305,6 +307,8 @@ describe('action.yml, the GitHub Action (CONTRACT §18), its steps run as writte
       const report = readFileSync(junit, 'utf8');
       expect(report).toMatch(/<testsuite [^>]*tests="2"[^>]*failures="0"/);
       expect(report).toContain('name="cancel');
+      // CONTRACT §21: the readiness input, with scenarios, writes a receiver-only report of the demo partner.
+      expect(JSON.parse(readFileSync(readiness, 'utf8'))).toMatchObject({ client_id: exported.RAMP_SANDBOX_CLIENT_ID, scope: 'receiver', verdict: expect.stringMatching(/^(?:incomplete|not_ready)$/) });
     } finally {
       // A composite action has no post step: the job's end stops the sandbox; here the test does.
       const pid = Number(exported.RAMP_SANDBOX_PID);

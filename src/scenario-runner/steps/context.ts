@@ -58,7 +58,8 @@ export function createStepContext(base: Omit<StepContext, 'resolve' | 'reference
       for (let i = 0; i < 400; i++) {
         const res = await ctx.client.deliveries(reference);
         const list = res.ok ? res.data : [];
-        if (!list.some((d) => d.in_flight)) return list.reverse();
+        // A readiness run's probes (CONTRACT §21) are not the order's lifecycle: a scenario never judges them.
+        if (!list.some((d) => d.in_flight)) return list.filter((d) => d.source !== 'probe').reverse();
         await new Promise((r) => setTimeout(r, 25));
       }
       throw new StepFailure(`deliveries for ${reference} still in flight after 10 s`);
