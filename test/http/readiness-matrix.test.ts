@@ -6,6 +6,7 @@
 // Deterministic: a fixed seed and a manual virtual clock; each session gets a sandbox of its own,
 // so every run sees the same probe schedule. The only waits are the integration's own (a second
 // between two reads of an order, spec §8; Retry-After, CONTRACT §3), which it must keep.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src';
 import { VARIANTS, type CheckId } from '../../examples/integrations/mistakes';
@@ -60,6 +61,17 @@ describe('readiness matrix', () => {
     expect(new Set(VARIANTS.map((v) => v.mistake)).size).toBe(VARIANTS.length);
     const all: CheckId[] = ['signing', 'timestamp_ms', 'raw_body', 'key_environment', 'reference_data', 'account_lookup', 'quote_ttl', 'validation_retry', 'rate_limit', 'idempotent_create', 'polling', 'ack_fast', 'verify_signature', 'stale_timestamp', 'duplicates', 'out_of_order', 'recovers'];
     expect(all.filter((c) => !VARIANTS.some((v) => v.fails.includes(c)))).toEqual([]);
+  });
+
+  it('docs/readiness.md shows this matrix: each variant, its checks and its clause', () => {
+    const doc = readFileSync(new URL('../../docs/readiness.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## The matrix'));
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| [^|]+ \| ([^|]+) \| ([^|]+) \|$/gm)].map(([, id, checks, clause]) => ({
+      id,
+      fails: [...checks!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]),
+      clause: clause!.trim(),
+    }));
+    expect(rows).toEqual(VARIANTS.map((v) => ({ id: v.id, fails: v.fails, clause: v.clause })));
   });
 
   it.each(VARIANTS.map((v) => [v.id, v] as const))('%s is not_ready, failing exactly its checks', async (id, v) => {
