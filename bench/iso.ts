@@ -1,7 +1,7 @@
 /**
  * ISO formatter microbench (docs/decisions/004-iso-formatter.md): `ISO` (src/clock/iso.ts:
- * the date part kept per day, the time of day written from integers, the last answer
- * remembered) against `new Date(ms).toISOString()`.
+ * the date and the time of day written from integers, nothing kept between calls) against
+ * `new Date(ms).toISOString()`.
  *
  *   npx tsx bench/iso.ts [--calls 2000000] [--rounds 9]
  *

@@ -106,7 +106,7 @@ function verifySignature(
   req: AuthRequest,
   partner: Partner,
   env: Environment,
-  deps: { wall: WallClock; options: AuthOptions },
+  deps: { partners: PartnerRegistry; wall: WallClock; options: AuthOptions },
 ): void {
   const ts = req.timestamp;
   if (!ts) throw unauthorized(AUTH_MESSAGES.missingTimestamp);
@@ -130,7 +130,7 @@ function verifySignature(
   };
   // The hint is computed only on failure: it hashes the body, which a good request never needs.
   if (!SIGNATURE_FORMAT.test(req.signature)) throw unauthorized(AUTH_MESSAGES.badSignatureFormat, hintOf(parts));
-  if (verify(parts, partner.keys[env].encryption_key, req.signature)) return;
+  if (verify(parts, deps.partners.signingKey(partner, env), req.signature)) return;
   const mistake = diagnose(parts, req.signature, partner, env);
   throw unauthorized(mistake ? `${AUTH_MESSAGES.badSignature}: ${mistake}` : AUTH_MESSAGES.badSignature, hintOf(parts));
 }

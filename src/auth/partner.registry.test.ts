@@ -102,6 +102,23 @@ describe('createPartnerRegistry', () => {
     expect(partners.resolveKey(keySet('test').secret_key)?.partner).toBe(owner);
   });
 
+  it('keeps each key set\'s signing KeyObject per registry: one per set, a new one after a rotation', () => {
+    const { partners } = makeRegistry();
+    const p = partners.create({ client_id: 'ptr_sig' });
+    const first = partners.signingKey(p, 'test');
+    expect(partners.signingKey(p, 'test')).toBe(first);
+    expect(first.export().toString('utf8')).toBe(p.keys.test.encryption_key);
+    expect(partners.signingKey(p, 'live').export().toString('utf8')).toBe(p.keys.live.encryption_key);
+    partners.rotate('ptr_sig', 'test');
+    const second = partners.signingKey(p, 'test');
+    expect(second).not.toBe(first);
+    expect(second.export().toString('utf8')).toBe(p.keys.test.encryption_key);
+    // Another registry (another sandbox in the process) makes its own, sharing nothing.
+    const other = makeRegistry().partners;
+    const twin = other.create({ client_id: 'ptr_sig', keys: { test: p.keys.test } });
+    expect(other.signingKey(twin, 'test')).not.toBe(second);
+  });
+
   it('rotates one environment: a new set, the previous set revoked at once and still resolving as revoked', () => {
     const { clock, partners } = makeRegistry();
     const p = partners.create({ client_id: 'ptr_rot' });

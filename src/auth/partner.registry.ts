@@ -1,5 +1,7 @@
 import { BlockList, isIP } from 'node:net';
+import type { KeyObject } from 'node:crypto';
 import { addToBlockList } from './ip';
+import { signingKeyOf } from './signature';
 import { KEY_PREFIX, type CreatePartnerInput, type KeySet, type KybStatus, type Partner, type RevokedKey, type UpdatePartnerInput } from './partner.schemas';
 import { ISO, type Clock } from '../clock';
 import type { Environment } from '../reference';
@@ -33,6 +35,11 @@ export interface PartnerRegistry {
   /** A new key set for `env`; the previous one is revoked at once. */
   rotate(clientId: string, env: Environment): KeySet;
   resolveKey(key: string): ResolvedKey | undefined;
+  /**
+   * The partner's `enc_*` key for `env` as a `KeyObject`, made once per key set and kept by this
+   * registry (decision 002): the request path signs with it.
+   */
+  signingKey(partner: Partner, env: Environment): KeyObject;
   /** Whether `ip` may call on behalf of the partner (an empty whitelist allows all). */
   allowsIp(partner: Partner, ip: string): boolean;
   /** Drops every partner but those listed. */
@@ -54,6 +61,8 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
   const partners = new Map<string, Partner>();
   const keyIndex = new Map<string, { clientId: string; env: Environment; kind: KeyKind; revoked: boolean }>();
   const blockLists = new Map<string, BlockList>();
+  // Keyed by the key set object: a rotation or a restore replaces it, and its entry goes with it.
+  const signingKeys = new WeakMap<KeySet, KeyObject>();
   const now = () => ISO(deps.clock.now());
 
   // A restored document may be behind the sequence: never hand out a key or id in use.
@@ -143,6 +152,12 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
       index(clientId, env, set);
       p.updated_at = now();
       return set;
+    },
+    signingKey(partner, env) {
+      const set = partner.keys[env];
+      let key = signingKeys.get(set);
+      if (key === undefined) signingKeys.set(set, (key = signingKeyOf(set.encryption_key)));
+      return key;
     },
     resolveKey(key) {
       const entry = keyIndex.get(key);

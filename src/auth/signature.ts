@@ -22,15 +22,27 @@ export function canonicalString(p: CanonicalParts): string {
 }
 
 /** `sha256=` + lowercase hex HMAC-SHA256 of the canonical string, keyed with the `enc_*` key. */
-export function sign(parts: ReceivedParts, encryptionKey: string): string {
+export function sign(parts: ReceivedParts, encryptionKey: SigningKey): string {
   return `sha256=${hmacOf(parts, encryptionKey)}`;
 }
 
 /** The hex HMAC of the canonical string; over the bytes themselves when the body is bytes. */
-function hmacOf(p: ReceivedParts, key: string): string {
+function hmacOf(p: ReceivedParts, key: SigningKey): string {
   if (typeof p.rawBody === 'string') return hmacSha256Hex(key, canonicalString(p as CanonicalParts));
   const prefix = `${p.clientId}|${p.timestamp}|${p.method.toUpperCase()}|${p.path}|`;
-  return createHmac('sha256', keyObjectOf(key)).update(prefix).update(p.rawBody).digest('hex');
+  return createHmac('sha256', key).update(prefix).update(p.rawBody).digest('hex');
+}
+
+/**
+ * An `enc_*` key: its string, or its `KeyObject` (`signingKeyOf`), the same bytes; given a
+ * string, `createHmac` copies it into a new buffer on every signature (decision 002), so the
+ * request path passes the `KeyObject` its partner registry keeps.
+ */
+export type SigningKey = string | KeyObject;
+
+/** The `KeyObject` of a key string: the UTF-8 bytes `createHmac` would take from the string. */
+export function signingKeyOf(key: string): KeyObject {
+  return createSecretKey(key, 'utf8');
 }
 
 const EQUALITY_KEY = randomBytes(32);
@@ -48,7 +60,7 @@ export function safeEqual(a: string, b: string): boolean {
  * Whether `signature` (`sha256=<64 lowercase hex>`, format already checked) is the HMAC of
  * `parts` under `encryptionKey`: compares the hex digests in constant time (`equalHexDigest`).
  */
-export function verify(parts: ReceivedParts, encryptionKey: string, signature: string): boolean {
+export function verify(parts: ReceivedParts, encryptionKey: SigningKey, signature: string): boolean {
   return equalHexDigest(hmacOf(parts, encryptionKey), signature, 7);
 }
 
@@ -80,28 +92,8 @@ export function signatureHint(p: ReceivedParts): string {
 
 /**
  * HMAC-SHA256 of the UTF-8 bytes of `message` under `key`, as lowercase hex: node's `createHmac`,
- * keyed with the key's `KeyObject` (`keyObjectOf`), hex made by node's digest with no buffer in
- * between. Two one-shot `crypto.hash` calls over pads kept per key were measured against it and
- * dropped (docs/decisions/002-hmac.md).
+ * hex made by node's digest with no buffer in between (docs/decisions/002-hmac.md).
  */
-export function hmacSha256Hex(key: string, message: string): string {
-  return createHmac('sha256', keyObjectOf(key)).update(message).digest('hex');
-}
-
-/**
- * Each signing key's `KeyObject` (the UTF-8 bytes of the key string, as `createHmac` takes a
- * string key), made once: given a string, `createHmac` would copy it into a new buffer on every
- * signature (decision 002). At most KEY_OBJECTS_MAX are kept (keys are per partner and
- * environment; a table that fills starts again).
- */
-const keyObjects = new Map<string, KeyObject>();
-const KEY_OBJECTS_MAX = 1024;
-
-function keyObjectOf(key: string): KeyObject {
-  let keyObject = keyObjects.get(key);
-  if (keyObject === undefined) {
-    if (keyObjects.size >= KEY_OBJECTS_MAX) keyObjects.clear();
-    keyObjects.set(key, (keyObject = createSecretKey(key, 'utf8')));
-  }
-  return keyObject;
+export function hmacSha256Hex(key: SigningKey, message: string): string {
+  return createHmac('sha256', key).update(message).digest('hex');
 }

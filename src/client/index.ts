@@ -38,4 +38,6 @@ export type {
   OrderStatus,
   StartSandboxOptions,
   UpdatePartnerInput,
+  OpenReadinessInput,
+  ReadinessReport,
 } from './handle.types';

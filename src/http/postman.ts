@@ -202,7 +202,7 @@ export const SIGNING_SCRIPT: string[] = [
   "pm.request.headers.upsert({ key: 'svc-signature', value: signature });",
 ];
 
-const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
+const HTTP_METHODS: ReadonlySet<string> = new Set(['get', 'post', 'put', 'patch', 'delete']);
 
 function happyPathFolder(options: PostmanOptions): PostmanFolder {
   const { happyPath } = options;

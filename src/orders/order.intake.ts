@@ -12,7 +12,7 @@ import type { CreateOrderBody } from './order.schemas';
 import type { OrderRecord, QuoteRecord } from './order.records';
 import { toDetail, type OrderDetail } from './order.view';
 
-const PROVIDER_IDS = new Set([1]);
+const PROVIDER_IDS: ReadonlySet<number> = new Set([1]);
 
 /**
  * `POST /v1/orders`: typed input to a stored order. Every check runs before anything is

@@ -216,8 +216,8 @@ export const idempotentCreate: CheckDef = {
       const later = reqs.slice(i + 1);
       if (c.status === 0 || c.status >= 500) {
         const retry = later.find((r) => r.kind === 'create');
-        if (!retry) return void waiting.push(ev(c, `create answered ${c.status || 'nothing'}; not retried yet`));
-        if (!c.merchantReference) bad.push(ev(c, `create answered ${c.status || 'nothing'} without a merchant_reference: its retry (${retry.id}) cannot be matched`));
+        if (!retry) waiting.push(ev(c, `create answered ${c.status || 'nothing'}; not retried yet`));
+        else if (!c.merchantReference) bad.push(ev(c, `create answered ${c.status || 'nothing'} without a merchant_reference: its retry (${retry.id}) cannot be matched`));
         else if (retry.merchantReference !== c.merchantReference) bad.push(ev(retry, `retry of ${c.id} carries merchant_reference ${retry.merchantReference ?? '(none)'}, not ${c.merchantReference}`));
         else good.push(ev(retry, `retry of ${c.id} (answered ${c.status || 'nothing'}) with the same merchant_reference`));
       } else if (c.status === 409 && c.reference) {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { AUTH_MESSAGES, SIGNATURE_MISTAKES } from '../auth';
 import type { Environment } from '../reference';
-import type { OrderType } from '../orders/order.vocabulary';
+import { ORDER_TYPES, type OrderType } from '../orders/order.vocabulary';
 import type { RawRecord } from '../http/request-log.record';
 import type { Delivery, ProbeKind } from '../webhooks';
 
@@ -141,7 +141,7 @@ function decoded(segment: string): string {
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.slice(0, 128) : undefined);
 const record = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
-const ORDER_TYPE_SET = new Set<string>(['onramp', 'offramp', 'swap']);
+const isOrderType = (type: string): type is OrderType => (ORDER_TYPES as readonly string[]).includes(type);
 
 /** The order type legs describe (spec §4.1 create quote): crypto legs carry a network. */
 function typeOfLegs(body: Record<string, unknown>): OrderType | undefined {
@@ -195,14 +195,14 @@ export function requestFact(id: string, raw: Readonly<RawRecord>, look: { quoteT
     const quoteId = text(answer?.quote_id);
     if (quoteId) fact.quoteId = quoteId;
     const type = text(answer?.type) ?? (sent && typeOfLegs(sent));
-    if (type && ORDER_TYPE_SET.has(type)) fact.orderType = type as OrderType;
+    if (type && isOrderType(type)) fact.orderType = type;
   } else if (kind === 'create') {
     const merchantReference = text(sent?.merchant_reference);
     if (merchantReference) fact.merchantReference = merchantReference;
     const quoteId = text(sent?.quote_id);
     if (quoteId) fact.quoteId = quoteId;
     const type = text(answer?.type) ?? (quoteId ? look.quoteType(quoteId) : sent && typeOfLegs(sent));
-    if (type && ORDER_TYPE_SET.has(type)) fact.orderType = type as OrderType;
+    if (type && isOrderType(type)) fact.orderType = type;
     const recipient = record(sent?.recipient);
     const accountName = text(recipient?.account_name);
     if (accountName) fact.accountName = accountName;

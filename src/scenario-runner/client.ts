@@ -46,7 +46,7 @@ type AddressFormat = 'evm' | 'tron' | 'solana';
 type Call = { retry429?: boolean };
 
 /** Socket errors that mean the server closed the connection without answering. */
-const DROPPED = new Set(['ECONNRESET', 'EPIPE']);
+const DROPPED: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
 
 /** The control client's transport: node:http with keep-alive, as /v1 calls (cheaper than fetch). */
 const viaHttpRequest: ControlFetch = async (url, init) => {

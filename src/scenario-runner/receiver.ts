@@ -23,6 +23,8 @@ export class BuiltInReceiver {
   private readonly seen = new Map<string, Set<string>>();
   readonly received = new Map<string, ReceivedWebhook[]>();
   readonly rejected = new Map<string, string[]>();
+  /** The `svc-delivery-id` of each rejection, beside `rejected` (a readiness probe's is not the scenario's). */
+  readonly rejectedIds = new Map<string, Array<string | undefined>>();
   url = '';
 
   async start(): Promise<this> {
@@ -52,6 +54,8 @@ export class BuiltInReceiver {
         if (!verified) {
           const reason = lastError instanceof WebhookVerificationError ? lastError.reason : String(lastError);
           this.rejected.get(key)?.push(reason);
+          const id = req.headers['svc-delivery-id'];
+          this.rejectedIds.get(key)?.push(Array.isArray(id) ? id[0] : id);
           res.statusCode = 401;
           res.end(reason);
           return;
@@ -81,6 +85,7 @@ export class BuiltInReceiver {
     this.seen.set(key, new Set());
     this.received.set(key, []);
     this.rejected.set(key, []);
+    this.rejectedIds.set(key, []);
     return `${this.url}/hooks/${key}`;
   }
 

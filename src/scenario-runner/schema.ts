@@ -167,7 +167,7 @@ export class ScenarioFileError extends Error {
   }
 }
 
-const COMMON_KEYS = new Set(['as', 'name', 'expect_error']);
+const COMMON_KEYS: ReadonlySet<string> = new Set(['as', 'name', 'expect_error']);
 
 /** Parses and validates a scenario document (YAML text). */
 export function parseScenario(text: string, file: string): Scenario {
@@ -241,7 +241,7 @@ export function loadScenario(path: string): Scenario {
   return parseScenario(text, path);
 }
 
-const ORDER_KEYS = new Set(['order', 'quote', 'clear']);
+const ORDER_KEYS: ReadonlySet<string> = new Set(['order', 'quote', 'clear']);
 
 /** The names a step's arguments refer to: `${name...}` anywhere, and bare `order: name`. */
 function* references(value: unknown, path: string): Generator<[string, string]> {

@@ -47,7 +47,8 @@ export const STALE_PROBE_MS = 10 * 60_000;
  * The headers and body one attempt sends: signed as `deliveryHeaders` signs, or, for a readiness
  * probe (CONTRACT §21, the adversarial deliveries of CONTRACT §6), made wrong on purpose:
  * `bad_signature` signed with a key that is not the partner's, `stale_timestamp` signed over a
- * timestamp 10 minutes old, `tampered_body` a body changed after signing, `duplicate` the
+ * timestamp 10 minutes old, `tampered_body` the body laid out anew after signing (whitespace
+ * only: the bytes differ, the parsed JSON does not), `duplicate` the
  * repeated delivery's own `svc-delivery-id` and body, `out_of_order` an older event's body sent
  * after newer ones (both well signed).
  */
@@ -71,14 +72,16 @@ export function probeOrPlain(delivery: { probe?: DeliveryProbe }, d: DeliverySig
   }
 }
 
-/** One value of the body changed, still valid JSON, so only the signature tells. */
+/**
+ * The same JSON laid out differently after signing: the bytes changed, the parsed value did not.
+ * A receiver that verifies the raw bytes (spec §6.4: "the raw body must be read before JSON
+ * parsing") refuses it; one that does not verify, or verifies the JSON parsed and serialised
+ * again, accepts it.
+ */
 function tampered(body: string): string {
   try {
-    const parsed = JSON.parse(body) as { data?: Record<string, unknown> };
-    if (parsed.data && typeof parsed.data === 'object') {
-      parsed.data.amount_settled = (Number(parsed.data.amount_settled) || 0) + 1_000_000;
-      return JSON.stringify(parsed);
-    }
+    const laidOut = JSON.stringify(JSON.parse(body), null, 1);
+    if (laidOut !== body) return laidOut;
   } catch {
     // not JSON: a byte more is a change all the same
   }

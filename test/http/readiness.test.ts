@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type Caller, type TestServer } from '../support/server';
 import { customer, EVM_ADDRESS, legs } from '../support/orders';
+import { createHmac } from 'node:crypto';
 import { startReceiver, verifies, type Receiver } from '../support/receiver';
 import { MAX_EVIDENCE } from '../../src/readiness';
 
@@ -229,5 +230,29 @@ describe('readiness runs (CONTRACT §21)', () => {
     expect(check(r, 'duplicates').status).toBe('fail');
     expect(check(r, 'out_of_order').status).toBe('pass');
     expect(r.verdict).toBe('not_ready');
+  });
+
+  it('a receiver that verifies the JSON parsed and serialised again, not the raw bytes, fails verify_signature (the tampered probe)', async () => {
+    const partner = await s.createPartner({ webhook_url: receiver.url });
+    const enc = partner.keys.test.encryption_key;
+    receiver.behave((r) => {
+      const reserialised = JSON.stringify(JSON.parse(r.rawBody));
+      const expected = `sha256=${createHmac('sha256', enc).update(`${partner.clientId}|${r.headers['svc-timestamp']}|POST|${r.path}|${reserialised}`).digest('hex')}`;
+      return r.headers['svc-signature'] === expected && Date.now() - Number(r.headers['svc-timestamp']) < 300_000 ? 'ok' : '500';
+    });
+    const run = await open({ client_id: partner.clientId });
+    offset += 1000;
+    for (let i = 0; i < 2; i++) {
+      const res = await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }, { as: partner });
+      if (res.status !== 200) continue; // the lost-response probe
+      await settle();
+      await s.control('POST', `/sandbox/orders/${res.body.data.reference}/simulate`, { status: 'settled' });
+      await settle();
+    }
+    const r = await report(run.id);
+    const verify = check(r, 'verify_signature');
+    expect(verify.status).toBe('fail');
+    expect(verify.evidence).toEqual([expect.objectContaining({ note: 'tampered body probe answered 200; expected a refusal (4xx)' })]);
+    expect(check(r, 'stale_timestamp').status).toBe('pass');
   });
 });

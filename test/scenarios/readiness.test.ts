@@ -59,6 +59,13 @@ describe('scenarios --readiness FILE', () => {
     }
   }, 60_000);
 
+  it('with the built-in receiver: the probes it refuses are not the scenarios\' deliveries, so the scenarios still pass', async () => {
+    const f = files();
+    const run = await runAll({ startSandbox: startScenarioSandbox, files: library, partnerFile: f.partner, readinessFile: f.report, write: () => {} });
+    expect(run.results.map((r) => r.failure?.error)).toEqual([undefined, undefined, undefined]);
+    expect(run.readiness!.checks.filter((c) => c.side === 'receiver').map((c) => c.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'not_exercised']);
+  }, 60_000);
+
   it('is not_ready for a receiver that accepts a bad signature', async () => {
     const target = await partnerReceiver(true);
     const f = files();

@@ -16,7 +16,7 @@ export interface SandboxHosts {
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Listen addresses that mean "every interface": no request names them as its Host. */
-const WILDCARDS = new Set(['0.0.0.0', '[::]', '[::0]', '[0:0:0:0:0:0:0:0]']);
+const WILDCARDS: ReadonlySet<string> = new Set(['0.0.0.0', '[::]', '[::0]', '[0:0:0:0:0:0:0:0]']);
 
 /**
  * The guards of the control API's routes and the dashboard's (CONTRACT §4, §15), one per route
