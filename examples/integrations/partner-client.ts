@@ -257,7 +257,12 @@ export class PartnerClient {
   }
 
   /** Polls the order until `done` holds, at most once a second; `between` runs between polls. */
-  async pollOrder(reference: string, done: (o: Order) => boolean, between: () => Promise<void> = async () => {}, maxPolls = 30): Promise<Order> {
+  async pollOrder(
+    reference: string,
+    done: (o: Order) => boolean,
+    between: () => Promise<void> = async () => {},
+    maxPolls = 30,
+  ): Promise<Order> {
     for (let i = 0; i < maxPolls; i++) {
       const order = await this.getOrder(reference);
       if (done(order)) return order;

@@ -61,7 +61,10 @@ export class SandboxControl {
   async quiet(clientId: string, timeoutMs = 15_000): Promise<void> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const deliveries = await this.call<Array<{ id: string; in_flight: boolean }>>('GET', `/sandbox/webhooks/deliveries?client_id=${encodeURIComponent(clientId)}`);
+      const deliveries = await this.call<Array<{ id: string; in_flight: boolean }>>(
+        'GET',
+        `/sandbox/webhooks/deliveries?client_id=${encodeURIComponent(clientId)}`,
+      );
       const busy = deliveries.filter((d) => d.in_flight);
       if (busy.length === 0) return;
       if (Date.now() > until) throw new Error(`deliveries still in flight after ${timeoutMs} ms: ${busy.map((d) => d.id).join(', ')}`);

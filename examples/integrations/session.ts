@@ -74,7 +74,12 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     const keys = partner.keys.test;
     const client = new PartnerClient({
       baseUrl: options.sandboxUrl,
-      credentials: { clientId: partner.client_id, publicKey: keys.public_key, secretKey: keys.secret_key, encryptionKey: keys.encryption_key },
+      credentials: {
+        clientId: partner.client_id,
+        publicKey: keys.public_key,
+        secretKey: keys.secret_key,
+        encryptionKey: keys.encryption_key,
+      },
       mistakes,
       log: (line) => log(`${label}: ${line}`),
     });
@@ -102,7 +107,16 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     // customer's profile keeps the birth date as ISO: the API's 422 names it and the client fixes
     // it (spec §7).
     const intents: Array<[string, () => Promise<OrderIntent>]> = [
-      ['onramp', async () => ({ merchantReference: `${label}-onramp-1`, from: { currency: fiat.code, amount: 50_000 }, to: { currency: 'USDT', network }, customer, address: WALLET })],
+      [
+        'onramp',
+        async () => ({
+          merchantReference: `${label}-onramp-1`,
+          from: { currency: fiat.code, amount: 50_000 },
+          to: { currency: 'USDT', network },
+          customer,
+          address: WALLET,
+        }),
+      ],
       [
         'offramp',
         async () => ({
@@ -113,7 +127,16 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
           bankAccount: { institutionCode: bank.code, accountNumber: ACCOUNT_NUMBER, typedName: await nameOnAccount(control, bank.code) },
         }),
       ],
-      ['swap', async () => ({ merchantReference: `${label}-swap-1`, from: { currency: 'USDT', network, amount: 50 }, to: { currency: 'USDC', network }, customer: { ...customer, dob: '1990-02-14' }, address: WALLET })],
+      [
+        'swap',
+        async () => ({
+          merchantReference: `${label}-swap-1`,
+          from: { currency: 'USDT', network, amount: 50 },
+          to: { currency: 'USDC', network },
+          customer: { ...customer, dob: '1990-02-14' },
+          address: WALLET,
+        }),
+      ],
     ];
     const placed: Array<Order | undefined> = [];
     for (const [type, intent] of intents) placed.push(await attempt(type, async () => client.placeOrder(await intent())));
@@ -135,7 +158,8 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
       await control.advance('10m');
     };
     const final: Order[] = [];
-    for (const o of orders) final.push((await attempt(`poll ${o.type}`, () => client.pollOrder(o.reference, (x) => FINAL.has(x.status), later))) ?? o);
+    for (const o of orders)
+      final.push((await attempt(`poll ${o.type}`, () => client.pollOrder(o.reference, (x) => FINAL.has(x.status), later))) ?? o);
     // The next day: every delivery's retries have run their course (CONTRACT §5: about 27.5 h),
     // so a delivery the receiver keeps failing ends `failed` inside the run.
     await control.advance('28h');
@@ -164,9 +188,12 @@ export function findVariant(id: string): Variant {
  */
 async function nameOnAccount(control: SandboxControl, bankCode: string): Promise<string> {
   const teller = await control.createPartner({ name: 'bank teller (driver)' });
-  const res = await fetch(`${control.baseUrl}/v1/account-lookup?account_number=${ACCOUNT_NUMBER}&bank_code=${encodeURIComponent(bankCode)}`, {
-    headers: { 'svc-client-id': teller.client_id, authorization: `Bearer ${teller.keys.test.public_key}` },
-  });
+  const res = await fetch(
+    `${control.baseUrl}/v1/account-lookup?account_number=${ACCOUNT_NUMBER}&bank_code=${encodeURIComponent(bankCode)}`,
+    {
+      headers: { 'svc-client-id': teller.client_id, authorization: `Bearer ${teller.keys.test.public_key}` },
+    },
+  );
   const json = (await res.json()) as { data?: { account_name?: string } };
   if (!res.ok || !json.data?.account_name) throw new Error(`account lookup for the driver: ${res.status}`);
   return json.data.account_name;

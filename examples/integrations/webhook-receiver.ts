@@ -23,7 +23,18 @@ import { NO_MISTAKES, type Mistakes } from './mistakes';
 export const TOLERANCE_MS = 300_000;
 
 /** The events the misspelling variant knows (spec §6.1, with `fiat_received` spelled right). */
-const KNOWN_EVENTS = new Set(['order.created', 'order.assigned', 'order.asset_locked', 'order.fiat_received', 'order.asset_released', 'order.asset_refunded', 'order.fiat_sent', 'order.settled', 'order.cancelled', 'order.expired']);
+const KNOWN_EVENTS = new Set([
+  'order.created',
+  'order.assigned',
+  'order.asset_locked',
+  'order.fiat_received',
+  'order.asset_released',
+  'order.asset_refunded',
+  'order.fiat_sent',
+  'order.settled',
+  'order.cancelled',
+  'order.expired',
+]);
 
 export interface ReceiverOptions {
   /** Read on each delivery: the receiver may listen before the keys exist. */
@@ -116,7 +127,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     const { clientId, encryptionKey } = options.credentials();
     const timestamp = header(req, 'svc-timestamp');
     const signature = header(req, 'svc-signature');
-    if (!timestamp || !signature || !/^\d{13}$/.test(timestamp)) return answer(res, 401, 'missing or malformed svc-timestamp/svc-signature');
+    if (!timestamp || !signature || !/^\d{13}$/.test(timestamp))
+      return answer(res, 401, 'missing or malformed svc-timestamp/svc-signature');
 
     let signedBody: Buffer | string = raw;
     if (mistakes.verifyParsedJson) {
@@ -131,7 +143,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     const expected = Buffer.from(`sha256=${createHmac('sha256', encryptionKey).update(canonical).digest('hex')}`);
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return answer(res, 401, 'bad signature');
-    if (!mistakes.acceptStaleTimestamps && Math.abs(Date.now() - Number(timestamp)) > TOLERANCE_MS) return answer(res, 401, 'stale timestamp');
+    if (!mistakes.acceptStaleTimestamps && Math.abs(Date.now() - Number(timestamp)) > TOLERANCE_MS)
+      return answer(res, 401, 'stale timestamp');
 
     let event: string;
     let data: Record<string, unknown>;

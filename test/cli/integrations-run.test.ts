@@ -26,14 +26,23 @@ describe('examples/integrations/run.ts', () => {
   }, 30_000);
 
   it('runs a variant: not_ready, its check marked FAIL with the fix, exit 1', async () => {
-    const failure = await run(TSX, [RUN, '--sandbox', s.url, '--variant', 'accept-stale']).catch((e: { code: number; stdout: string }) => e);
+    const failure = await run(TSX, [RUN, '--sandbox', s.url, '--variant', 'accept-stale']).catch(
+      (e: { code: number; stdout: string }) => e,
+    );
     expect('code' in failure ? failure.code : 0).toBe(1);
     expect(failure.stdout).toMatch(/: not_ready\n/);
-    expect(failure.stdout.split('\n').filter((l) => l.startsWith('FAIL'))).toEqual([expect.stringMatching(/^FAIL {2}stale_timestamp +spec §6\.5 rule 3 +refuse a delivery/)]);
+    expect(failure.stdout.split('\n').filter((l) => l.startsWith('FAIL'))).toEqual([
+      expect.stringMatching(/^FAIL {2}stale_timestamp +spec §6\.5 rule 3 +refuse a delivery/),
+    ]);
   }, 30_000);
 
   it('lists every variant with the checks it must fail', async () => {
     const { stdout } = await run(TSX, [RUN, '--list']);
-    expect(stdout.trim().split('\n').map((l) => l.split(' ')[0])).toEqual(VARIANTS.map((v) => v.id));
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+    ).toEqual(VARIANTS.map((v) => v.id));
   });
 });

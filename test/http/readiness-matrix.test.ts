@@ -38,7 +38,8 @@ const failed = (r: SessionResult): string[] =>
     .sort();
 
 /** A check's status and evidence notes, for a failure message that says why. */
-const explain = (r: SessionResult) => r.report.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.status} ${c.evidence.map((e) => e.note).join('; ')}`);
+const explain = (r: SessionResult) =>
+  r.report.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.status} ${c.evidence.map((e) => e.note).join('; ')}`);
 
 describe('readiness matrix', () => {
   it('the reference integration is ready: every order completes and no check fails', async () => {
@@ -59,7 +60,25 @@ describe('readiness matrix', () => {
   it('has at least twelve variants, one switch each, and every check failed by one of them', () => {
     expect(VARIANTS.length).toBeGreaterThanOrEqual(12);
     expect(new Set(VARIANTS.map((v) => v.mistake)).size).toBe(VARIANTS.length);
-    const all: CheckId[] = ['signing', 'timestamp_ms', 'raw_body', 'key_environment', 'reference_data', 'account_lookup', 'quote_ttl', 'validation_retry', 'rate_limit', 'idempotent_create', 'polling', 'ack_fast', 'verify_signature', 'stale_timestamp', 'duplicates', 'out_of_order', 'recovers'];
+    const all: CheckId[] = [
+      'signing',
+      'timestamp_ms',
+      'raw_body',
+      'key_environment',
+      'reference_data',
+      'account_lookup',
+      'quote_ttl',
+      'validation_retry',
+      'rate_limit',
+      'idempotent_create',
+      'polling',
+      'ack_fast',
+      'verify_signature',
+      'stale_timestamp',
+      'duplicates',
+      'out_of_order',
+      'recovers',
+    ];
     expect(all.filter((c) => !VARIANTS.some((v) => v.fails.includes(c)))).toEqual([]);
   });
 
@@ -68,15 +87,19 @@ describe('readiness matrix', () => {
     const section = doc.slice(doc.indexOf('## The matrix'));
     const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| [^|]+ \| ([^|]+) \| ([^|]+) \|$/gm)].map(([, id, checks, clause]) => ({
       id,
-      fails: [...checks!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]),
-      clause: clause!.trim(),
+      fails: [...(checks ?? '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]),
+      clause: (clause ?? '').trim(),
     }));
     expect(rows).toEqual(VARIANTS.map((v) => ({ id: v.id, fails: v.fails, clause: v.clause })));
   });
 
-  it.each(VARIANTS.map((v) => [v.id, v] as const))('%s is not_ready, failing exactly its checks', async (id, v) => {
-    const r = await session(id, v.mistake === 'slowAcknowledgement' ? SLOW.webhookTimeoutMs : undefined);
-    expect(failed(r), explain(r).join('\n')).toEqual([...v.fails].sort());
-    expect(r.report.verdict).toBe('not_ready');
-  }, 60_000);
+  it.each(VARIANTS.map((v) => [v.id, v] as const))(
+    '%s is not_ready, failing exactly its checks',
+    async (id, v) => {
+      const r = await session(id, v.mistake === 'slowAcknowledgement' ? SLOW.webhookTimeoutMs : undefined);
+      expect(failed(r), explain(r).join('\n')).toEqual([...v.fails].sort());
+      expect(r.report.verdict).toBe('not_ready');
+    },
+    60_000,
+  );
 });
