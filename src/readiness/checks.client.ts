@@ -120,16 +120,16 @@ export const accountLookup: CheckDef = {
     const reqs = inRun(f);
     const bad: Evidence[] = [];
     const good: Evidence[] = [];
-    reqs.forEach((c, i) => {
-      if (c.kind !== 'create' || c.orderType !== 'offramp' || !authed(c) || c.accountNumber === undefined) return;
-      const lookup = reqs
-        .slice(0, i)
-        .filter((r) => r.kind === 'lookup' && is2xx(r.status) && r.accountNumber === c.accountNumber)
-        .at(-1);
+    // The latest successful lookup of each account so far: one pass, whatever the traffic.
+    const lookups = new Map<string, RequestFact>();
+    for (const c of reqs) {
+      if (c.kind === 'lookup' && is2xx(c.status) && c.accountNumber !== undefined) lookups.set(c.accountNumber, c);
+      if (c.kind !== 'create' || c.orderType !== 'offramp' || !authed(c) || c.accountNumber === undefined) continue;
+      const lookup = lookups.get(c.accountNumber);
       if (!lookup) bad.push(ev(c, `offramp create for account ${c.accountNumber} with no account lookup before it`));
       else if (lookup.accountName !== c.accountName) bad.push(ev(c, `recipient.account_name "${c.accountName ?? ''}" is not the lookup's "${lookup.accountName ?? ''}" (${lookup.id})`));
       else good.push(ev(c, `account_name from lookup ${lookup.id}`));
-    });
+    }
     if (bad.length > 0) return fail(bad);
     return good.length > 0 ? pass(good) : notExercised(reqs.some((r) => r.orderType === 'offramp' && r.kind === 'create'));
   },
@@ -169,7 +169,7 @@ export const validationRetry: CheckDef = {
     reqs.forEach((r, i) => {
       if (r.status !== 422) return;
       refused++;
-      const again = reqs.slice(i + 1).find((n) => n.fingerprint === r.fingerprint);
+      const again = reqs.find((n, j) => j > i && n.fingerprint === r.fingerprint);
       if (again) bad.push(ev(again, `the request refused with 422 (${r.id}) sent again unchanged`));
     });
     if (bad.length > 0) return fail(bad);
@@ -189,7 +189,7 @@ export const rateLimit: CheckDef = {
     const good: Evidence[] = [];
     reqs.forEach((r, i) => {
       if (r.status !== 429 || r.retryAfterMs === undefined || r.key === undefined) return;
-      const next = reqs.slice(i + 1).find((n) => n.key === r.key);
+      const next = reqs.find((n, j) => j > i && n.key === r.key);
       if (!next) return;
       const waited = Math.round(next.start - r.end);
       if (waited + RETRY_SLACK_MS < r.retryAfterMs) bad.push(ev(next, `sent ${waited} ms after a 429 (${r.id}) that said Retry-After ${r.retryAfterMs / 1000} s`));
@@ -213,15 +213,15 @@ export const idempotentCreate: CheckDef = {
     const waiting: Evidence[] = [];
     reqs.forEach((c, i) => {
       if (c.kind !== 'create' || !authed(c)) return;
-      const later = reqs.slice(i + 1);
+      const later = (find: (r: RequestFact) => boolean) => reqs.find((r, j) => j > i && find(r));
       if (c.status === 0 || c.status >= 500) {
-        const retry = later.find((r) => r.kind === 'create');
+        const retry = later((r) => r.kind === 'create');
         if (!retry) waiting.push(ev(c, `create answered ${c.status || 'nothing'}; not retried yet`));
         else if (!c.merchantReference) bad.push(ev(c, `create answered ${c.status || 'nothing'} without a merchant_reference: its retry (${retry.id}) cannot be matched`));
         else if (retry.merchantReference !== c.merchantReference) bad.push(ev(retry, `retry of ${c.id} carries merchant_reference ${retry.merchantReference ?? '(none)'}, not ${c.merchantReference}`));
         else good.push(ev(retry, `retry of ${c.id} (answered ${c.status || 'nothing'}) with the same merchant_reference`));
       } else if (c.status === 409 && c.reference) {
-        const read = later.find((r) => (r.kind === 'get_order' && r.reference === c.reference) || r.kind === 'list_orders');
+        const read = later((r) => (r.kind === 'get_order' && r.reference === c.reference) || r.kind === 'list_orders');
         if (read) good.push(ev(read, `read the existing order after the 409 (${c.id})`));
         else (ctx.final ? bad : waiting).push(ev(c, `409 for merchant_reference ${c.merchantReference ?? ''}: the existing order ${c.reference} was not read`));
       }

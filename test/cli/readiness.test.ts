@@ -9,7 +9,9 @@ import { startTestServer, type TestServer } from '../support/server';
 let s: TestServer;
 let dir: string;
 beforeAll(async () => {
-  s = await startTestServer();
+  // The sandbox's wall clock stands still: the two reads below come 0 ms apart, whatever the machine's load.
+  const frozen = Date.now();
+  s = await startTestServer({ wall: { now: () => frozen } });
   dir = mkdtempSync(join(tmpdir(), 'readiness-cli-'));
 });
 afterAll(async () => {

@@ -10,8 +10,10 @@ let s: TestServer;
 let receiver: Receiver;
 /** The sandbox's wall clock runs `offset` ms ahead of the real one: a test moves it instead of sleeping. */
 let offset = 0;
+/** When set, the sandbox's wall clock stands still there (requests then come 0 ms apart, whatever the machine's load). */
+let frozen: number | undefined;
 beforeAll(async () => {
-  s = await startTestServer({ wall: { now: () => Date.now() + offset } });
+  s = await startTestServer({ wall: { now: () => frozen ?? Date.now() + offset } });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -19,6 +21,7 @@ afterAll(async () => {
   await receiver.close();
 });
 afterEach(async () => {
+  frozen = undefined;
   await s.control('POST', '/sandbox/reset');
   receiver.received.length = 0;
   receiver.behave(() => 'ok');
@@ -142,6 +145,7 @@ describe('readiness runs (CONTRACT §21)', () => {
   });
 
   it('caps the evidence per check', async () => {
+    frozen = Date.now();
     const run = await open({ client_id: s.demo.clientId, probes: false });
     const order = (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer })).body.data;
     for (let i = 0; i < MAX_EVIDENCE + 10; i++) expect((await s.signed('GET', `/v1/orders/${order.reference}`)).status).toBe(200);
@@ -206,7 +210,10 @@ describe('readiness runs (CONTRACT §21)', () => {
     expect(r.coverage.error_codes.seen).toEqual(['E_BADREQUEST', 'E_CONFLICT', 'E_RATE_LIMITED', 'E_SANDBOX_FAULT', 'E_VALIDATION_ERROR']);
     // The probes are marked as probes in the delivery log and the inspector.
     const deliveries = (await s.control('GET', `/sandbox/webhooks/deliveries?client_id=${partner.clientId}&per_page=100`)).body.data;
-    expect(deliveries.filter((d: any) => d.source === 'probe').map((d: any) => d.probe.kind).sort()).toEqual(['bad_signature', 'duplicate', 'out_of_order', 'stale_timestamp', 'tampered_body']);
+    const probes = deliveries.filter((d: any) => d.source === 'probe');
+    expect(probes.map((d: any) => d.probe.kind).sort()).toEqual(['bad_signature', 'duplicate', 'out_of_order', 'stale_timestamp', 'tampered_body']);
+    // One attempt each, never retried: refusing one is the right answer.
+    for (const d of probes) expect(d, d.probe.kind).toMatchObject({ attempts: [expect.any(Object)], next_attempt_at: null, status: ['bad_signature', 'tampered_body', 'stale_timestamp'].includes(d.probe.kind) ? 'failed' : 'succeeded' });
     const lost = r.probes.find((p: any) => p.kind === 'lost_response');
     expect((await s.control('GET', `/sandbox/requests/${lost.request_id}`)).body.data.message).toContain(`readiness probe: lost response (${run.id})`);
   });
