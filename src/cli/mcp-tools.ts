@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { KybStatusSchema } from '../auth/partner.schemas';
 import type { ControlBody, ControlClient, ControlOperation } from '../client/control-client';
 import { SandboxError } from '../client/sandbox-error';
-import { ORDER_STATUSES, ORDER_TYPES, PAYOUT_OUTCOMES } from '../orders/order.vocabulary';
+import { ORDER_STATUSES, ORDER_TYPES, PAYOUT_OUTCOMES } from '../orders/model';
 import { ENVIRONMENTS } from '../reference';
 import { WEBHOOK_EVENTS } from '../shared/events';
 import { DeliveryStatusSchema } from '../webhooks';

@@ -1,4 +1,4 @@
-import { ORDER_STATUSES, type OrderStatus } from '../orders/order.vocabulary';
+import { ORDER_STATUSES, type OrderStatus } from '../orders/model';
 import { oneLine, onStdoutClosed, palette, useColour } from './output';
 import { REMOTE_USAGE, runRemote, UsageError } from './remote';
 

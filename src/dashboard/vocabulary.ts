@@ -1,7 +1,7 @@
 import { KybStatusSchema } from '../auth';
 import { lifecycleGraph, type LifecycleGraph } from '../orders/lifecycle-graph';
 import type { LifecycleTimings } from '../orders/order.machine';
-import { ORDER_STATUSES, ORDER_TYPES, PAYOUT_OUTCOMES } from '../orders/order.vocabulary';
+import { ORDER_STATUSES, ORDER_TYPES, PAYOUT_OUTCOMES } from '../orders/model';
 import { ENVIRONMENTS } from '../reference';
 import { WEBHOOK_EVENTS } from '../shared/events';
 import { DeliveryStatusSchema } from '../webhooks';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../shared/errors';
 import { createEviction, type NearlyFull } from './eviction';
 import type { OrderStatus } from './order.machine';
-import type { OrderRecord } from './order.records';
+import type { OrderRecord } from './model';
 import { createPlainStore } from './store';
 import { refusal } from '../../test/support/refusal';
 

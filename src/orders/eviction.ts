@@ -1,6 +1,6 @@
 import { conflict } from '../shared/errors';
-import { isFinal } from './order.vocabulary';
-import type { Order } from './order.records';
+import { isFinal } from './model';
+import type { Order } from './model';
 import type { OrderStore } from './store';
 
 /** What the once-only warning says about the store (CONTRACT §9). */

@@ -1,4 +1,4 @@
-import { ORDER_TYPES, type OrderType } from './order.vocabulary';
+import { ORDER_TYPES, type OrderType } from './model';
 import { createOrderMachine, DEFAULT_TIMINGS, type LifecycleTimings } from './order.machine';
 
 /** Human words for the machine's guards, events and delays (the machine itself stays the source). */

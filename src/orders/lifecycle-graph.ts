@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ORDER_TYPES, type OrderType } from './order.vocabulary';
+import { ORDER_TYPES, type OrderType } from './model';
 import { transitionRows } from './lifecycle-doc';
 import { DEFAULT_TIMINGS, ORDER_STATUSES, type LifecycleTimings, type OrderContext, type OrderMachine, type OrderStatus } from './order.machine';
 

@@ -5,7 +5,7 @@ import { seeded } from '../../test/support/property';
 import { VirtualClock, type TimerTag } from '../clock';
 import { createMachineRunner, inputKey, jsonKey, type Effects } from './machine.runner';
 import { createOrderMachine, type OrderEvent, type OrderInput } from './order.machine';
-import { ORDER_TYPES } from './order.vocabulary';
+import { ORDER_TYPES } from './model';
 
 // The runner is xstate's pure API executed as an actor would: these tests hold it to xstate's own
 // createActor (with its SimulatedClock), on a toy machine and on the order machines.

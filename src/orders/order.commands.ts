@@ -6,7 +6,7 @@ import { checkPrecision, type Caller, type OrdersCore } from './order.core';
 import type { Lifecycle } from './order.lifecycle';
 import type { OrderEvent } from './order.machine';
 import type { Queries } from './order.queries';
-import { CryptoFulfilSchema, FiatFulfilSchema, type ControlPayin, type ControlPayout, type Include } from './order.schemas';
+import { CryptoFulfilSchema, FiatFulfilSchema, type ControlPayin, type ControlPayout, type Include } from './model';
 import type { OrderDetail } from './order.view';
 
 /**

@@ -15,7 +15,7 @@ export interface Caller {
   env: Environment;
 }
 
-export { ALL_INCLUDES, NO_INCLUDES } from './order.schemas';
+export { ALL_INCLUDES, NO_INCLUDES } from './model';
 
 /** What every part of the orders module reads: the clock, reference data, ids and the store. */
 export interface OrdersCore {

@@ -2,8 +2,8 @@ import type { Bus } from '../shared/bus';
 import type { WebhookEvent } from '../shared/events';
 import type { OrdersCore } from './order.core';
 import type { ArrivePayinParams, OrderEvent, PayoutParams, RefundParams } from './order.machine';
-import type { Order, OrderRecord, TimelineRecord } from './order.records';
-import { isFinal } from './order.vocabulary';
+import type { Order, OrderRecord, TimelineRecord } from './model';
+import { isFinal } from './model';
 import { eventSummary, settledAmount, settledPercentage, toSummary, type OrderSummary } from './order.view';
 
 /** What orders publish on the bus (CONTRACT §5, §15). */

@@ -10,7 +10,7 @@ import { createIntake } from './order.intake';
 import { createLifecycle } from './order.lifecycle';
 import { DEFAULT_TIMINGS } from './order.machine';
 import { createQuotes } from './order.quotes';
-import type { CreateOrderBody } from './order.schemas';
+import type { CreateOrderBody } from './model';
 import { createPlainStore } from './store';
 import { refusal } from '../../test/support/refusal';
 

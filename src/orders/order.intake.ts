@@ -8,8 +8,8 @@ import { checkLegs, checkRecipient, checkRefund, defaultRefundTarget, payinTarge
 import type { Lifecycle } from './order.lifecycle';
 import type { PayoutOutcome } from './order.machine';
 import type { Eviction } from './eviction';
-import type { CreateOrderBody } from './order.schemas';
-import type { OrderRecord, QuoteRecord } from './order.records';
+import type { CreateOrderBody } from './model';
+import type { OrderRecord, QuoteRecord } from './model';
 import { toDetail, type OrderDetail } from './order.view';
 
 const PROVIDER_IDS: ReadonlySet<number> = new Set([1]);

@@ -4,8 +4,8 @@ import { ApiError, badRequest, validationError } from '../shared/errors';
 import { parseOrThrow } from '../shared/validation';
 import { addressProblem } from './addresses';
 import { checkPrecision, type OrdersCore } from './order.core';
-import { CryptoRecipientSchema, FiatRecipientSchema, type CryptoRecipient, type FiatRecipient, type LegInput } from './order.schemas';
-import type { OrderRecord, Recipient } from './order.records';
+import { CryptoRecipientSchema, FiatRecipientSchema, type CryptoRecipient, type FiatRecipient, type LegInput } from './model';
+import type { OrderRecord, Recipient } from './model';
 
 /**
  * Leg rules (spec §4.1, CONTRACT §3): shape first (422: network presence by currency kind),

@@ -6,7 +6,7 @@ import { createBus } from '../shared/bus';
 import { createIds } from '../shared/ids';
 import type { OrderEvents } from './order.effects';
 import { DEFAULT_TIMINGS } from './order.machine';
-import type { CreateOrderBody } from './order.schemas';
+import type { CreateOrderBody } from './model';
 import { createOrderService } from './order.service';
 import { OrdersStateSchema } from './order.state';
 

@@ -3,8 +3,8 @@ import { createBus, type Bus } from '../shared/bus';
 import type { OrdersCore } from './order.core';
 import { createOrderEffects, type OrderEvents } from './order.effects';
 import { createOrderMachine, type LifecycleTimings, type OrderEvent, type OrderInput, type OrderMachine } from './order.machine';
-import type { Order } from './order.records';
-import { isFinal, ORDER_TYPES, type OrderStatus, type OrderType } from './order.vocabulary';
+import type { Order } from './model';
+import { isFinal, ORDER_TYPES, type OrderStatus, type OrderType } from './model';
 import { createMachineRunner, type MachineRunner } from './machine.runner';
 
 export type { EmittedEvent, OrderEvents } from './order.effects';

@@ -3,11 +3,11 @@
 import { assign, cancel, enqueueActions, raise, setup, type ActionFunction } from 'xstate';
 import type { WebhookEvent } from '../shared/events';
 import { round } from '../shared/money';
-import type { OrderContext } from './order.records';
-import { statusTags, type OrderType, type PayoutOutcome } from './order.vocabulary';
+import type { OrderContext } from './model';
+import { statusTags, type OrderType, type PayoutOutcome } from './model';
 
-export { ORDER_STATUSES, PAYOUT_OUTCOMES, type OrderStatus, type PayoutOutcome } from './order.vocabulary';
-export type { OrderContext } from './order.records';
+export { ORDER_STATUSES, PAYOUT_OUTCOMES, type OrderStatus, type PayoutOutcome } from './model';
+export type { OrderContext } from './model';
 
 /** Virtual delays of the lifecycle, ms (README "Lifecycle"). */
 export interface LifecycleTimings {

@@ -1,8 +1,8 @@
 import { paginate } from '../shared/envelope';
 import { notFound } from '../shared/errors';
 import { ALL_INCLUDES, NO_INCLUDES, type Caller, type OrdersCore } from './order.core';
-import type { Include, ListQuery } from './order.schemas';
-import type { Order } from './order.records';
+import type { Include, ListQuery } from './model';
+import type { Order } from './model';
 import { toDetail, toSummary, type OrderDetail } from './order.view';
 
 /** Rendered details kept, newest first out of a Map's insertion order. */

@@ -5,8 +5,8 @@ import { unused } from '../shared/ids';
 import { checkLegs } from './order.legs';
 import { requireKyb, type Caller, type OrdersCore } from './order.core';
 import type { Quote } from './order.responses';
-import type { QuoteBody } from './order.schemas';
-import type { QuoteRecord } from './order.records';
+import type { QuoteBody } from './model';
+import type { QuoteRecord } from './model';
 import { toQuoteView } from './order.view';
 
 /** An hour after it expires a quote is forgotten; until then, using it is a clear 400. */

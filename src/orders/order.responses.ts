@@ -1,12 +1,12 @@
 // What the order routes answer (spec §2.2–§2.5): quotes, order summaries and details, and the
 // order-created webhook summary; the views' types are inferred from these. Requests are parsed
-// with order.schemas.ts.
+// with model/order.schemas.ts.
 import * as z from 'zod';
-import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
+import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './model';
 import { DateTime } from '../shared/schemas';
 import { documentedAs } from '../shared/documented';
-import { FiatRecipientSchema } from './order.schemas';
-import { ORDER_STATUSES, TIMELINE_GROUPS } from './order.vocabulary';
+import { FiatRecipientSchema } from './model';
+import { ORDER_STATUSES, TIMELINE_GROUPS } from './model';
 
 const TxRefs = z.array(z.string()).meta({ description: 'CONTRACT §7: [] before a payment' });
 const NullableDateTime = DateTime.nullable();

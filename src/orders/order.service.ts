@@ -12,7 +12,7 @@ import { createQueries } from './order.queries';
 import { createQuotes } from './order.quotes';
 import { createSimulator } from './order.simulate';
 import type { OrdersState } from './order.state';
-import type { Order } from './order.records';
+import type { Order } from './model';
 import { createPlainStore } from './store';
 
 export { ALL_INCLUDES, requireKyb, type Caller } from './order.core';

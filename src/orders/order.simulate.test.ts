@@ -7,7 +7,7 @@ import type { WebhookEvent } from '../shared/events';
 import { createIds } from '../shared/ids';
 import type { Caller } from './order.core';
 import { createOrderService } from './order.service';
-import { ORDER_STATUSES, type OrderStatus } from './order.vocabulary';
+import { ORDER_STATUSES, type OrderStatus } from './model';
 
 // CONTRACT §16: an order taken to a status in one call, along its machine's shortest path, with
 // every webhook on the way, the virtual clock not moving and no other order touched.

@@ -6,8 +6,8 @@ import { lifecycleGraph } from './lifecycle-graph';
 import type { OrdersCore } from './order.core';
 import type { Lifecycle } from './order.lifecycle';
 import type { OrderContext, OrderEvent, OrderMachine } from './order.machine';
-import type { Order } from './order.records';
-import { isFinal, ORDER_STATUSES, type OrderStatus, type OrderType } from './order.vocabulary';
+import type { Order } from './model';
+import { isFinal, ORDER_STATUSES, type OrderStatus, type OrderType } from './model';
 
 /**
  * CONTRACT §16: driving an order to a status in one call. The path is searched on the order's

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { OrderSnapshotSchema, QuoteSnapshotSchema } from './order.records';
+import { OrderSnapshotSchema, QuoteSnapshotSchema } from './model';
 
 /**
  * The orders' part of a state snapshot (CONTRACT §13): every order with its machine snapshot

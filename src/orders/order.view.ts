@@ -1,9 +1,9 @@
 import { ISO } from '../clock';
 import { round } from '../shared/money';
 import type { OrderDetail, OrderSummary, Quote, TimelineEntry } from './order.responses';
-import type { Include } from './order.schemas';
-import type { Order, QuoteRecord, Recipient } from './order.records';
-import { isSettled } from './order.vocabulary';
+import type { Include } from './model';
+import type { Order, QuoteRecord, Recipient } from './model';
+import { isSettled } from './model';
 
 export type { OrderDetail, OrderSummary };
 

@@ -2,7 +2,7 @@ import type { Environment, ReferenceStore } from '../reference';
 import { badRequest } from '../shared/errors';
 import { ceil, floor, round, sum } from '../shared/money';
 
-import type { Fee, OrderType, PricedLeg, Pricing } from './pricing.schemas';
+import type { Fee, OrderType, PricedLeg, Pricing } from './model';
 
 export type { Fee, OrderType, PricedLeg, Pricing };
 

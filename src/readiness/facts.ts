@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { AUTH_MESSAGES, SIGNATURE_MISTAKES } from '../auth';
 import type { Environment } from '../reference';
-import { ORDER_TYPES, type OrderType } from '../orders/order.vocabulary';
+import { ORDER_TYPES, type OrderType } from '../orders/model';
 import type { RawRecord } from '../http/inspector/request-log.record';
 import type { Delivery, ProbeKind } from '../webhooks';
 

@@ -3,7 +3,7 @@
 import { ERROR_CODES } from '../shared/errors';
 import { WEBHOOK_EVENTS } from '../shared/events';
 import { lifecycleGraph } from '../orders/lifecycle-graph';
-import { ORDER_TYPES, type OrderType } from '../orders/order.vocabulary';
+import { ORDER_TYPES, type OrderType } from '../orders/model';
 import { MAX_EVIDENCE, type CheckDef } from './check';
 import { CLIENT_CHECKS } from './checks.client';
 import { RECEIVER_CHECKS } from './checks.receiver';

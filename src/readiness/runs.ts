@@ -8,7 +8,7 @@ import type { RawRecord } from '../http/inspector/request-log.record';
 import type { FaultStore } from '../http/faults/fault.store';
 import type { RequestEvents } from '../http/inspector/recorder';
 import type { OrderStore } from '../orders/store';
-import type { OrderType } from '../orders/order.vocabulary';
+import type { OrderType } from '../orders/model';
 import type { Environment } from '../reference';
 import type { Bus } from '../shared/bus';
 import { conflict, notFound } from '../shared/errors';

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { isIpOrCidr, IP_OR_CIDR_PATTERN } from '../auth/ip';
 import { parseDuration } from '../clock/duration';
 import { DURATION_PATTERN, MAX_ADVANCE_MS } from '../http/control/clock.routes';
-import { CustomerSchema, DOB_PATTERN } from '../orders/order.schemas';
+import { CustomerSchema, DOB_PATTERN } from '../orders/model';
 import { seeded } from '../../test/support/property';
 import { EMAIL_PATTERN, HTTP_URL_PATTERN, TEXT_PATTERN, TRIMMED_PATTERN } from './documented';
 

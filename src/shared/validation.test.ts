@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { compiledOf, firstIssue, parseOrThrow } from './validation';
 import { ApiError } from './errors';
-import { CreateOrderBodySchema, CryptoRecipientSchema, FiatRecipientSchema, QuoteBodySchema } from '../orders/order.schemas';
+import { CreateOrderBodySchema, CryptoRecipientSchema, FiatRecipientSchema, QuoteBodySchema } from '../orders/model';
 import { seeded } from '../../test/support/property';
 
 /** What zod's own parser answers: the output, or parseOrThrow's 422 message for its first issue. */

@@ -18,12 +18,12 @@ export type FormBody<T> = T extends string ? string : T extends number ? number 
 // ---- vocabularies: the server's own, defined once ---------------------------------------------------
 
 export type { Environment } from '../../reference/fixtures.schema';
-export type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
+export type { OrderType, OrderStatus } from '../../orders/model';
 export type { WebhookEvent } from '../../shared/events';
 export type { KybStatus } from '../../auth/partner.schemas';
 export type { DeliveryStatus } from '../../webhooks/delivery.schemas';
 export type { ClockMode } from '../../clock/clock.schemas';
-import type { OrderType, OrderStatus } from '../../orders/order.vocabulary';
+import type { OrderType, OrderStatus } from '../../orders/model';
 /** An ISO 8601 instant, as the sandbox renders it. */
 export type DateTime = string;
 

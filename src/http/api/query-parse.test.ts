@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { ApiError } from '../../shared/errors';
 import { parseOrThrow } from '../../shared/validation';
-import { IncludeQuerySchema, ListQuerySchema } from '../../orders/order.schemas';
+import { IncludeQuerySchema, ListQuerySchema } from '../../orders/model';
 import { RequestsQuerySchema } from '../inspector/request-log.schemas';
 import { queryParser } from './query-parse';
 import { seeded } from '../../../test/support/property';

@@ -17,7 +17,7 @@ import {
   ReferenceParamsSchema,
   type OrderService,
 } from '../../orders';
-import { OrderTypeSchema } from '../../orders/pricing.schemas';
+import { OrderTypeSchema } from '../../orders/model';
 import { badRequest } from '../../shared/errors';
 import { paginate } from '../../shared/envelope';
 import { TRIMMED_PATTERN } from '../../shared/documented';

@@ -1,8 +1,8 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../test/support/property';
-import { OrderSnapshotSchema, type OrderRecord, type OrderSnapshot } from '../order.records';
-import { ORDER_STATUSES, type OrderStatus } from '../order.vocabulary';
+import { OrderSnapshotSchema, type OrderRecord, type OrderSnapshot } from '../model';
+import { ORDER_STATUSES, type OrderStatus } from '../model';
 import { createPlainStore, type Order, type OrderStore, type OrderStoreOptions, type Owner } from '.';
 
 /**

@@ -1,8 +1,8 @@
 import type { Environment } from '../../reference';
-import type { Order, OrderRecord, OrderSnapshot, QuoteRecord } from '../order.records';
-import type { OrderStatus, OrderType } from '../order.vocabulary';
+import type { Order, OrderRecord, OrderSnapshot, QuoteRecord } from '../model';
+import type { OrderStatus, OrderType } from '../model';
 
-export type { Order, OrderRecord, OrderSnapshot } from '../order.records';
+export type { Order, OrderRecord, OrderSnapshot } from '../model';
 
 /** Whose orders: a partner's client id in one environment (a list is always one owner's). */
 export interface Owner {

@@ -1,5 +1,5 @@
 import { ShardedMap } from '../../shared/sharded-map';
-import { OrderSnapshotSchema, type QuoteRecord } from '../order.records';
+import { OrderSnapshotSchema, type QuoteRecord } from '../model';
 import type { ListFilter, Order, OrderIndex, OrderRecord, OrderSnapshot, OrderStore, OrderStoreOptions, Owner } from './order-store';
 
 /**

@@ -4,7 +4,7 @@ import { IdsStateSchema } from '../../shared/ids';
 import { DueInstant } from '../../shared/schemas';
 import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schemas';
 import { FaultsStateSchema } from '../../http/faults/fault.store';
-import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/order.records';
+import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/model';
 import { DeliveryRecordSchema } from '../../webhooks/delivery';
 import { WebhookChaosSchema } from '../../webhooks/chaos';
 import { MarketStateSchema } from '../../reference/market';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import * as z from 'zod';
 import { parseDuration } from '../../clock';
-import { ORDER_STATUSES, PAYOUT_OUTCOMES } from '../../orders/order.vocabulary';
+import { ORDER_STATUSES, PAYOUT_OUTCOMES } from '../../orders/model';
 import { ERROR_CODES } from '../../shared/errors';
 import { WEBHOOK_EVENTS } from '../../shared/events';
 import { KybStatusSchema } from '../../auth/partner.schemas';

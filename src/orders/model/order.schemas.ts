@@ -1,7 +1,7 @@
 // What the order routes parse: request bodies, queries and path parameters (spec §4, CONTRACT
 // §4 and §7). What they answer is described in order.responses.ts.
 import * as z from 'zod';
-import { documentedAs, EMAIL_PATTERN, ruledOut, TEXT_PATTERN, TRIMMED_PATTERN } from '../shared/documented';
+import { documentedAs, EMAIL_PATTERN, ruledOut, TEXT_PATTERN, TRIMMED_PATTERN } from '../../shared/documented';
 import { ORDER_STATUSES, PAYOUT_OUTCOMES } from './order.vocabulary';
 
 const MAX_AMOUNT = 1e12;

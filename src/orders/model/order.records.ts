@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { ENVIRONMENTS } from '../reference/fixtures.schema';
+import { ENVIRONMENTS } from '../../reference/fixtures.schema';
 import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
 import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
-import { DueInstant, Instant, MAX_INSTANT } from '../shared/schemas';
+import { DueInstant, Instant, MAX_INSTANT } from '../../shared/schemas';
 
 /**
  * Orders and quotes as the store holds them: one schema each, the source of their types and
