@@ -28,10 +28,12 @@ async function someOrders(n: number) {
 }
 
 describe('state file', () => {
-  it('writes chunks whose text is exactly JSON.stringify of the document', async () => {
+  it('writes chunks whose text is JSON.stringify of the document, one item of a list a line', async () => {
     await someOrders(30);
     const chunks = sandbox.exportStateChunks();
-    expect(chunks.join('')).toBe(JSON.stringify(sandbox.exportState()));
+    // Decision 029: a line break before each item and each list's end, and nowhere else.
+    expect(chunks.join('').replaceAll('\n', '')).toBe(JSON.stringify(sandbox.exportState()));
+    expect(chunks.join('').split('\n').filter((line) => line.includes('"customer_reference":')).length).toBe(30);
     const file = join(dir, 'a.json');
     const bytes = await writeStateFile(file, chunks);
     expect(bytes).toBe(Buffer.byteLength(chunks.join('')));
@@ -42,10 +44,55 @@ describe('state file', () => {
   it('reads a file streamed exactly as JSON.parse would (the path for files too large to be one string)', async () => {
     const file = join(dir, 'b.json');
     await writeStateFile(file, sandbox.exportStateChunks());
-    const parsed = await readStateFile(file);
-    const streamed = await readStateFile(file, { streamAboveBytes: 0 });
+    const parsed = await readStateFile(file, { lined: false });
+    const streamed = await readStateFile(file, { lined: false, streamAboveBytes: 0 });
     expect(streamed).toEqual(parsed);
     expect(streamed!.orders).toHaveLength(30);
+  });
+
+  it('reads a document line by line exactly as JSON.parse and the schema would (decision 029)', async () => {
+    const file = join(dir, 'lined.json');
+    await writeStateFile(file, sandbox.exportStateChunks());
+    const whole = await readStateFile(file, { lined: false });
+    expect(await readStateFile(file)).toEqual(whole);
+    expect(JSON.stringify(await readStateFile(file))).toBe(JSON.stringify(whole));
+  });
+
+  it('still loads a document of one line (saved before decision 029), and one a person re-formatted', async () => {
+    const expected = await readStateFile(join(dir, 'lined.json'), { lined: false });
+    const old = join(dir, 'one-line.json');
+    writeFileSync(old, JSON.stringify(sandbox.exportState()));
+    expect(readFileSync(old, 'utf8')).not.toContain('\n');
+    expect(await readStateFile(old)).toEqual(expected);
+    expect(await readStateFile(old, { streamAboveBytes: 0 })).toEqual(expected);
+    const pretty = join(dir, 'pretty.json');
+    writeFileSync(pretty, JSON.stringify(sandbox.exportState(), null, 2));
+    expect(await readStateFile(pretty)).toEqual(expected);
+  });
+
+  it('names the field and the order of a saved document edited by hand, read line by line', async () => {
+    const file = join(dir, 'edited.json');
+    const lines = sandbox.exportStateChunks().join('').split('\n');
+    const at = lines.findIndex((line) => line.includes('"customer_reference":"c3"'));
+    const reference = (JSON.parse(lines[at]!.replace(/,$/, '')) as { reference: string }).reference;
+    const index = lines.slice(0, at).reverse().findIndex((line) => line.endsWith('"orders":['));
+    const original = lines[at]!;
+    lines[at] = original.replace('"status":"awaiting_user_payment"', '"status":"nearly_done"');
+    writeFileSync(file, lines.join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(new RegExp(`edited\\.json: orders\\.${index}\\.status: .* \\(order ${reference}\\)$`));
+    // Not JSON any more (a comma gone): the file is read whole, and that says where.
+    lines[at] = original.replace(/,$/, '');
+    writeFileSync(file, lines.join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(/edited\.json: not a JSON document/);
+    writeFileSync(file, lines.slice(0, at).join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(/edited\.json: not a JSON document/);
+  });
+
+  it('names a version of another format first, whatever its orders hold', async () => {
+    const file = join(dir, 'v2.json');
+    const text = sandbox.exportStateChunks().join('').replace('{"version":1,', '{"version":2,').replace('"status":"awaiting_user_payment"', '"status":"nearly_done"');
+    writeFileSync(file, text);
+    await expect(readStateFile(file)).rejects.toThrow(/v2\.json: version: /);
   });
 
   it('names the file and the reason when a file is not a state document, streamed or not', async () => {
