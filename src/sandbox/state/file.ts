@@ -126,16 +126,23 @@ export async function writeStateFile(path: string, chunks: Iterable<string> | As
   let bytes = 0;
   try {
     const file = await openFile(temp);
+    // One write in flight while the next chunk is made (decision 029): the disk and the
+    // document's making overlap instead of taking turns.
+    let writing: Promise<void> | undefined;
     try {
       for await (const chunk of chunks) {
         const data = Buffer.from(chunk, 'utf8');
-        await writeAll(file, data);
+        if (writing) await writing;
+        writing = writeAll(file, data);
+        writing.catch(() => {}); // awaited below; a failure meanwhile is not an unhandled rejection
         bytes += data.length;
       }
+      if (writing) await writing;
       await file.sync();
       const { size } = await file.stat();
       if (size !== bytes) throw new Error(`the file holds ${size} bytes of the ${bytes} written`);
     } finally {
+      await writing?.catch(() => {}); // never close under a write in flight
       await file.close();
     }
     await rename(temp, path);
