@@ -5,8 +5,8 @@ import { compileInPlace } from './item-check';
 import { STATE_ITEM_SCHEMAS, STATE_LISTS, type StateDocument } from './state.schema';
 
 // Decision 029: a state's items are checked in place by their schema compiled; what that check
-// accepts, zod accepts with an output that is the value itself. Held here on every field of real
-// records, broken in every way a hand edit breaks one.
+// accepts, zod accepts with an output that is the value itself (its keys in the document's
+// order). Held here on every field of real records, broken in every way a hand edit breaks one.
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const sandbox = createSandbox({ clockMode: 'manual', clockStart: T0, logLevel: 'silent', seed: 5, wall: fixedWallClock(T0) });
@@ -87,7 +87,7 @@ describe('a state item checked in place', () => {
             if (!check(box.item, box, 'item')) continue;
             accepted++;
             expect(zod.success, `${list} ${path.join('.')}: ${JSON.stringify(variant).slice(0, 200)}`).toBe(true);
-            expect(JSON.stringify(box.item)).toBe(JSON.stringify(zod.data));
+            expect(box.item).toStrictEqual(zod.data); // the same, but for the keys' order
           }
         }
       }

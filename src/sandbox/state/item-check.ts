@@ -3,12 +3,12 @@ import type * as z from 'zod';
 /**
  * A zod schema compiled into a check made in place (decision 029): for a value parsed from JSON,
  * `true` only when the schema accepts it and its output would be the value itself (the same
- * keys, in the same order, nothing stripped, defaulted or transformed). A part the compiler does
+ * keys, nothing stripped, defaulted or transformed; zod would only list the keys in its order). A part the compiler does
  * not know is handed to its own schema and replaced by the output (`holder[key] = data`).
  *
  * It is only a fast path, never the judge: `false` says nothing but "ask zod", which the caller
  * does for the whole item (and so gets zod's own error). What it accepts, zod accepts with the
- * same output (`item-check.test.ts` holds the two together on every field of real records,
+ * same output but for the order of keys, which stays the document's (`item-check.test.ts` holds the two together on every field of real records,
  * broken in every way). It exists because a state of 200,000 orders holds ~16 million values:
  * zod's copy of each doubled what a restore allocates and took half its time.
  */
@@ -168,38 +168,35 @@ function build(schema: z.ZodType, compile: Compile): Compiled | undefined {
   }
 }
 
-/** An object whose keys are the shape's, in its order (zod's output order), none unknown (zod strips them). */
+/**
+ * An object whose keys are all the shape's (zod strips unknown ones) and whose required ones are
+ * all there, in any order: zod's output would list them in the shape's order, the value keeps the
+ * document's (a key order is no part of the document's meaning, and a round trip keeps it whole).
+ */
 function object(schema: z.ZodType, checks: ((value: unknown) => boolean) | undefined, compile: Compile): Compiled | undefined {
   const def = internals(schema).def;
   if (def.catchall !== undefined) return undefined; // loose or strict: left to zod
   const shape = def.shape!;
-  const keys = Object.keys(shape);
-  const fields = keys.map((key) => {
-    const type = internals(shape[key]!).def.type;
+  const fields = new Map(
     // An absent key: fine for an optional one (absent in the output too); a default would be filled in.
-    return { key, field: compile(shape[key]!), absentOk: type === 'optional' };
-  });
-  const pure = fields.every((f) => f.field.pure);
+    Object.keys(shape).map((key) => [key, { field: compile(shape[key]!), required: internals(shape[key]!).def.type !== 'optional' }] as const),
+  );
+  const required = [...fields.values()].filter((f) => f.required).length;
+  const pure = [...fields.values()].every((f) => f.field.pure);
   return {
     pure,
     check: (value) => {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
       const record = value as Record<string, unknown>;
-      let at = 0;
+      let present = 0;
       // (JSON.parse and zod make plain objects: nothing inherited is enumerated)
       for (const key in record) {
-        // The next key of the shape present here; one skipped must be optional.
-        while (at < fields.length && fields[at]!.key !== key) {
-          if (!fields[at]!.absentOk) return false;
-          at++;
-        }
-        if (at === fields.length) return false; // unknown, repeated or out of order
-        const { field } = fields[at]!;
-        if (!field.check(record[key], record, key)) return false;
-        at++;
+        const known = fields.get(key);
+        if (known === undefined) return false; // zod would strip it
+        if (!known.field.check(record[key], record, key)) return false;
+        if (known.required) present++;
       }
-      for (; at < fields.length; at++) if (!fields[at]!.absentOk) return false;
-      return !checks || checks(value);
+      return present === required && (!checks || checks(value));
     },
   };
 }
