@@ -2,10 +2,9 @@
  * Decision 029's harness: what validating a state's orders one line at a time costs, three ways,
  * on the orders of a saved state file (one item a line: any save since decision 029). Each way
  * runs in a fresh process (so one's heap does not slow the next) over the same lines, keeping
- * every order as a restore does: JSON.parse alone; JSON.parse and the check made in place
- * (`compileInPlace`, what a restore does); JSON.parse and zod's parse of the compiled schema
- * (`compiledOf`, decision 022: a copy of every value). Prints one JSON line: ms, CPU ms, GCs and
- * heap kept per way.
+ * every order as a restore does: JSON.parse alone; JSON.parse and zod's parse of the order's
+ * schema as it is; JSON.parse and zod's parse of the schema compiled (`compiledOf`, decision 022:
+ * what a restore does). Prints one JSON line: ms, CPU ms, GCs and heap kept per way.
  *
  * Usage: node --expose-gc --import tsx bench/state-items.ts FILE [--orders N]
  *   (FILE: e.g. the `--state` file of a sandbox filled by bench/fill.ts and saved)
@@ -14,7 +13,6 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GCProfiler } from 'node:v8';
-import { compileInPlace } from '../src/sandbox/state/item-check';
 import { STATE_ITEM_SCHEMAS } from '../src/sandbox/state/state.schema';
 import { compiledOf } from '../src/shared/validation';
 
@@ -22,7 +20,7 @@ const { values: flags, positionals } = parseArgs({ allowPositionals: true, optio
 const file = positionals[0];
 if (!file) throw new Error('usage: bench/state-items.ts FILE [--orders N]');
 const n = Number(flags.orders);
-const WAYS = ['parse', 'in-place', 'zod-compiled'] as const;
+const WAYS = ['parse', 'zod', 'zod-compiled'] as const;
 
 if (!flags.way) {
   const results: Record<string, unknown> = {};
@@ -48,8 +46,8 @@ if (!flags.way) {
   }
   if (lines.length === 0) throw new Error(`${file}: no orders one a line (a save made before decision 029?)`);
   const schema = STATE_ITEM_SCHEMAS.orders;
-  const inPlace = compileInPlace(schema);
-  const zod = compiledOf(schema);
+  const zod = flags.way === 'zod' ? schema : compiledOf(schema);
+  zod.safeParse(JSON.parse(lines[0]!.toString('utf8'))); // compiled before the clock starts
   const gc = (globalThis as { gc?: () => void }).gc!;
   gc();
   const before = process.memoryUsage().heapUsed;
@@ -62,11 +60,7 @@ if (!flags.way) {
   for (const line of lines) {
     const item = JSON.parse(line.toString('utf8'));
     if (flags.way === 'parse') kept.push(item);
-    else if (flags.way === 'in-place') {
-      const box = { item };
-      if (!inPlace(item, box, 'item')) refused++;
-      kept.push(box.item);
-    } else {
+    else {
       const parsed = zod.safeParse(item);
       if (!parsed.success) refused++;
       kept.push(parsed.data);
