@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox';
 import { checkStatePath, readStateFile, StateFileError, StateSaveError, writeStateFile, type StateFileHandle } from './file';
+import { readLinedState } from './lined';
 import { tmpfsForBlock } from '../../../test/support/tmpfs';
 
 // CONTRACT §13: the state is streamed to its file and read back streamed when large; a save that
@@ -56,6 +57,17 @@ describe('state file', () => {
     const whole = await readStateFile(file, { lined: false });
     // The same values; the keys of an object stay in the document's order (zod's are its schema's).
     expect(await readStateFile(file)).toStrictEqual(whole);
+  });
+
+  it('lets the event loop run while it reads a document line by line (CONTRACT §9)', async () => {
+    const file = join(dir, 'lined.json');
+    let work = 0;
+    let yields = 0;
+    // Each look at the time is 1 ms of work; a slice is 5 ms: a yield every few lines.
+    const slicing = { now: () => work++, sliceMs: 5, yield: async () => void yields++ };
+    const doc = await readLinedState(file, slicing);
+    expect(doc).toStrictEqual(await readStateFile(file, { lined: false }));
+    expect(yields).toBeGreaterThan(30 / 5);
   });
 
   it('still loads a document of one line (saved before decision 029), and one a person re-formatted', async () => {
