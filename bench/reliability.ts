@@ -2,10 +2,16 @@
  * Issue 22's figures, measured rather than asserted (run by `npm run bench`, section
  * `reliability`; prints one JSON line): the heap after GC once 2,000 unauthenticated 1 MiB
  * bodies went through the request inspector; the state save of 200,000 completed orders (bytes,
- * seconds, and /health's answer times during it: the save streams in slices) and its restore; the longest event-loop stall, and a request's answer time, during
- * an advance of ~300,000 timers. Needs --expose-gc.
+ * seconds, and /health's answer times during it: the save streams in slices) and its restore
+ * (seconds, the restored sandbox's heap and per order, the peak heap meanwhile, the longest
+ * event-loop stall); the longest event-loop stall, and a request's answer time, during an
+ * advance of ~300,000 timers. Needs --expose-gc. With BENCH_STATE_ONLY=1, the state alone:
+ *   BENCH_STATE_ONLY=1 BENCH_STATE_ORDERS=200000 node --expose-gc --import tsx bench/reliability.ts
  */
+import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { GCProfiler } from 'node:v8';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +61,7 @@ async function stateSaveRestore() {
   // /health asked one request at a time meanwhile: nothing may stop the world (§9).
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
-  let t = performance.now();
+  const t = performance.now();
   const save = fetch(`${running.url}/sandbox/state/save`, { method: 'POST' }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data?: { bytes: number } } }));
   let saving = true;
   void save.finally(() => (saving = false));
@@ -72,14 +78,10 @@ async function stateSaveRestore() {
   const bytes = saved.body.data?.bytes ?? 0;
   await running.close();
   running = undefined;
-  const heapBefore = heap();
-  // The restore a user gets: a sandbox started with --state FILE (read, validated, restored).
-  t = performance.now();
-  const restored = await startServer({ ...base, maxOrders: STATE_ORDERS, statePath: file });
-  const started = performance.now() - t;
-  const orders = restored.sandbox.orders.store.orders.size;
-  const heapAfter = heap();
-  await restored.close();
+  // The restore a user gets: a sandbox started with --state FILE (read, validated, restored),
+  // in a fresh process as after a restart (in this one, the sandbox just saved could still be
+  // held by a connection's buffers and be marked by every GC of the restore).
+  const restore = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--restore', file], { encoding: 'utf8', env: { ...process.env } }).trim().split('\n').at(-1)!) as Awaited<ReturnType<typeof restoreFromFile>>;
   rmSync(dir, { recursive: true, force: true });
   healthMs.sort((a, b) => a - b);
   return {
@@ -90,9 +92,36 @@ async function stateSaveRestore() {
     saveS: seconds(savedIn),
     healthDuringSave: { answered: healthMs.length, p99Ms: Math.round(healthMs[Math.floor(healthMs.length * 0.99)] ?? 0), maxMs: Math.round(healthMs.at(-1) ?? 0) },
     longestStallDuringSaveMs: Math.round(histogram.max / 1e6),
+    ...restore,
+  };
+}
+
+/** A sandbox started with `--state file` in this process: time, heap kept, peak heap, stalls. */
+async function restoreFromFile(file: string) {
+  const heapBefore = heap();
+  // Peak heap: the most used just before any GC meanwhile, or at the end (v8.GCProfiler).
+  const gcs = new GCProfiler();
+  gcs.start();
+  const restoreStalls = monitorEventLoopDelay({ resolution: 5 });
+  restoreStalls.enable();
+  const t = performance.now();
+  const restored = await startServer({ ...base, maxOrders: STATE_ORDERS, statePath: file });
+  const started = performance.now() - t;
+  restoreStalls.disable();
+  let peak = process.memoryUsage().heapUsed;
+  for (const gc of gcs.stop()?.statistics ?? []) peak = Math.max(peak, gc.beforeGC.heapStatistics.usedHeapSize);
+  const orders = restored.sandbox.orders.store.orders.size;
+  const heapAfter = heap();
+  await restored.close();
+  return {
     restoreS: seconds(started),
     restoredOrders: orders,
     restoredHeapMiB: Math.round((heapAfter - heapBefore) / MiB),
+    heapPerOrderB: Math.round((heapAfter - heapBefore) / Math.max(1, orders)),
+    // what the restore added at its peak, over what the restored sandbox keeps (goal ≤ 2)
+    peakRestoreHeapMiB: Math.round((peak - heapBefore) / MiB),
+    peakOverRestored: Math.round(((peak - heapBefore) / Math.max(1, heapAfter - heapBefore)) * 100) / 100,
+    longestStallDuringRestoreMs: Math.round(restoreStalls.max / 1e6),
   };
 }
 
@@ -125,5 +154,11 @@ async function advanceStall() {
   return { orders: ADVANCE_ORDERS, timersFired: fired, advanceS: seconds(total), longestStallMs: Math.round(histogram.max / 1e6), p99StallMs: Math.round(histogram.percentile(99) / 1e6), requestDuringAdvanceMs: Math.round(answered), requestStatus: health };
 }
 
-const result = { bigBodies: await bigBodies(), state: await stateSaveRestore(), advance: await advanceStall() };
+const restoreArg = process.argv.indexOf('--restore');
+if (restoreArg > 0) {
+  process.stdout.write(`${JSON.stringify(await restoreFromFile(process.argv[restoreArg + 1]!))}\n`);
+  process.exit(0);
+}
+// BENCH_STATE_ONLY=1: the state's save and restore alone (decision 029's harness).
+const result = process.env.BENCH_STATE_ONLY ? { state: await stateSaveRestore() } : { bigBodies: await bigBodies(), state: await stateSaveRestore(), advance: await advanceStall() };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox';
 import { checkStatePath, readStateFile, StateFileError, StateSaveError, writeStateFile, type StateFileHandle } from './file';
+import { readLinedState } from './lined';
 import { tmpfsForBlock } from '../../../test/support/tmpfs';
 
 // CONTRACT §13: the state is streamed to its file and read back streamed when large; a save that
@@ -28,10 +29,12 @@ async function someOrders(n: number) {
 }
 
 describe('state file', () => {
-  it('writes chunks whose text is exactly JSON.stringify of the document', async () => {
+  it('writes chunks whose text is JSON.stringify of the document, one item of a list a line', async () => {
     await someOrders(30);
     const chunks = sandbox.exportStateChunks();
-    expect(chunks.join('')).toBe(JSON.stringify(sandbox.exportState()));
+    // Decision 029: a line break before each item and each list's end, and nowhere else.
+    expect(chunks.join('').replaceAll('\n', '')).toBe(JSON.stringify(sandbox.exportState()));
+    expect(chunks.join('').split('\n').filter((line) => line.includes('"customer_reference":')).length).toBe(30);
     const file = join(dir, 'a.json');
     const bytes = await writeStateFile(file, chunks);
     expect(bytes).toBe(Buffer.byteLength(chunks.join('')));
@@ -42,10 +45,81 @@ describe('state file', () => {
   it('reads a file streamed exactly as JSON.parse would (the path for files too large to be one string)', async () => {
     const file = join(dir, 'b.json');
     await writeStateFile(file, sandbox.exportStateChunks());
-    const parsed = await readStateFile(file);
-    const streamed = await readStateFile(file, { streamAboveBytes: 0 });
+    const parsed = await readStateFile(file, { lined: false });
+    const streamed = await readStateFile(file, { lined: false, streamAboveBytes: 0 });
     expect(streamed).toEqual(parsed);
     expect(streamed!.orders).toHaveLength(30);
+  });
+
+  it('reads a document line by line exactly as JSON.parse and the schema would (decision 029)', async () => {
+    const file = join(dir, 'lined.json');
+    await writeStateFile(file, sandbox.exportStateChunks());
+    const whole = await readStateFile(file, { lined: false });
+    // The same values; the keys of an object stay in the document's order (zod's are its schema's).
+    expect(await readStateFile(file)).toStrictEqual(whole);
+  });
+
+  it('lets the event loop run while it reads a document line by line (CONTRACT §9)', async () => {
+    const file = join(dir, 'lined.json');
+    let work = 0;
+    let yields = 0;
+    // Each look at the time is 1 ms of work; a slice is 5 ms: a yield every few lines.
+    const slicing = { now: () => work++, sliceMs: 5, yield: async () => void yields++ };
+    const doc = await readLinedState(file, slicing);
+    expect(doc).toStrictEqual(await readStateFile(file, { lined: false }));
+    expect(yields).toBeGreaterThan(30 / 5);
+  });
+
+  it('still loads a document of one line (saved before decision 029), and one a person re-formatted', async () => {
+    const expected = await readStateFile(join(dir, 'lined.json'), { lined: false });
+    const old = join(dir, 'one-line.json');
+    writeFileSync(old, JSON.stringify(sandbox.exportState()));
+    expect(readFileSync(old, 'utf8')).not.toContain('\n');
+    expect(await readStateFile(old)).toEqual(expected);
+    expect(await readStateFile(old, { streamAboveBytes: 0 })).toEqual(expected);
+    const pretty = join(dir, 'pretty.json');
+    writeFileSync(pretty, JSON.stringify(sandbox.exportState(), null, 2));
+    expect(await readStateFile(pretty)).toEqual(expected);
+  });
+
+  it('loads a document saved before decision 029 (one line, committed as the old code wrote it), and saves it back the same', async () => {
+    const fixture = new URL('./fixtures/one-line-v1.json', import.meta.url).pathname;
+    const text = readFileSync(fixture, 'utf8');
+    expect(text).not.toContain('\n');
+    const doc = await readStateFile(fixture);
+    expect(await readStateFile(fixture, { streamAboveBytes: 0 })).toEqual(doc);
+    const old = createSandbox({ clockMode: 'manual', logLevel: 'silent', seed: 29, initialState: doc });
+    try {
+      expect(old.orders.store.orders.size).toBe(2);
+      expect(JSON.parse(old.exportStateChunks().join(''))).toStrictEqual(JSON.parse(text));
+    } finally {
+      old.close();
+    }
+  });
+
+  it('names the field and the order of a saved document edited by hand, read line by line', async () => {
+    const file = join(dir, 'edited.json');
+    const lines = sandbox.exportStateChunks().join('').split('\n');
+    const at = lines.findIndex((line) => line.includes('"customer_reference":"c3"'));
+    const reference = (JSON.parse(lines[at]!.replace(/,$/, '')) as { reference: string }).reference;
+    const index = lines.slice(0, at).reverse().findIndex((line) => line.endsWith('"orders":['));
+    const original = lines[at]!;
+    lines[at] = original.replace('"status":"awaiting_user_payment"', '"status":"nearly_done"');
+    writeFileSync(file, lines.join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(new RegExp(`edited\\.json: orders\\.${index}\\.status: .* \\(order ${reference}\\)$`));
+    // Not JSON any more (a comma gone): the file is read whole, and that says where.
+    lines[at] = original.replace(/,$/, '');
+    writeFileSync(file, lines.join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(/edited\.json: not a JSON document/);
+    writeFileSync(file, lines.slice(0, at).join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(/edited\.json: not a JSON document/);
+  });
+
+  it('names a version of another format first, whatever its orders hold', async () => {
+    const file = join(dir, 'v2.json');
+    const text = sandbox.exportStateChunks().join('').replace('{"version":1,', '{"version":2,').replace('"status":"awaiting_user_payment"', '"status":"nearly_done"');
+    writeFileSync(file, text);
+    await expect(readStateFile(file)).rejects.toThrow(/v2\.json: version: /);
   });
 
   it('names the file and the reason when a file is not a state document, streamed or not', async () => {

@@ -7,6 +7,7 @@ import parser from 'stream-json/parser.js';
 import { StateDocumentSchema, type StateDocument } from './state.schema';
 import { firstIssue } from '../../shared/validation';
 import { STATE_DEPTH, tooDeepField } from '../../shared/json-depth';
+import { NOT_LINED, readLinedState, StateIssue } from './lined';
 
 /** A state file that cannot be read as a state document, or a path that cannot take one. */
 export class StateFileError extends Error {
@@ -26,15 +27,27 @@ const STREAM_ABOVE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Reads and validates `--state FILE` (CONTRACT §13); undefined when the file does not exist yet.
- * Any failure is a StateFileError of one line naming the file and the reason.
+ * Any failure is a StateFileError of one line naming the file and the reason. A document saved
+ * one item a line (decision 029: every save since) is read and validated line by line; any
+ * other (an older save, a document a person re-formatted) is read whole, as before (`lined:
+ * false` reads a lined one so too, for tests).
  */
-export async function readStateFile(path: string, options: { streamAboveBytes?: number } = {}): Promise<StateDocument | undefined> {
+export async function readStateFile(path: string, options: { streamAboveBytes?: number; lined?: boolean } = {}): Promise<StateDocument | undefined> {
   let size: number;
   try {
     size = (await stat(path)).size;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StateFileError(`${path}: ${reason(error)}`);
+  }
+  if (options.lined !== false) {
+    let lined: StateDocument | typeof NOT_LINED;
+    try {
+      lined = await readLinedState(path);
+    } catch (error) {
+      throw new StateFileError(`${path}: ${error instanceof StateIssue ? error.message : reason(error)}`);
+    }
+    if (lined !== NOT_LINED) return lined;
   }
   let raw: unknown;
   try {
@@ -113,16 +126,23 @@ export async function writeStateFile(path: string, chunks: Iterable<string> | As
   let bytes = 0;
   try {
     const file = await openFile(temp);
+    // One write in flight while the next chunk is made (decision 029): the disk and the
+    // document's making overlap instead of taking turns.
+    let writing: Promise<void> | undefined;
     try {
       for await (const chunk of chunks) {
         const data = Buffer.from(chunk, 'utf8');
-        await writeAll(file, data);
+        if (writing) await writing;
+        writing = writeAll(file, data);
+        writing.catch(() => {}); // awaited below; a failure meanwhile is not an unhandled rejection
         bytes += data.length;
       }
+      if (writing) await writing;
       await file.sync();
       const { size } = await file.stat();
       if (size !== bytes) throw new Error(`the file holds ${size} bytes of the ${bytes} written`);
     } finally {
+      await writing?.catch(() => {}); // never close under a write in flight
       await file.close();
     }
     await rename(temp, path);

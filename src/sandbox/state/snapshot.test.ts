@@ -91,11 +91,15 @@ describe('state snapshot', () => {
     expect(exportState(partsOf(copy))).toEqual(after);
   });
 
-  it('writes chunks whose text is exactly JSON.stringify of the exported document', async () => {
+  it('writes chunks whose text is JSON.stringify of the exported document, one item of a list a line', async () => {
     const s = await populated();
-    const chunks = exportStateChunks(partsOf(s));
-    expect(chunks.join('')).toBe(JSON.stringify(exportState(partsOf(s))));
-    expect(exportStateChunks(partsOf(sandbox())).join('')).toBe(JSON.stringify(exportState(partsOf(sandbox()))));
+    const text = exportStateChunks(partsOf(s)).join('');
+    // Decision 029: a line break before each item of a list and before its end, nowhere else.
+    expect(text.replaceAll('\n', '')).toBe(JSON.stringify(exportState(partsOf(s))));
+    const doc = exportState(partsOf(s));
+    const items = ['partners', 'revoked_keys', 'quotes', 'orders', 'timers', 'deliveries'] as const;
+    expect(text.split('\n')).toHaveLength(1 + items.reduce((n, list) => n + doc[list].length + 1, 0));
+    expect(exportStateChunks(partsOf(sandbox())).join('').replaceAll('\n', '')).toBe(JSON.stringify(exportState(partsOf(sandbox()))));
   });
 
   it('refuses a document saved with another seed, naming the seed to start with', async () => {

@@ -66,8 +66,10 @@ type PendingTimer = { readonly due: number; readonly label: string; readonly tag
  * with an attempt in flight as it is now, and the lists of orders, quotes and deliveries whose
  * JSON is made as they are iterated; the timers (taken by the caller at the same instant) are
  * asked for in firing order when their turn comes. Joined, the pieces are
- * `JSON.stringify(exportState(p))` as long as nothing changes while they are iterated: the caller
- * sees to that (at once, or holding the changes: `exportStateStream`).
+ * `JSON.stringify(exportState(p))` with a line break before each item of a list and before the
+ * list's end (decision 029: a reader takes the lists line by line), as long as nothing changes
+ * while they are iterated: the caller sees to that (at once, or holding the changes:
+ * `exportStateStream`).
  */
 function documentPieces(p: StateParts, timersInOrder: () => Iterable<PendingTimer>): Iterable<string> {
   const { partners, revoked_keys } = p.partners.exportState();
@@ -82,8 +84,8 @@ function documentPieces(p: StateParts, timersInOrder: () => Iterable<PendingTime
     ['seed', json(p.seed)],
     ['ids', json(p.ids.exportState())],
     ['clock', json(p.clock.exportState())],
-    ['partners', json(partners)],
-    ['revoked_keys', json(revoked_keys)],
+    ['partners', { items: partners.map((x) => JSON.stringify(x)) }],
+    ['revoked_keys', { items: revoked_keys.map((x) => JSON.stringify(x)) }],
     ['quotes', { items: p.orders.quotesJson() }],
     ['orders', { items: p.orders.ordersJson() }],
     ['evicted_orders', json(p.orders.evictedCount)],
@@ -99,20 +101,21 @@ function documentPieces(p: StateParts, timersInOrder: () => Iterable<PendingTime
         yield* value;
         continue;
       }
+      // One item a line (decision 029): still the same JSON, and a reader can take it line by line.
       yield '[';
       let first = true;
       for (const item of value.items) {
-        yield first ? item : `,${item}`;
+        yield first ? `\n${item}` : `,\n${item}`;
         first = false;
       }
-      yield ']';
+      yield '\n]';
     }
     yield '}';
   })();
 }
 
 /**
- * The same document as `JSON.stringify(exportState(p))`, as a list of strings of about 4 Mi
+ * The same document as `JSON.stringify(exportState(p))` (one item of a list a line), as a list of strings of about 4 Mi
  * characters (CONTRACT §13): V8 caps one string at ~512 MiB, which ~190,000 completed orders
  * reach, so a large state is never one string, and its orders and deliveries are written one by
  * one rather than copied first. Taken at one instant, in one go: the event loop waits for it (in

@@ -61,3 +61,30 @@ export const StateSummarySchema = z
   })
   .meta({ id: 'StateSummary' });
 export type StateSummary = z.output<typeof StateSummarySchema>;
+
+/**
+ * The document's lists, each item of which a saved document holds on a line of its own (decision
+ * 029): a large state is read and validated item by item, as the lines come.
+ */
+export const STATE_LISTS = ['partners', 'revoked_keys', 'quotes', 'orders', 'timers', 'deliveries'] as const;
+export type StateList = (typeof STATE_LISTS)[number];
+
+/** One item of each list, as `StateDocumentSchema` validates it. */
+export const STATE_ITEM_SCHEMAS: { readonly [K in StateList]: z.ZodType<StateDocument[K][number]> } = {
+  partners: StateDocumentSchema.shape.partners.element,
+  revoked_keys: StateDocumentSchema.shape.revoked_keys.element,
+  quotes: StateDocumentSchema.shape.quotes.element,
+  orders: StateDocumentSchema.shape.orders.element,
+  timers: StateDocumentSchema.shape.timers.element,
+  deliveries: StateDocumentSchema.shape.deliveries.element,
+};
+
+/** The document with its lists taken as they are (their items validated one by one before). */
+export const StateHeadSchema = StateDocumentSchema.extend({
+  partners: z.array(z.unknown()),
+  revoked_keys: z.array(z.unknown()),
+  quotes: z.array(z.unknown()),
+  orders: z.array(z.unknown()),
+  timers: z.array(z.unknown()),
+  deliveries: z.array(z.unknown()),
+});

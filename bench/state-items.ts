@@ -1,0 +1,77 @@
+/**
+ * Decision 029's harness: what validating a state's orders one line at a time costs, three ways,
+ * on the orders of a saved state file (one item a line: any save since decision 029). Each way
+ * runs in a fresh process (so one's heap does not slow the next) over the same lines, keeping
+ * every order as a restore does: JSON.parse alone; JSON.parse and zod's parse of the order's
+ * schema as it is; JSON.parse and zod's parse of the schema compiled (`compiledOf`, decision 022:
+ * what a restore does). Prints one JSON line: ms, CPU ms, GCs and heap kept per way.
+ *
+ * Usage: node --expose-gc --import tsx bench/state-items.ts FILE [--orders N]
+ *   (FILE: e.g. the `--state` file of a sandbox filled by bench/fill.ts and saved)
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { GCProfiler } from 'node:v8';
+import { STATE_ITEM_SCHEMAS } from '../src/sandbox/state/state.schema';
+import { compiledOf } from '../src/shared/validation';
+
+const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { orders: { type: 'string', default: '50000' }, way: { type: 'string' } } });
+const file = positionals[0];
+if (!file) throw new Error('usage: bench/state-items.ts FILE [--orders N]');
+const n = Number(flags.orders);
+const WAYS = ['parse', 'zod', 'zod-compiled'] as const;
+
+if (!flags.way) {
+  const results: Record<string, unknown> = {};
+  for (const way of WAYS) {
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, file, '--orders', String(n), '--way', way], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    results[way] = JSON.parse(out.trim().split('\n').at(-1)!);
+  }
+  process.stdout.write(`${JSON.stringify({ file, orders: n, ...results })}\n`);
+} else {
+  // The orders' lines (a line holds one order, with a comma after it but the last).
+  const lines: Buffer[] = [];
+  const text = readFileSync(file);
+  let start = 0;
+  let inOrders = false;
+  while (start < text.length && lines.length < n) {
+    let end = text.indexOf(0x0a, start);
+    if (end < 0) end = text.length;
+    const line = text.subarray(start, end);
+    if (inOrders && line[0] === 0x5d) break;
+    if (inOrders) lines.push(line.at(-1) === 0x2c ? line.subarray(0, -1) : line);
+    if (line.toString('latin1', Math.max(0, line.length - 10)).endsWith('"orders":[')) inOrders = true;
+    start = end + 1;
+  }
+  if (lines.length === 0) throw new Error(`${file}: no orders one a line (a save made before decision 029?)`);
+  const schema = STATE_ITEM_SCHEMAS.orders;
+  const zod = flags.way === 'zod' ? schema : compiledOf(schema);
+  zod.safeParse(JSON.parse(lines[0]!.toString('utf8'))); // compiled before the clock starts
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const kept: unknown[] = [];
+  let refused = 0;
+  const profiler = new GCProfiler();
+  profiler.start();
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  for (const line of lines) {
+    const item = JSON.parse(line.toString('utf8'));
+    if (flags.way === 'parse') kept.push(item);
+    else {
+      const parsed = zod.safeParse(item);
+      if (!parsed.success) refused++;
+      kept.push(parsed.data);
+    }
+  }
+  const ms = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  const gcs = profiler.stop()?.statistics ?? [];
+  gc();
+  const heap = process.memoryUsage().heapUsed - before;
+  process.stdout.write(
+    `${JSON.stringify({ lines: kept.length, refused, ms: Math.round(ms), cpuMs: Math.round((used.user + used.system) / 1000), gcs: gcs.length, gcMs: Math.round(gcs.reduce((s, g) => s + g.cost, 0) / 1000), heapKeptMiB: Math.round(heap / 2 ** 20), bytesPerOrder: Math.round(heap / kept.length) })}\n`,
+  );
+}
