@@ -81,7 +81,12 @@ function oneCopyPerVersion(): Plugin {
       const first = new Map<string, string>();
       build.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.pluginData === 'resolving' || args.path.startsWith('node:')) return undefined;
-        const found = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'resolving' });
+        const found = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'resolving',
+        });
         const at = found.path.lastIndexOf('/node_modules/');
         if (found.errors.length > 0 || found.external || at < 0) return undefined;
         const rest = found.path.slice(at + '/node_modules/'.length).split('/');
@@ -100,4 +105,6 @@ function oneCopyPerVersion(): Plugin {
 // The container image (Dockerfile) runs only the command and the dashboard's files: with
 // RAMP_SANDBOX_BUILD=image, no declarations and no testcontainers entry (the declarations' type
 // checks took most of the image's build time, for files the image never holds).
-export default defineConfig(process.env.RAMP_SANDBOX_BUILD === 'image' ? [{ ...library, dts: false }, cli] : [library, testcontainers, cli]);
+export default defineConfig(
+  process.env.RAMP_SANDBOX_BUILD === 'image' ? [{ ...library, dts: false }, cli] : [library, testcontainers, cli],
+);

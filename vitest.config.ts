@@ -37,13 +37,26 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/architecture/**/*.test.ts'] } },
       {
         extends: true,
-        test: { name: 'http', include: ['test/http/**/*.test.ts', 'test/scenarios/**/*.test.ts', 'test/inprocess.test.ts', 'examples/**/*.test.ts'] },
+        test: {
+          name: 'http',
+          include: ['test/http/**/*.test.ts', 'test/scenarios/**/*.test.ts', 'test/inprocess.test.ts', 'examples/**/*.test.ts'],
+        },
       },
       { extends: true, test: { name: 'cli', include: ['test/cli/**/*.test.ts'], exclude: [...configDefaults.exclude, PACKAGE_TEST] } },
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
       { extends: true, test: { name: 'package', include: [PACKAGE_TEST] } },
       // One image build serves every file: they run one after another (the build is the slow part).
-      { extends: true, test: { name: 'container', include: ['test/container/**/*.test.ts'], globalSetup: ['test/container/global-setup.ts'], fileParallelism: false, testTimeout: 120_000, hookTimeout: 600_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'container',
+          include: ['test/container/**/*.test.ts'],
+          globalSetup: ['test/container/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+        },
+      },
     ],
   },
 });

@@ -19,7 +19,11 @@ import { children, cliFlags, fetchJson, prepare, routesOf, spawnServer, type Ser
 
 const { values: flags, positionals: dirs } = parseArgs({
   allowPositionals: true,
-  options: { route: { type: 'string', default: 'networks' }, rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '2' } },
+  options: {
+    route: { type: 'string', default: 'networks' },
+    rounds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '2' },
+  },
 });
 const key = flags.route as 'networks' | 'order' | 'create';
 if (!['networks', 'order', 'create'].includes(key)) throw new Error(`--route: networks, order or create, not ${key}`);
@@ -33,14 +37,22 @@ try {
   for (const spec of dirs) {
     const [dir = '', ...nodeFlags] = spec.split('+');
     const root = resolve(dir);
-    const server = await spawnServer(spec, [...nodeFlags, '--import', `${root}/node_modules/tsx/dist/loader.mjs`, `${root}/src/cli/serve.ts`, ...cliFlags(10_000_000)], { cpu: 0 });
+    const server = await spawnServer(
+      spec,
+      [...nodeFlags, '--import', `${root}/node_modules/tsx/dist/loader.mjs`, `${root}/src/cli/serve.ts`, ...cliFlags(10_000_000)],
+      { cpu: 0 },
+    );
     servers.push({ name: spec, server, path: '' });
   }
   let bodies = '';
   for (const s of servers) {
     const { created, orderPath } = await routesOf(ctx, s.server.base);
     s.path = key === 'networks' ? '/v1/networks' : key === 'create' ? '/v1/orders' : orderPath;
-    bodies ||= JSON.stringify({ networks: await fetchJson(ctx, s.server.base, 'GET', '/v1/networks'), order: await fetchJson(ctx, s.server.base, 'GET', orderPath), created });
+    bodies ||= JSON.stringify({
+      networks: await fetchJson(ctx, s.server.base, 'GET', '/v1/networks'),
+      order: await fetchJson(ctx, s.server.base, 'GET', orderPath),
+      created,
+    });
   }
   const koa = await spawnServer('bare Koa', ['--import', 'tsx', 'bench/servers.ts', 'bare'], { cpu: 0, bare: true, stdin: bodies });
   servers.push({ name: 'bare Koa', server: koa, path: servers[0]!.path });
@@ -51,8 +63,17 @@ try {
   const load = (s: (typeof servers)[number], seconds: number): number => {
     const headers = { ...ctx.signed(method, s.path, body), ...(body ? { 'content-type': 'application/json' } : {}) };
     const script = `/tmp/bench-ab-${process.pid}.lua`;
-    writeFileSync(script, [`wrk.method = "${method}"`, ...(body ? [`wrk.body = ${JSON.stringify(body)}`] : []), ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)].join('\n'));
-    const out = execFileSync('taskset', ['-c', '1', 'wrk', '-t1', '-c50', `-d${seconds}s`, '-s', script, `${s.server.base}${s.path}`], { encoding: 'utf8' });
+    writeFileSync(
+      script,
+      [
+        `wrk.method = "${method}"`,
+        ...(body ? [`wrk.body = ${JSON.stringify(body)}`] : []),
+        ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+      ].join('\n'),
+    );
+    const out = execFileSync('taskset', ['-c', '1', 'wrk', '-t1', '-c50', `-d${seconds}s`, '-s', script, `${s.server.base}${s.path}`], {
+      encoding: 'utf8',
+    });
     if (/Non-2xx|Socket errors/.test(out)) throw new Error(`${s.name}: not every answer was 2xx:\n${out}`);
     return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
   };
@@ -73,7 +94,9 @@ try {
     const mine = rps.get(s.name)!;
     const ratios = mine.map((v, i) => v / koaRps[i]!).sort((a, b) => a - b);
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-    console.log(`| ${s.name} | ${Math.round(sum(mine) / ROUNDS)} | ${pct(sum(mine) / sum(koaRps))} | ${pct(ratios[0]!)} / ${pct(ratios[ratios.length >> 1]!)} / ${pct(ratios.at(-1)!)} |`);
+    console.log(
+      `| ${s.name} | ${Math.round(sum(mine) / ROUNDS)} | ${pct(sum(mine) / sum(koaRps))} | ${pct(ratios[0]!)} / ${pct(ratios[ratios.length >> 1]!)} / ${pct(ratios.at(-1)!)} |`,
+    );
   }
 } finally {
   for (const s of servers) await s.server.stop();

@@ -47,5 +47,9 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const [hit, miss] = [median(ns.hit), median(ns.miss)];
 console.log(`Node ${process.version}; ${ROUNDS} alternating rounds of ${LOOKUPS.toLocaleString('en')} lookups`);
-console.log(`lookupAccount: cached ${hit.toFixed(0)} ns, drawn by faker ${miss.toFixed(0)} ns (medians; rounds ${Math.min(...ns.hit).toFixed(0)}–${Math.max(...ns.hit).toFixed(0)} and ${Math.min(...ns.miss).toFixed(0)}–${Math.max(...ns.miss).toFixed(0)})`);
-console.log(`the cache saves ${((miss - hit) / 1000).toFixed(1)} µs a lookup: ${(((miss - hit) / (CREATE_US * 1000)) * 100).toFixed(1)}% of a signed offramp create's ${CREATE_US} µs`);
+console.log(
+  `lookupAccount: cached ${hit.toFixed(0)} ns, drawn by faker ${miss.toFixed(0)} ns (medians; rounds ${Math.min(...ns.hit).toFixed(0)}–${Math.max(...ns.hit).toFixed(0)} and ${Math.min(...ns.miss).toFixed(0)}–${Math.max(...ns.miss).toFixed(0)})`,
+);
+console.log(
+  `the cache saves ${((miss - hit) / 1000).toFixed(1)} µs a lookup: ${(((miss - hit) / (CREATE_US * 1000)) * 100).toFixed(1)}% of a signed offramp create's ${CREATE_US} µs`,
+);

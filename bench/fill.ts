@@ -14,9 +14,12 @@ export async function fill(running: RunningSandbox, n: number, webhookUrl?: stri
   const caller = { partner, env: 'test' as const };
   const accountName = sandbox.reference.lookupAccount('058', '0123456789').account_name;
   const texts = [
-    (i: number) => `{"from":{"currency":"NGN","amount":50000},"to":{"currency":"USDT","network":"base-sepolia"},"recipient":{"address":"0x${'5'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
-    (i: number) => `{"from":{"currency":"USDT","network":"base-sepolia","amount":100},"to":{"currency":"NGN"},"recipient":{"institution_code":"058","account_number":"0123456789","account_name":"${accountName}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
-    (i: number) => `{"from":{"currency":"USDC","network":"base-sepolia","amount":100},"to":{"currency":"ETH","network":"base-sepolia"},"recipient":{"address":"0x${'6'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+    (i: number) =>
+      `{"from":{"currency":"NGN","amount":50000},"to":{"currency":"USDT","network":"base-sepolia"},"recipient":{"address":"0x${'5'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+    (i: number) =>
+      `{"from":{"currency":"USDT","network":"base-sepolia","amount":100},"to":{"currency":"NGN"},"recipient":{"institution_code":"058","account_number":"0123456789","account_name":"${accountName}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+    (i: number) =>
+      `{"from":{"currency":"USDC","network":"base-sepolia","amount":100},"to":{"currency":"ETH","network":"base-sepolia"},"recipient":{"address":"0x${'6'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
   ];
   const started = performance.now();
   const batch = webhookUrl ? 500 : 10_000;

@@ -56,8 +56,19 @@ function measure(shape: Shape, count: number): { gcMs: number[]; heapMiB: number
     status = 'completed';
     version = 7;
     timers = NONE;
-    a = null; b = 0; c = null; d = null; e = null; f = null; g = null; h = null; i = 0;
-    constructor(readonly reference: string, readonly packedState: Buffer | number) {}
+    a = null;
+    b = 0;
+    c = null;
+    d = null;
+    e = null;
+    f = null;
+    g = null;
+    h = null;
+    i = 0;
+    constructor(
+      readonly reference: string,
+      readonly packedState: Buffer | number,
+    ) {}
   }
   for (let i = 0; i < count; i++) {
     const reference = `ORD${(36 ** 8 + i * 7919).toString(36).toUpperCase()}ABCD`.slice(0, 16);
@@ -98,11 +109,16 @@ if (child) {
   process.stdout.write(JSON.stringify(measure(child as Shape, count)));
 } else {
   const self = fileURLToPath(import.meta.url);
-  console.log(`Full GC beside ${count.toLocaleString('en')} settled orders, by shape (median of three forced full GCs; each shape in a fresh process; node ${process.version}, flags: ${process.execArgv.join(' ')})\n`);
+  console.log(
+    `Full GC beside ${count.toLocaleString('en')} settled orders, by shape (median of three forced full GCs; each shape in a fresh process; node ${process.version}, flags: ${process.execArgv.join(' ')})\n`,
+  );
   console.log('| shape | what a settled order is on the heap | full GC ms | heap used MiB |');
   console.log('|---|---|---:|---:|');
   for (const shape of Object.keys(SHAPES) as Shape[]) {
-    const r = spawnSync(process.execPath, [...process.execArgv, self, String(count), shape], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(process.execPath, [...process.execArgv, self, String(count), shape], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     if (r.status !== 0) throw new Error(`${shape}: exited ${r.status}`);
     const m = JSON.parse(r.stdout) as { gcMs: number[]; heapMiB: number };
     const median = [...m.gcMs].sort((a, b) => a - b)[1]!;

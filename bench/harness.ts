@@ -86,9 +86,30 @@ export interface Route {
 /** The three routes of the issue, in the issue's order; `orderPath`: an order's GET path. */
 export function routeList(ctx: Ctx, orderPath: string): Route[] {
   return [
-    { name: 'signed GET /v1/networks', key: 'networks', path: '/v1/networks', method: 'GET', body: undefined, target: TARGETS.ratio.networks },
-    { name: 'signed GET /v1/orders/{reference}', key: 'order', path: orderPath, method: 'GET', body: undefined, target: TARGETS.ratio.order },
-    { name: 'signed POST /v1/orders (offramp, account lookup)', key: 'create', path: '/v1/orders', method: 'POST', body: ctx.offrampBody, target: TARGETS.ratio.create },
+    {
+      name: 'signed GET /v1/networks',
+      key: 'networks',
+      path: '/v1/networks',
+      method: 'GET',
+      body: undefined,
+      target: TARGETS.ratio.networks,
+    },
+    {
+      name: 'signed GET /v1/orders/{reference}',
+      key: 'order',
+      path: orderPath,
+      method: 'GET',
+      body: undefined,
+      target: TARGETS.ratio.order,
+    },
+    {
+      name: 'signed POST /v1/orders (offramp, account lookup)',
+      key: 'create',
+      path: '/v1/orders',
+      method: 'POST',
+      body: ctx.offrampBody,
+      target: TARGETS.ratio.create,
+    },
   ];
 }
 
@@ -140,7 +161,8 @@ export interface SpawnOptions {
 export function spawnServer(label: string, nodeArgs: string[], opts: SpawnOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
     const args = [...(opts.control ? ['--expose-gc'] : []), ...(opts.bare ? [] : SANDBOX_NODE_FLAGS), ...nodeArgs];
-    const [command, argv] = opts.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(opts.cpu), process.execPath, ...args]];
+    const [command, argv] =
+      opts.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(opts.cpu), process.execPath, ...args]];
     const child = spawn(command, argv, {
       cwd: root,
       stdio: ['pipe', 'pipe', 'inherit', ...(opts.control ? (['ipc'] as const) : [])],
@@ -205,5 +227,20 @@ export function startServer(kind: 'sandbox' | 'bare' | 'http', opts: SpawnOption
  * from 2026-01-01 (orders stay where they are), the rate limit lifted (it would answer 429).
  */
 export function cliFlags(maxOrders: number): string[] {
-  return ['--port', '0', '--log-level', 'warn', '--clock', 'manual', '--clock-start', '2026-01-01T00:00:00Z', '--rate-capacity', '1000000000000', '--rate-refill', '1000000000000', '--max-orders', String(maxOrders)];
+  return [
+    '--port',
+    '0',
+    '--log-level',
+    'warn',
+    '--clock',
+    'manual',
+    '--clock-start',
+    '2026-01-01T00:00:00Z',
+    '--rate-capacity',
+    '1000000000000',
+    '--rate-refill',
+    '1000000000000',
+    '--max-orders',
+    String(maxOrders),
+  ];
 }

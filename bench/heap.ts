@@ -22,7 +22,13 @@ import { startServer } from '../src/sandbox/sandbox';
 import { fill } from './fill';
 
 const { values: flags } = parseArgs({
-  options: { orders: { type: 'string', default: '100000' }, webhooks: { type: 'boolean', default: false }, objects: { type: 'boolean', default: false }, 'json-objects': { type: 'boolean', default: false }, 'max-orders': { type: 'string' } },
+  options: {
+    orders: { type: 'string', default: '100000' },
+    webhooks: { type: 'boolean', default: false },
+    objects: { type: 'boolean', default: false },
+    'json-objects': { type: 'boolean', default: false },
+    'max-orders': { type: 'string' },
+  },
 });
 const n = Number(flags.orders);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -77,9 +83,16 @@ if (snapBefore && snapAfter) {
     const [type, name] = key.split('\u0000') as [string, string];
     const perOrder = (y.count - x.count) / n;
     total += perOrder;
-    objects.push({ type, name, perOrder: Math.round(perOrder * 100) / 100, bytesPerOrder: Math.round(((y.bytes - x.bytes) / n) * 10) / 10 });
+    objects.push({
+      type,
+      name,
+      perOrder: Math.round(perOrder * 100) / 100,
+      bytesPerOrder: Math.round(((y.bytes - x.bytes) / n) * 10) / 10,
+    });
   }
-  objects = objects.filter((o) => Math.abs(o.perOrder) >= 0.05 || Math.abs(o.bytesPerOrder) >= 4).sort((p, q) => q.bytesPerOrder - p.bytesPerOrder);
+  objects = objects
+    .filter((o) => Math.abs(o.perOrder) >= 0.05 || Math.abs(o.bytesPerOrder) >= 4)
+    .sort((p, q) => q.bytesPerOrder - p.bytesPerOrder);
   objectsPerOrder = Math.round(total * 100) / 100;
   rmSync(dir!, { recursive: true, force: true });
 }
@@ -101,7 +114,8 @@ const result = {
   objects,
 };
 if (objects) {
-  for (const o of objects.slice(0, 40)) process.stderr.write(`${String(o.perOrder).padStart(7)} objs ${String(o.bytesPerOrder).padStart(8)} B  ${o.type} ${o.name}\n`);
+  for (const o of objects.slice(0, 40))
+    process.stderr.write(`${String(o.perOrder).padStart(7)} objs ${String(o.bytesPerOrder).padStart(8)} B  ${o.type} ${o.name}\n`);
 }
 process.stdout.write(`${JSON.stringify(flags['json-objects'] ? result : { ...result, objects: undefined })}\n`);
 
@@ -128,7 +142,15 @@ function countNodes(file: string): Map<string, { count: number; bytes: number }>
     const type = types[snap.nodes[i + typeAt]!]!;
     const edges = snap.nodes[i + edgeCountAt]!;
     // Strings and numbers are named by their value: group them by type alone; a plain object by its properties.
-    let name = type === 'string' || type === 'concatenated string' || type === 'sliced string' || type === 'number' || type === 'hidden' || type === 'code' ? '' : snap.strings[snap.nodes[i + nameAt]!]!;
+    let name =
+      type === 'string' ||
+      type === 'concatenated string' ||
+      type === 'sliced string' ||
+      type === 'number' ||
+      type === 'hidden' ||
+      type === 'code'
+        ? ''
+        : snap.strings[snap.nodes[i + nameAt]!]!;
     if (type === 'object' && name === 'Object') {
       const props: string[] = [];
       for (let e = edge; e < edge + edges * edgeWidth; e += edgeWidth) {

@@ -78,7 +78,13 @@ const messages = {
     requestUs: Number(flags['get-us']),
   },
   'POST /v1/orders (offramp)': {
-    text: canonicalString({ clientId: partner.client_id, timestamp: '1790000000000', method: 'POST', path: '/v1/orders', rawBody: offramp }),
+    text: canonicalString({
+      clientId: partner.client_id,
+      timestamp: '1790000000000',
+      method: 'POST',
+      path: '/v1/orders',
+      rawBody: offramp,
+    }),
     requestUs: Number(flags['post-us']),
   },
 };
@@ -87,7 +93,6 @@ const variants: Record<'createHmac' | 'pads', Hmac> = { createHmac: viaCreateHma
 for (const [name, { text: message }] of Object.entries(messages)) {
   if (!viaPads(key, message).equals(viaCreateHmac(key, message))) throw new Error(`the pads disagree with createHmac on ${name}`);
 }
-
 
 /** ns per signature over `n` signatures of `message` (each a distinct timestamp, as requests are). */
 function time(hmac: Hmac, message: string, n: number): number {
@@ -101,7 +106,9 @@ function time(hmac: Hmac, message: string, n: number): number {
   return ns;
 }
 
-console.log(`Node ${process.version}; ${ROUNDS} alternating rounds of ${SIGNATURES.toLocaleString('en')} signatures per implementation; key ${key.length} characters\n`);
+console.log(
+  `Node ${process.version}; ${ROUNDS} alternating rounds of ${SIGNATURES.toLocaleString('en')} signatures per implementation; key ${key.length} characters\n`,
+);
 for (const [name, { text: message, requestUs }] of Object.entries(messages)) {
   for (const v of Object.values(variants)) time(v, message, 100_000); // warm-up
   const ns: Record<keyof typeof variants, number[]> = { createHmac: [], pads: [] };
@@ -110,6 +117,10 @@ for (const [name, { text: message, requestUs }] of Object.entries(messages)) {
     for (const v of order) ns[v].push(time(variants[v], message, SIGNATURES));
   }
   const [a, b] = [median(ns.createHmac), median(ns.pads)];
-  console.log(`${name} (${message.length} characters): createHmac ${a.toFixed(0)} ns, pads ${b.toFixed(0)} ns per signature (medians; rounds ${Math.min(...ns.createHmac).toFixed(0)}–${Math.max(...ns.createHmac).toFixed(0)} and ${Math.min(...ns.pads).toFixed(0)}–${Math.max(...ns.pads).toFixed(0)})`);
-  console.log(`  the pads save ${(a - b).toFixed(0)} ns a request: ${(((a - b) / (requestUs * 1000)) * 100).toFixed(1)}% of a signed request's ${requestUs} µs`);
+  console.log(
+    `${name} (${message.length} characters): createHmac ${a.toFixed(0)} ns, pads ${b.toFixed(0)} ns per signature (medians; rounds ${Math.min(...ns.createHmac).toFixed(0)}–${Math.max(...ns.createHmac).toFixed(0)} and ${Math.min(...ns.pads).toFixed(0)}–${Math.max(...ns.pads).toFixed(0)})`,
+  );
+  console.log(
+    `  the pads save ${(a - b).toFixed(0)} ns a request: ${(((a - b) / (requestUs * 1000)) * 100).toFixed(1)}% of a signed request's ${requestUs} µs`,
+  );
 }

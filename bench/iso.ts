@@ -33,7 +33,8 @@ const patterns: Record<string, number[]> = {
 };
 
 const viaDate = (ms: number) => new Date(ms).toISOString();
-for (const instants of Object.values(patterns)) for (const ms of instants) if (ISO(ms) !== viaDate(ms)) throw new Error(`ISO(${ms}) differs`);
+for (const instants of Object.values(patterns))
+  for (const ms of instants) if (ISO(ms) !== viaDate(ms)) throw new Error(`ISO(${ms}) differs`);
 
 const time = (format: (ms: number) => string, instants: number[], n: number) => {
   let sink = 0;
@@ -54,5 +55,7 @@ for (const [name, instants] of Object.entries(patterns)) {
     for (const v of order) ns[v].push(time(variants[v], instants, CALLS));
   }
   const [iso, date] = [median(ns.ISO), median(ns.toISOString)];
-  console.log(`${name}: ISO ${iso.toFixed(0)} ns, toISOString ${date.toFixed(0)} ns per instant (medians); ${(date - iso).toFixed(0)} ns saved per instant`);
+  console.log(
+    `${name}: ISO ${iso.toFixed(0)} ns, toISOString ${date.toFixed(0)} ns per instant (medians); ${(date - iso).toFixed(0)} ns saved per instant`,
+  );
 }

@@ -23,7 +23,9 @@ const CHUNK = 64 * 1024;
 /** One `tools/call` line of about `mib` MiB, cut into pipe-sized chunks. */
 function message(mib: number): Buffer[] {
   const filler = 'x'.repeat(mib * 1024 * 1024);
-  const line = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'put_state', arguments: { filler } } })}\n`);
+  const line = Buffer.from(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'put_state', arguments: { filler } } })}\n`,
+  );
   const chunks: Buffer[] = [];
   for (let at = 0; at < line.length; at += CHUNK) chunks.push(line.subarray(at, at + CHUNK));
   return chunks;

@@ -23,13 +23,17 @@ const sandbox = createSandbox({ logLevel: 'silent', clockMode: 'manual', maxOrde
 const caller = { partner: sandbox.demoPartner, env: 'test' as const };
 const accountName = sandbox.reference.lookupAccount('058', '0123456789').account_name;
 const texts = [
-  (i: number) => `{"from":{"currency":"NGN","amount":${50_000 + i}},"to":{"currency":"USDT","network":"base-sepolia"},"recipient":{"address":"0x${'5'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
-  (i: number) => `{"from":{"currency":"USDT","network":"base-sepolia","amount":${100 + (i % 900)}},"to":{"currency":"NGN"},"recipient":{"institution_code":"058","account_number":"0123456789","account_name":"${accountName}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
-  (i: number) => `{"from":{"currency":"USDC","network":"base-sepolia","amount":${100 + (i % 900)}},"to":{"currency":"ETH","network":"base-sepolia"},"recipient":{"address":"0x${'6'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+  (i: number) =>
+    `{"from":{"currency":"NGN","amount":${50_000 + i}},"to":{"currency":"USDT","network":"base-sepolia"},"recipient":{"address":"0x${'5'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+  (i: number) =>
+    `{"from":{"currency":"USDT","network":"base-sepolia","amount":${100 + (i % 900)}},"to":{"currency":"NGN"},"recipient":{"institution_code":"058","account_number":"0123456789","account_name":"${accountName}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
+  (i: number) =>
+    `{"from":{"currency":"USDC","network":"base-sepolia","amount":${100 + (i % 900)}},"to":{"currency":"ETH","network":"base-sepolia"},"recipient":{"address":"0x${'6'.repeat(40)}"},"customer":{"reference":"cus-${i}","name":"Ada Obi","email":"ada@example.com"}}`,
 ];
 const references: string[] = [];
 for (let i = 0; i < BODIES / 2; i++) references.push(sandbox.orders.create(caller, JSON.parse(texts[i % 3]!(i))).reference);
-const bodiesAt = (event: string) => references.map((ref) => JSON.stringify({ event, data: sandbox.orders.summary(sandbox.orders.store.orders.get(ref)!) }));
+const bodiesAt = (event: string) =>
+  references.map((ref) => JSON.stringify({ event, data: sandbox.orders.summary(sandbox.orders.store.orders.get(ref)!) }));
 const created = bodiesAt('order.created');
 for (const ref of references) sandbox.orders.simulatePayin(ref, {});
 await sandbox.advance(2 * 3_600_000);
@@ -69,7 +73,15 @@ started = performance.now();
 for (const p of packs) p.unpack();
 const unpackUs = ((performance.now() - started) * 1000) / sample.length;
 
-console.log(`Node ${process.version}; ${source.length.toLocaleString('en')} webhook bodies, ${textLength.toFixed(0)} characters on average, ${packedSize.toFixed(0)} bytes packed`);
-console.log(`heap per body (in an object, as a delivery holds it): as text ${asText.toFixed(0)} B, packed ${packed.toFixed(0)} B: ${(asText - packed).toFixed(0)} B saved (${((1 - packed / asText) * 100).toFixed(0)}%)`);
-console.log(`the same deflated string in \`body\` with a \`packed\` flag (before PackedBody): ${flagged.toFixed(0)} B; the class costs ${(packed - flagged).toFixed(0)} B a body`);
-console.log(`pack ${packUs.toFixed(1)} µs, unpack ${unpackUs.toFixed(1)} µs per body (once when a delivery finishes; each read of it from the delivery log or a snapshot)`);
+console.log(
+  `Node ${process.version}; ${source.length.toLocaleString('en')} webhook bodies, ${textLength.toFixed(0)} characters on average, ${packedSize.toFixed(0)} bytes packed`,
+);
+console.log(
+  `heap per body (in an object, as a delivery holds it): as text ${asText.toFixed(0)} B, packed ${packed.toFixed(0)} B: ${(asText - packed).toFixed(0)} B saved (${((1 - packed / asText) * 100).toFixed(0)}%)`,
+);
+console.log(
+  `the same deflated string in \`body\` with a \`packed\` flag (before PackedBody): ${flagged.toFixed(0)} B; the class costs ${(packed - flagged).toFixed(0)} B a body`,
+);
+console.log(
+  `pack ${packUs.toFixed(1)} µs, unpack ${unpackUs.toFixed(1)} µs per body (once when a delivery finishes; each read of it from the delivery log or a snapshot)`,
+);

@@ -27,7 +27,15 @@ import { createSandbox, type RunningSandbox } from '../src/sandbox/sandbox';
 import { fill } from './fill';
 
 const { values: flags } = parseArgs({
-  options: { rounds: { type: 'string', default: '9' }, requests: { type: 'string', default: '20000' }, only: { type: 'string' }, 'sandbox-only': { type: 'boolean', default: false }, 'bare-only': { type: 'boolean', default: false }, 'inspect-limit': { type: 'string' }, fill: { type: 'string' } },
+  options: {
+    rounds: { type: 'string', default: '9' },
+    requests: { type: 'string', default: '20000' },
+    only: { type: 'string' },
+    'sandbox-only': { type: 'boolean', default: false },
+    'bare-only': { type: 'boolean', default: false },
+    'inspect-limit': { type: 'string' },
+    fill: { type: 'string' },
+  },
 });
 const ROUNDS = Number(flags.rounds);
 const REQUESTS = Number(flags.requests);
@@ -93,7 +101,14 @@ const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h
 
 // --- the two apps ------------------------------------------------------------------------------
 
-const sandbox = createSandbox({ logLevel: 'warn', clockMode: 'manual', clockStart: Date.UTC(2026, 0, 1), rateLimit: { capacity: 1e12, refillPerSecond: 1e12 }, maxOrders: 10_000_000, ...(flags['inspect-limit'] ? { inspectLimit: Number(flags['inspect-limit']) } : {}) });
+const sandbox = createSandbox({
+  logLevel: 'warn',
+  clockMode: 'manual',
+  clockStart: Date.UTC(2026, 0, 1),
+  rateLimit: { capacity: 1e12, refillPerSecond: 1e12 },
+  maxOrders: 10_000_000,
+  ...(flags['inspect-limit'] ? { inspectLimit: Number(flags['inspect-limit']) } : {}),
+});
 const partner = sandbox.demoPartner;
 const creds = { clientId: partner.client_id, secretKey: partner.keys.test.secret_key, encryptionKey: partner.keys.test.encryption_key };
 const accountName = sandbox.reference.lookupAccount('058', '0123456789').account_name;
@@ -103,7 +118,12 @@ const offrampBody = JSON.stringify({
   recipient: { institution_code: '058', account_number: '0123456789', account_name: accountName },
   customer: { reference: 'bench', name: 'Ada Obi', email: 'ada@example.com' },
 });
-const signed = (method: string, path: string, body?: string): Req => ({ method, path, body, headers: { ...signRequest({ method, path, body, ...creds }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) } });
+const signed = (method: string, path: string, body?: string): Req => ({
+  method,
+  path,
+  body,
+  headers: { ...signRequest({ method, path, body, ...creds }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+});
 
 const sandboxHandler = sandbox.app.callback();
 const created = JSON.parse(await capture(sandboxHandler, signed('POST', '/v1/orders', offrampBody))) as { data: { reference: string } };
@@ -201,8 +221,15 @@ for (const r of routes) {
     b.push(bx);
     ratios.push(bx / sx);
   }
-  out[r.key] = { sandboxUs: Math.round(median(s) * 10) / 10, bareUs: b.length ? Math.round(median(b) * 10) / 10 : NaN, ratio: ratios.length ? Math.round(median(ratios) * 100) / 100 : NaN, rounds: ratios.map((x) => Math.round(x * 100) / 100) };
-  process.stderr.write(`${r.key}: sandbox ${out[r.key]!.sandboxUs} µs, bare Koa ${out[r.key]!.bareUs} µs of CPU per request; bare ÷ sandbox ${out[r.key]!.ratio} (rounds ${out[r.key]!.rounds.join(' ')})\n`);
+  out[r.key] = {
+    sandboxUs: Math.round(median(s) * 10) / 10,
+    bareUs: b.length ? Math.round(median(b) * 10) / 10 : NaN,
+    ratio: ratios.length ? Math.round(median(ratios) * 100) / 100 : NaN,
+    rounds: ratios.map((x) => Math.round(x * 100) / 100),
+  };
+  process.stderr.write(
+    `${r.key}: sandbox ${out[r.key]!.sandboxUs} µs, bare Koa ${out[r.key]!.bareUs} µs of CPU per request; bare ÷ sandbox ${out[r.key]!.ratio} (rounds ${out[r.key]!.rounds.join(' ')})\n`,
+  );
 }
 // Heap after GC with what the requests left (the inspector's ring full of them), when --expose-gc.
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -213,4 +240,6 @@ if (gc) {
   heapAfterGcMiB = Math.round((process.memoryUsage().heapUsed / 2 ** 20) * 10) / 10;
 }
 sandbox.close();
-process.stdout.write(`${JSON.stringify({ requests: REQUESTS, rounds: ROUNDS, stored: sandbox.orders.store.orders.size, heapAfterGcMiB, inspected: sandbox.requests.size, routes: out })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ requests: REQUESTS, rounds: ROUNDS, stored: sandbox.orders.store.orders.size, heapAfterGcMiB, inspected: sandbox.requests.size, routes: out })}\n`,
+);

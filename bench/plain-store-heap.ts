@@ -34,9 +34,14 @@ const str = (prefix: string, i: number, length: number) => {
 function order(i: number) {
   const at = T0 + i * 1000;
   const reference = str('ORD', i, 16);
-  const leg = (currency: string, amount: number) => ({ currency, amount: amount + (i % 97) / 100, network: currency === 'NGN' ? null : 'ethereum' });
+  const leg = (currency: string, amount: number) => ({
+    currency,
+    amount: amount + (i % 97) / 100,
+    network: currency === 'NGN' ? null : 'ethereum',
+  });
   const timeline: Array<{ group: string; event: string; details: Record<string, unknown> | null; at: number }> = [];
-  const push = (group: string, event: string, details: Record<string, unknown> | null) => timeline.push({ group, event, details, at: at + timeline.length * 500 });
+  const push = (group: string, event: string, details: Record<string, unknown> | null) =>
+    timeline.push({ group, event, details, at: at + timeline.length * 500 });
   push('status', 'initiated', null);
   push('webhook', 'order.created', { delivery_id: str('dlv_', i * 5, 20) });
   push('status', 'awaiting_user_payment', null);
@@ -74,7 +79,20 @@ function order(i: number) {
     refund: null,
     timeline,
     status: 'settled',
-    context: { due: 150000 + (i % 97) / 100, precision: 2, hold: false, paid: 150000 + (i % 97) / 100, unconfirmed: 0, ratio: 1, refundDue: 0, refunded: 0, outcome: 'success', percentage: 100, autoPayin: null, payinClosesAfter: 1_800_000 },
+    context: {
+      due: 150000 + (i % 97) / 100,
+      precision: 2,
+      hold: false,
+      paid: 150000 + (i % 97) / 100,
+      unconfirmed: 0,
+      ratio: 1,
+      refundDue: 0,
+      refunded: 0,
+      outcome: 'success',
+      percentage: 100,
+      autoPayin: null,
+      payinClosesAfter: 1_800_000,
+    },
     created_at: at,
     updated_at: at + 7000,
     version: 22,
@@ -82,24 +100,58 @@ function order(i: number) {
 }
 
 function deliveries(o: ReturnType<typeof order>, i: number): Delivery[] {
-  return EVENTS.map((event, k): Delivery => ({
-    id: str('dlv_', i * 5 + k, 20),
-    client_id: o.clientId,
-    environment: o.env,
-    order: o.reference,
-    event,
-    // The body as sent: the event and the order's summary (~700 characters).
-    body: JSON.stringify({ event, data: { reference: o.reference, merchant_reference: o.merchant_reference, customer_reference: o.customer_reference, type: o.type, from: o.from, to: o.to, pricing: o.pricing, fee: o.fee, metadata: o.metadata, amount_paid: o.context.paid, amount_settled: o.payout.amount, amount_refunded: 0, percentage_settled: 100, status: o.status, created_at: new Date(o.created_at).toISOString(), updated_at: new Date(o.updated_at).toISOString() } }),
-    urlOverride: null,
-    source: 'lifecycle',
-    status: 'succeeded',
-    attempts: [{ number: 1, manual: false, url: 'http://127.0.0.1:9/hooks', virtual_at: o.created_at + k, wall_at: o.created_at + k, duration_ms: 1.5, http_status: 200, error: null, response_excerpt: 'ok' }],
-    automaticAttempts: 1,
-    next_attempt_at: null,
-    created_at: o.created_at + k,
-    inFlight: false,
-    timer: null,
-  }));
+  return EVENTS.map(
+    (event, k): Delivery => ({
+      id: str('dlv_', i * 5 + k, 20),
+      client_id: o.clientId,
+      environment: o.env,
+      order: o.reference,
+      event,
+      // The body as sent: the event and the order's summary (~700 characters).
+      body: JSON.stringify({
+        event,
+        data: {
+          reference: o.reference,
+          merchant_reference: o.merchant_reference,
+          customer_reference: o.customer_reference,
+          type: o.type,
+          from: o.from,
+          to: o.to,
+          pricing: o.pricing,
+          fee: o.fee,
+          metadata: o.metadata,
+          amount_paid: o.context.paid,
+          amount_settled: o.payout.amount,
+          amount_refunded: 0,
+          percentage_settled: 100,
+          status: o.status,
+          created_at: new Date(o.created_at).toISOString(),
+          updated_at: new Date(o.updated_at).toISOString(),
+        },
+      }),
+      urlOverride: null,
+      source: 'lifecycle',
+      status: 'succeeded',
+      attempts: [
+        {
+          number: 1,
+          manual: false,
+          url: 'http://127.0.0.1:9/hooks',
+          virtual_at: o.created_at + k,
+          wall_at: o.created_at + k,
+          duration_ms: 1.5,
+          http_status: 200,
+          error: null,
+          response_excerpt: 'ok',
+        },
+      ],
+      automaticAttempts: 1,
+      next_attempt_at: null,
+      created_at: o.created_at + k,
+      inFlight: false,
+      timer: null,
+    }),
+  );
 }
 
 function heapUsed(): number {

@@ -30,7 +30,9 @@ export async function startProfile(intervalUs = 200): Promise<() => Promise<Prof
   await session.post('Profiler.setSamplingInterval', { interval: intervalUs });
   await session.post('Profiler.start');
   return async () => {
-    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: { nodes: ProfileNode[]; startTime: number; endTime: number } };
+    const { profile } = (await session.post('Profiler.stop')) as unknown as {
+      profile: { nodes: ProfileNode[]; startTime: number; endTime: number };
+    };
     session.disconnect();
     return summarise(profile);
   };
@@ -105,7 +107,13 @@ export function summarise(profile: { nodes: ProfileNode[]; startTime: number; en
     samples,
     ms: Math.round((profile.endTime - profile.startTime) / 1000),
     areas: [...byArea].sort((a, b) => b[1] - a[1]).map(([area, hits]) => ({ area, pct: pct(hits) })),
-    top: [...byFn.values()].sort((a, b) => b.hits - a.hits).slice(0, topN).map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
-    inclusive: [...inclusive.values()].sort((a, b) => b.hits - a.hits).slice(0, Math.max(25, topN)).map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
+    top: [...byFn.values()]
+      .sort((a, b) => b.hits - a.hits)
+      .slice(0, topN)
+      .map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
+    inclusive: [...inclusive.values()]
+      .sort((a, b) => b.hits - a.hits)
+      .slice(0, Math.max(25, topN))
+      .map((e) => ({ fn: e.fn, at: e.at, area: e.area, pct: pct(e.hits) })),
   };
 }

@@ -32,7 +32,13 @@ const heap = () => {
   return process.memoryUsage().heapUsed;
 };
 const seconds = (ms: number) => Math.round(ms / 10) / 100;
-const base = { port: 0, clockMode: 'manual' as const, clockStart: Date.UTC(2026, 0, 1), logLevel: 'silent', rateLimit: { capacity: 1e12, refillPerSecond: 1e12 } };
+const base = {
+  port: 0,
+  clockMode: 'manual' as const,
+  clockStart: Date.UTC(2026, 0, 1),
+  logLevel: 'silent',
+  rateLimit: { capacity: 1e12, refillPerSecond: 1e12 },
+};
 
 async function bigBodies() {
   const running = await startServer(base);
@@ -42,27 +48,45 @@ async function bigBodies() {
   const worker = async () => {
     while (sent < BODIES) {
       sent++;
-      const res = await fetch(`${running.url}/v1/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `${body.slice(0, -2)}${sent % 10}"}` });
+      const res = await fetch(`${running.url}/v1/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `${body.slice(0, -2)}${sent % 10}"}`,
+      });
       await res.arrayBuffer();
     }
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
   const after = heap();
   await running.close();
-  return { requests: BODIES, bodyMiB: 1, heapBeforeMiB: Math.round(before / MiB), heapAfterMiB: Math.round(after / MiB), grownMiB: Math.round((after - before) / MiB), excerptsMiB: Math.round((BODIES * 4096) / MiB) };
+  return {
+    requests: BODIES,
+    bodyMiB: 1,
+    heapBeforeMiB: Math.round(before / MiB),
+    heapAfterMiB: Math.round(after / MiB),
+    grownMiB: Math.round((after - before) / MiB),
+    excerptsMiB: Math.round((BODIES * 4096) / MiB),
+  };
 }
 
 async function stateSaveRestore() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-state-'));
   const file = join(dir, 'state.json');
-  let running: Awaited<ReturnType<typeof startServer>> | undefined = await startServer({ ...base, maxOrders: STATE_ORDERS, statePath: file });
+  let running: Awaited<ReturnType<typeof startServer>> | undefined = await startServer({
+    ...base,
+    maxOrders: STATE_ORDERS,
+    statePath: file,
+  });
   const filled = await fill(running, STATE_ORDERS);
   // The save a user gets (POST /sandbox/state/save: streamed in slices, CONTRACT §13), with
   // /health asked one request at a time meanwhile: nothing may stop the world (§9).
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
   const t = performance.now();
-  const save = fetch(`${running.url}/sandbox/state/save`, { method: 'POST' }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data?: { bytes: number } } }));
+  const save = fetch(`${running.url}/sandbox/state/save`, { method: 'POST' }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { data?: { bytes: number } },
+  }));
   let saving = true;
   void save.finally(() => (saving = false));
   const healthMs: number[] = [];
@@ -81,7 +105,15 @@ async function stateSaveRestore() {
   // The restore a user gets: a sandbox started with --state FILE (read, validated, restored),
   // in a fresh process as after a restart (in this one, the sandbox just saved could still be
   // held by a connection's buffers and be marked by every GC of the restore).
-  const restore = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--restore', file], { encoding: 'utf8', env: { ...process.env } }).trim().split('\n').at(-1)!) as Awaited<ReturnType<typeof restoreFromFile>>;
+  const restore = JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--restore', file], {
+      encoding: 'utf8',
+      env: { ...process.env },
+    })
+      .trim()
+      .split('\n')
+      .at(-1)!,
+  ) as Awaited<ReturnType<typeof restoreFromFile>>;
   rmSync(dir, { recursive: true, force: true });
   healthMs.sort((a, b) => a - b);
   return {
@@ -90,7 +122,11 @@ async function stateSaveRestore() {
     bytes,
     mib: Math.round(bytes / MiB),
     saveS: seconds(savedIn),
-    healthDuringSave: { answered: healthMs.length, p99Ms: Math.round(healthMs[Math.floor(healthMs.length * 0.99)] ?? 0), maxMs: Math.round(healthMs.at(-1) ?? 0) },
+    healthDuringSave: {
+      answered: healthMs.length,
+      p99Ms: Math.round(healthMs[Math.floor(healthMs.length * 0.99)] ?? 0),
+      maxMs: Math.round(healthMs.at(-1) ?? 0),
+    },
     longestStallDuringSaveMs: Math.round(histogram.max / 1e6),
     ...restore,
   };
@@ -133,8 +169,18 @@ async function advanceStall() {
   for (let i = 0; i < ADVANCE_ORDERS; i++) {
     const body =
       i % 2
-        ? { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: `0x${'5'.repeat(40)}` }, customer: { reference: `c${i}`, name: 'Ada Obi', email: 'ada@example.com' } }
-        : { from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'NGN' }, recipient: { institution_code: '058', account_number: '0123456789', account_name: accountName }, customer: { reference: `c${i}`, name: 'Ada Obi', email: 'ada@example.com' } };
+        ? {
+            from: { currency: 'NGN', amount: 50_000 },
+            to: { currency: 'USDT', network: 'base-sepolia' },
+            recipient: { address: `0x${'5'.repeat(40)}` },
+            customer: { reference: `c${i}`, name: 'Ada Obi', email: 'ada@example.com' },
+          }
+        : {
+            from: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
+            to: { currency: 'NGN' },
+            recipient: { institution_code: '058', account_number: '0123456789', account_name: accountName },
+            customer: { reference: `c${i}`, name: 'Ada Obi', email: 'ada@example.com' },
+          };
     const ref = sandbox.orders.create(caller, body as never).reference;
     sandbox.orders.simulatePayin(ref, {});
   }
@@ -151,7 +197,15 @@ async function advanceStall() {
   const total = performance.now() - started;
   histogram.disable();
   await running.close();
-  return { orders: ADVANCE_ORDERS, timersFired: fired, advanceS: seconds(total), longestStallMs: Math.round(histogram.max / 1e6), p99StallMs: Math.round(histogram.percentile(99) / 1e6), requestDuringAdvanceMs: Math.round(answered), requestStatus: health };
+  return {
+    orders: ADVANCE_ORDERS,
+    timersFired: fired,
+    advanceS: seconds(total),
+    longestStallMs: Math.round(histogram.max / 1e6),
+    p99StallMs: Math.round(histogram.percentile(99) / 1e6),
+    requestDuringAdvanceMs: Math.round(answered),
+    requestStatus: health,
+  };
 }
 
 const restoreArg = process.argv.indexOf('--restore');
@@ -160,5 +214,7 @@ if (restoreArg > 0) {
   process.exit(0);
 }
 // BENCH_STATE_ONLY=1: the state's save and restore alone (decision 029's harness).
-const result = process.env.BENCH_STATE_ONLY ? { state: await stateSaveRestore() } : { bigBodies: await bigBodies(), state: await stateSaveRestore(), advance: await advanceStall() };
+const result = process.env.BENCH_STATE_ONLY
+  ? { state: await stateSaveRestore() }
+  : { bigBodies: await bigBodies(), state: await stateSaveRestore(), advance: await advanceStall() };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -121,13 +121,17 @@ function spawnServer(variant: Variant): Promise<Child> {
   });
 }
 
-
 async function main(): Promise<void> {
-  const servers = Object.fromEntries(await Promise.all(VARIANTS.map(async (v) => [v, await spawnServer(v)] as const))) as Record<Variant, Child>;
+  const servers = Object.fromEntries(await Promise.all(VARIANTS.map(async (v) => [v, await spawnServer(v)] as const))) as Record<
+    Variant,
+    Child
+  >;
   try {
     const load = (url: string, duration: number) =>
       new Promise<autocannon.Result>((done, failed) => {
-        autocannon({ url: `${url}/v1/networks`, connections: CONNECTIONS, duration }, (error, result) => (error ? failed(error) : done(result)));
+        autocannon({ url: `${url}/v1/networks`, connections: CONNECTIONS, duration }, (error, result) =>
+          error ? failed(error) : done(result),
+        );
       });
     // warm-up: 2 s each, which also fills the 10,000-entry log
     for (const v of VARIANTS) await load(servers[v].url, 2);
@@ -150,11 +154,17 @@ async function main(): Promise<void> {
     const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
     // per round, each variant against `once`
     const perRound = (xs: Record<Variant, number[]>, v: Variant) => median(xs[v].map((x, i) => x / xs.once[i]!));
-    console.log(`Node ${process.version}; GET /v1/networks (envelope ${heap.once.bodyLength} characters), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server\n`);
-    console.log('| variant | heap after GC, log full | server CPU µs per request | ÷ once (median round) | req/s | ÷ once (median round) |');
+    console.log(
+      `Node ${process.version}; GET /v1/networks (envelope ${heap.once.bodyLength} characters), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server\n`,
+    );
+    console.log(
+      '| variant | heap after GC, log full | server CPU µs per request | ÷ once (median round) | req/s | ÷ once (median round) |',
+    );
     console.log('|---|---|---|---|---|---|');
     for (const v of VARIANTS) {
-      console.log(`| ${v} | ${mib(heap[v].heap)} (${heap[v].kept} kept) | ${median(cpu[v]).toFixed(1)} | ${pct(perRound(cpu, v))} | ${median(rps[v]).toFixed(0)} | ${pct(perRound(rps, v))} |`);
+      console.log(
+        `| ${v} | ${mib(heap[v].heap)} (${heap[v].kept} kept) | ${median(cpu[v]).toFixed(1)} | ${pct(perRound(cpu, v))} | ${median(rps[v]).toFixed(0)} | ${pct(perRound(rps, v))} |`,
+      );
     }
   } finally {
     for (const s of Object.values(servers)) s.child.disconnect();

@@ -21,7 +21,20 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { benchWebhooks } from './webhooks';
 import type { ProfileSummary } from './profile';
-import { children, cliFlags, fetchJson, prepare, root, routesOf, SANDBOX_NODE_FLAGS, spawnServer, startServer, TARGETS, type Ctx, type Results } from './harness';
+import {
+  children,
+  cliFlags,
+  fetchJson,
+  prepare,
+  root,
+  routesOf,
+  SANDBOX_NODE_FLAGS,
+  spawnServer,
+  startServer,
+  TARGETS,
+  type Ctx,
+  type Results,
+} from './harness';
 import { buildPackage, createRun, removeScripts, storedOrders, throughput } from './throughput';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -33,7 +46,20 @@ const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const ORDERS = env('BENCH_ORDERS', 100_000);
 const WEBHOOK_ORDERS = env('BENCH_WEBHOOK_ORDERS', 100_000);
 const MILLION = env('BENCH_MILLION', 1_000_000);
-const SECTIONS = ['throughput', 'create-run', 'stored-orders', 'profile', 'inspector', 'memory', 'objects', 'timers', 'webhooks', 'scenarios', 'startup', 'reliability'] as const;
+const SECTIONS = [
+  'throughput',
+  'create-run',
+  'stored-orders',
+  'profile',
+  'inspector',
+  'memory',
+  'objects',
+  'timers',
+  'webhooks',
+  'scenarios',
+  'startup',
+  'reliability',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values: flags } = parseArgs({ options: { only: { type: 'string' } } });
@@ -48,7 +74,9 @@ function runNode(args: string[]): Promise<any> {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
     let out = '';
     child.stdout!.on('data', (c) => (out += String(c)));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 
@@ -62,20 +90,33 @@ interface Load {
   errors: number;
 }
 
-async function load(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string; duration?: number; connections?: number }): Promise<Load> {
+async function load(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string; duration?: number; connections?: number },
+): Promise<Load> {
   let done!: (r: autocannon.Result) => void;
   let failed!: (e: Error) => void;
   const finished = new Promise<autocannon.Result>((res, rej) => ((done = res), (failed = rej)));
-  autocannon({
-    url,
-    connections: opts.connections ?? CONNECTIONS,
-    duration: opts.duration ?? DURATION,
-    method: (opts.method ?? 'GET') as 'GET',
-    headers: opts.headers,
-    body: opts.body,
-  }, (error, result) => (error ? failed(error) : done(result)));
+  autocannon(
+    {
+      url,
+      connections: opts.connections ?? CONNECTIONS,
+      duration: opts.duration ?? DURATION,
+      method: (opts.method ?? 'GET') as 'GET',
+      headers: opts.headers,
+      body: opts.body,
+    },
+    (error, result) => (error ? failed(error) : done(result)),
+  );
   const result = await finished;
-  return { rps: Math.round(result.requests.total / (opts.duration ?? DURATION)), total: result.requests.total, p99: result.latency.p99, max: result.latency.max, non2xx: result.non2xx, errors: result.errors };
+  return {
+    rps: Math.round(result.requests.total / (opts.duration ?? DURATION)),
+    total: result.requests.total,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -94,18 +135,29 @@ async function profile(ctx: Ctx) {
     await sandbox.ask('profile-start');
     const l = await load(sandbox.base + r.path, { method: r.method, headers, body: r.body });
     const p = await sandbox.ask<ProfileSummary>('profile-stop');
-    log(`profile ${r.name}: ${p.areas.slice(0, 8).map((a) => `${a.area} ${a.pct}%`).join(', ')}`);
+    log(
+      `profile ${r.name}: ${p.areas
+        .slice(0, 8)
+        .map((a) => `${a.area} ${a.pct}%`)
+        .join(', ')}`,
+    );
     lines.push(
       '',
       `### ${r.name} (${l.rps} req/s while profiled)`,
       '',
-      `By area: ${p.areas.filter((a) => a.pct >= 0.5).map((a) => `${a.area} ${a.pct}%`).join(', ')}.`,
+      `By area: ${p.areas
+        .filter((a) => a.pct >= 0.5)
+        .map((a) => `${a.area} ${a.pct}%`)
+        .join(', ')}.`,
       '',
       '| self % | function | where |',
       '|---|---|---|',
       ...p.top.map((t) => `| ${t.pct} | ${t.fn} | ${t.at || t.area} |`),
       '',
-      `Our functions by inclusive time (self and callees): ${p.inclusive.filter((t) => t.pct >= 1).map((t) => `${t.fn} (${t.at}) ${t.pct}%`).join('; ')}.`,
+      `Our functions by inclusive time (self and callees): ${p.inclusive
+        .filter((t) => t.pct >= 1)
+        .map((t) => `${t.fn} (${t.at}) ${t.pct}%`)
+        .join('; ')}.`,
     );
   }
   sandbox.stop();
@@ -123,7 +175,9 @@ async function inspector(ctx: Ctx, out: Results) {
   const rps = out.throughput.order?.rps ?? l.rps;
   const perRequestNs = 1e9 / rps;
   const pct = (100 * (cost.observeNs + cost.matchNs)) / perRequestNs;
-  log(`inspector: observe ${cost.observeNs} ns, match ${cost.matchNs} ns; ${pct.toFixed(2)}% of ${Math.round(perRequestNs)} ns per request`);
+  log(
+    `inspector: observe ${cost.observeNs} ns, match ${cost.matchNs} ns; ${pct.toFixed(2)}% of ${Math.round(perRequestNs)} ns per request`,
+  );
   return [
     '## Request inspector and fault matching: cost on signed GET /v1/orders/{reference}',
     '',
@@ -151,7 +205,11 @@ async function inspectorRetention(ctx: Ctx) {
   const rows: string[] = [];
   for (const key of ['order', 'create'] as const) {
     const targets = await Promise.all([full, one].map(async (s) => (await routesOf(ctx, s.base)).routes.find((r) => r.key === key)!));
-    const opts = (i: 0 | 1) => ({ method: targets[i]!.method, headers: ctx.signed(targets[i]!.method, targets[i]!.path, targets[i]!.body), body: targets[i]!.body });
+    const opts = (i: 0 | 1) => ({
+      method: targets[i]!.method,
+      headers: ctx.signed(targets[i]!.method, targets[i]!.path, targets[i]!.body),
+      body: targets[i]!.body,
+    });
     await load(full.base + targets[0]!.path, { ...opts(0), duration: 2 });
     await load(one.base + targets[1]!.path, { ...opts(1), duration: 2 });
     const ratios: number[] = [];
@@ -175,12 +233,14 @@ async function inspectorRetention(ctx: Ctx) {
     ratios.sort((p, q) => p - q);
     const mid = ratios[Math.floor(ratios.length / 2)]!;
     log(`inspector retention ${key}: median round ${(100 * mid).toFixed(0)}%, pooled ${((100 * a) / b).toFixed(0)}%`);
-    rows.push(`| ${targets[0]!.name} | ${(100 * mid).toFixed(0)}% | ${((100 * a) / b).toFixed(0)}% | ${(100 - (100 * a) / b).toFixed(0)}% |`);
+    rows.push(
+      `| ${targets[0]!.name} | ${(100 * mid).toFixed(0)}% | ${((100 * a) / b).toFixed(0)}% | ${(100 - (100 * a) / b).toFixed(0)}% |`,
+    );
   }
   full.stop();
   one.stop();
   return [
-    'Keeping the entries (CONTRACT §11: the last 10,000 requests, bodies cut at 4 KiB): a sandbox with that ring against one started with a ring of 1, 16 alternating 1 s rounds per route after 2 s of warm-up each. This includes what the GC spends on entries that live long enough to be promoted, which the loop above does not see; this machine\'s noise on such a comparison is about ±3%.',
+    "Keeping the entries (CONTRACT §11: the last 10,000 requests, bodies cut at 4 KiB): a sandbox with that ring against one started with a ring of 1, 16 alternating 1 s rounds per route after 2 s of warm-up each. This includes what the GC spends on entries that live long enough to be promoted, which the loop above does not see; this machine's noise on such a comparison is about ±3%.",
     '',
     '| route | 10,000 kept ÷ 1 kept (median round) | pooled | cost of keeping them |',
     '|---|---|---|---|',
@@ -199,8 +259,19 @@ async function memory(out: Results) {
   const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
   const runs: Array<{ label: string; n: number; target?: number; webhookUrl?: string; env: Record<string, string> }> = [
     { label: `${ORDERS.toLocaleString('en')} orders, no webhook URL`, n: ORDERS, target: TARGETS.bytesPerOrder, env: {} },
-    { label: `${WEBHOOK_ORDERS.toLocaleString('en')} orders, every event delivered`, n: WEBHOOK_ORDERS, target: TARGETS.bytesPerOrderWebhooks, webhookUrl: hookUrl, env: {} },
-    { label: `${MILLION.toLocaleString('en')} orders, no webhook URL, --max-orders ${MILLION}`, n: MILLION, target: undefined, env: { BENCH_MAX_ORDERS: String(MILLION) } },
+    {
+      label: `${WEBHOOK_ORDERS.toLocaleString('en')} orders, every event delivered`,
+      n: WEBHOOK_ORDERS,
+      target: TARGETS.bytesPerOrderWebhooks,
+      webhookUrl: hookUrl,
+      env: {},
+    },
+    {
+      label: `${MILLION.toLocaleString('en')} orders, no webhook URL, --max-orders ${MILLION}`,
+      n: MILLION,
+      target: undefined,
+      env: { BENCH_MAX_ORDERS: String(MILLION) },
+    },
   ];
   for (const run of runs) {
     const server = await startServer('sandbox', { control: true, env: run.env });
@@ -218,7 +289,12 @@ async function memory(out: Results) {
     await server.exited;
     if (!after) {
       rows.push(`| ${run.label} | did not finish: ${failure} | | | | |`);
-      out.summary.push({ target: `heap per stored order, ${run.label}`, figure: `did not finish: ${failure}`, goal: run.target === undefined ? 'fits the default heap' : `≤ ${run.target} B`, met: false });
+      out.summary.push({
+        target: `heap per stored order, ${run.label}`,
+        figure: `did not finish: ${failure}`,
+        goal: run.target === undefined ? 'fits the default heap' : `≤ ${run.target} B`,
+        met: false,
+      });
       log(`memory ${run.label}: ${failure}`);
       continue;
     }
@@ -231,10 +307,22 @@ async function memory(out: Results) {
     else out.memory.million = ok;
     out.summary.push(
       run.target === undefined
-        ? { target: `${run.label}: fits the default heap`, figure: `${mib(after.heapUsed)} of ${mib(after.heapLimit)}, and ${mib(after.arrayBuffers)} of array buffers (${perOrder} B per order in all)`, goal: 'below the limit, every order kept', met: ok }
-        : { target: `heap per stored order, ${run.label}`, figure: `${perOrder} B (of it ${buffersPerOrder} B in array buffers)`, goal: `≤ ${run.target} B`, met: ok },
+        ? {
+            target: `${run.label}: fits the default heap`,
+            figure: `${mib(after.heapUsed)} of ${mib(after.heapLimit)}, and ${mib(after.arrayBuffers)} of array buffers (${perOrder} B per order in all)`,
+            goal: 'below the limit, every order kept',
+            met: ok,
+          }
+        : {
+            target: `heap per stored order, ${run.label}`,
+            figure: `${perOrder} B (of it ${buffersPerOrder} B in array buffers)`,
+            goal: `≤ ${run.target} B`,
+            met: ok,
+          },
     );
-    const statuses = Object.entries(fill.statuses as Record<string, number>).map(([s, c]) => `${c} ${s}`).join(', ');
+    const statuses = Object.entries(fill.statuses as Record<string, number>)
+      .map(([s, c]) => `${c} ${s}`)
+      .join(', ');
     const deliveries = run.webhookUrl ? `; ${fill.delivered} of ${fill.deliveries} deliveries succeeded` : '';
     rows.push(
       `| ${run.label} | **${perOrder}** (${buffersPerOrder} in array buffers) | ${run.target === undefined ? `fits the default heap (${mib(after.heapLimit)})` : `≤ ${run.target}`} | ${verdict(ok)} | ${mib(after.heapUsed)} of ${mib(after.heapLimit)}, array buffers ${mib(after.arrayBuffers)} | ${statuses}${deliveries}; ${fill.pendingTimers} timers pending; filled in ${fill.seconds} s |`,
@@ -246,7 +334,7 @@ async function memory(out: Results) {
     '## Orders in memory, in a running sandbox',
     '',
     'Each line is a fresh sandbox process (the bench server: HTTP listening, inspector, dashboard feed, manual clock) started with `--expose-gc` and an IPC channel (bench only). ' +
-      'Heap used and array buffers (off the heap: settled orders\' slabs, decision 020) after two forced GCs are read before and after the orders are added; the difference of their sum over the orders is the cost per order. ' +
+      "Heap used and array buffers (off the heap: settled orders' slabs, decision 020) after two forced GCs are read before and after the orders are added; the difference of their sum over the orders is the cost per order. " +
       'Orders (a third each of onramp, offramp with the account lookup, swap) are created in the server process through the order service, each body parsed from its own JSON text with its own customer reference (so no string is shared that a request would not share), paid in and taken to `completed` on the manual clock. ' +
       'Webhooks: a partner subscribed to every event with its URL on a receiver in the bench process; each batch of 500 orders waits for its deliveries (delivery log and attempts are kept).',
     '',
@@ -299,8 +387,18 @@ async function startup(ctx: Ctx, out: Results) {
   const st = await runNode(['--import', 'tsx', 'bench/startup.ts', '50', '5']);
   const cli = await cliStartup(ctx, CLI_STARTS);
   out.summary.push(
-    { target: 'in-process startSandbox() + close(), median of 50 warm', figure: `${st.medianMs} ms (the first in a process ${st.firstMs} ms)`, goal: `≤ ${TARGETS.startCloseMs} ms`, met: st.medianMs <= TARGETS.startCloseMs },
-    { target: `compiled CLI, start to first answered request, median of ${CLI_STARTS}`, figure: `${cli.medianMs} ms (max ${cli.maxMs} ms)`, goal: `≤ ${TARGETS.cliFirstAnswerMs} ms`, met: cli.medianMs <= TARGETS.cliFirstAnswerMs },
+    {
+      target: 'in-process startSandbox() + close(), median of 50 warm',
+      figure: `${st.medianMs} ms (the first in a process ${st.firstMs} ms)`,
+      goal: `≤ ${TARGETS.startCloseMs} ms`,
+      met: st.medianMs <= TARGETS.startCloseMs,
+    },
+    {
+      target: `compiled CLI, start to first answered request, median of ${CLI_STARTS}`,
+      figure: `${cli.medianMs} ms (max ${cli.maxMs} ms)`,
+      goal: `≤ ${TARGETS.cliFirstAnswerMs} ms`,
+      met: cli.medianMs <= TARGETS.cliFirstAnswerMs,
+    },
   );
   return [
     '## Start-up',
@@ -403,7 +501,7 @@ async function main() {
     '# Bench results',
     '',
     `Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${only ? ` (sections: ${only.join(', ')})` : ''}.`,
-    'Throughput, the create run and create p99 against stored orders: each server alone on one core, wrk on another (`taskset`), a load invalid when wrk\'s core was saturated, the server short of its core or a response not 2xx, the throughput run also when bare node:http is not clearly ahead of bare Koa (bench/throughput.ts). ' +
+    "Throughput, the create run and create p99 against stored orders: each server alone on one core, wrk on another (`taskset`), a load invalid when wrk's core was saturated, the server short of its core or a response not 2xx, the throughput run also when bare node:http is not clearly ahead of bare Koa (bench/throughput.ts). " +
       'The other sections load the sandbox with autocannon in the bench process, unpinned, on the shared cores: absolute numbers move with the machine, ratios measured in the same run much less.',
     `The sandbox runs with logs at \`warn\`, the manual clock and the rate limit lifted (it would otherwise answer 429)${SANDBOX_NODE_FLAGS.length ? `, and with the V8 flags ${SANDBOX_NODE_FLAGS.join(' ')} (BENCH_SANDBOX_NODE_FLAGS)` : ''}.`,
     '',

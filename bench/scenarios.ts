@@ -46,6 +46,12 @@ const orders = run.results.reduce((n, r) => n + r.orders.length, 0);
 process.stdout.write(
   `${JSON.stringify({
     library: { scenarios: library.results.length, passed: library.results.filter((r) => r.ok).length, ms: libraryMs },
-    generated: { scenarios: N, passed: run.results.filter((r) => r.ok).length, concurrency: CONCURRENCY, seconds: Number(seconds.toFixed(2)), ordersPerSecond: Math.round(orders / seconds) },
+    generated: {
+      scenarios: N,
+      passed: run.results.filter((r) => r.ok).length,
+      concurrency: CONCURRENCY,
+      seconds: Number(seconds.toFixed(2)),
+      ordersPerSecond: Math.round(orders / seconds),
+    },
   })}\n`,
 );

@@ -116,7 +116,7 @@ function control(running: RunningSandbox) {
   let fullGcs = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      const kind = ((e as { detail?: { kind?: number } }).detail)?.kind ?? 0;
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
       pauses.push({ kind, ms: e.duration });
       if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
     }
@@ -140,7 +140,12 @@ function control(running: RunningSandbox) {
     heap: () => heapAfterGc(),
     // The GC pauses since the last ask, by kind (scavenge, mark-compact, incremental, weak callbacks).
     'gc-pauses': () => {
-      const names: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' };
+      const names: Record<number, string> = {
+        [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+        [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+        [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+        [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+      };
       const by: Record<string, { count: number; ms: number; maxMs: number }> = {};
       for (const p of pauses.splice(0)) {
         const b = (by[names[p.kind] ?? String(p.kind)] ??= { count: 0, ms: 0, maxMs: 0 });
@@ -172,7 +177,11 @@ function control(running: RunningSandbox) {
     },
     'inspector-cost': (m) => inspectorCost(running, lastCtx, Number(m.iterations ?? 200_000)),
     // Orders in the store and the heap as it is (no GC forced).
-    stored: () => ({ orders: sandbox.orders.store.orders.size, heapUsed: process.memoryUsage().heapUsed, heapLimit: getHeapStatistics().heap_size_limit }),
+    stored: () => ({
+      orders: sandbox.orders.store.orders.size,
+      heapUsed: process.memoryUsage().heapUsed,
+      heapLimit: getHeapStatistics().heap_size_limit,
+    }),
     reset: () => {
       if (retain === 'records') for (const order of sandbox.orders.store.orders.values()) retained.push(order);
       sandbox.reset();

@@ -22,4 +22,6 @@ const times: number[] = [];
 for (let i = 0; i < RUNS; i++) times.push(await once());
 times.sort((a, b) => a - b);
 const at = (q: number) => round(times[Math.min(times.length - 1, Math.floor(q * times.length))]!);
-process.stdout.write(`${JSON.stringify({ runs: RUNS, warmup: WARMUP, firstMs: round(first), medianMs: at(0.5), p90Ms: at(0.9), maxMs: round(times.at(-1)!) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ runs: RUNS, warmup: WARMUP, firstMs: round(first), medianMs: at(0.5), p90Ms: at(0.9), maxMs: round(times.at(-1)!) })}\n`,
+);

@@ -16,7 +16,10 @@ import { GCProfiler } from 'node:v8';
 import { STATE_ITEM_SCHEMAS } from '../src/sandbox/state/state.schema';
 import { compiledOf } from '../src/shared/validation';
 
-const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { orders: { type: 'string', default: '50000' }, way: { type: 'string' } } });
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { orders: { type: 'string', default: '50000' }, way: { type: 'string' } },
+});
 const file = positionals[0];
 if (!file) throw new Error('usage: bench/state-items.ts FILE [--orders N]');
 const n = Number(flags.orders);
@@ -25,7 +28,11 @@ const WAYS = ['parse', 'zod', 'zod-compiled'] as const;
 if (!flags.way) {
   const results: Record<string, unknown> = {};
   for (const way of WAYS) {
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, file, '--orders', String(n), '--way', way], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, file, '--orders', String(n), '--way', way],
+      { encoding: 'utf8', maxBuffer: 1 << 20 },
+    );
     results[way] = JSON.parse(out.trim().split('\n').at(-1)!);
   }
   process.stdout.write(`${JSON.stringify({ file, orders: n, ...results })}\n`);

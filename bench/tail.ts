@@ -20,11 +20,23 @@ import { parseArgs } from 'node:util';
 import { prepare, spawnServer, root, type Server } from './harness';
 import { ensureTools, removeScripts, runWrk, type Wrk } from './throughput';
 
-const { values: flags } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '30' }, arms: { type: 'string', default: 'grows,small,small+records,small+text,small+copy' } } });
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '30' },
+    arms: { type: 'string', default: 'grows,small,small+records,small+text,small+copy' },
+  },
+});
 const ROUNDS = Number(flags.rounds);
 const SECONDS = Number(flags.seconds);
 const ARMS = flags.arms.split(',');
-const RETAIN: Record<string, string | undefined> = { grows: undefined, small: undefined, 'small+records': 'records', 'small+text': 'text', 'small+copy': 'copy' };
+const RETAIN: Record<string, string | undefined> = {
+  grows: undefined,
+  small: undefined,
+  'small+records': 'records',
+  'small+text': 'text',
+  'small+copy': 'copy',
+};
 for (const arm of ARMS) if (!(arm in RETAIN)) throw new Error(`unknown arm ${arm}: ${Object.keys(RETAIN).join(', ')}`);
 
 ensureTools();
@@ -58,7 +70,9 @@ async function run(arm: string): Promise<{ l: Wrk; orders: number; heap: number;
 }
 
 try {
-  console.log(`| round | arm | req/s | p50 ms | p99 ms | p99.9 ms | max ms | orders in the store after | heap MiB after | scavenges: n, total ms, max ms | mark-compacts: n, max ms | valid |`);
+  console.log(
+    `| round | arm | req/s | p50 ms | p99 ms | p99.9 ms | max ms | orders in the store after | heap MiB after | scavenges: n, total ms, max ms | mark-compacts: n, max ms | valid |`,
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < ARMS.length; i++) {

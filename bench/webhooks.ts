@@ -46,7 +46,10 @@ export async function benchWebhooks(orders = 1000, concurrency = 50) {
   }
   const elapsed = (performance.now() - started) / 1000;
   const deliveries = sandbox.dispatcher.list();
-  const latencies = [...emitted].map(([key, at]) => (arrivals.get(key) ?? Number.NaN) - at).filter(Number.isFinite).sort((a, b) => a - b);
+  const latencies = [...emitted]
+    .map(([key, at]) => (arrivals.get(key) ?? Number.NaN) - at)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   const pick = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10;
   server.close();
   sandbox.close();

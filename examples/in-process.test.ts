@@ -18,14 +18,17 @@ async function api(method: string, path: string, payload?: unknown) {
 }
 
 it('completes an onramp order once it is paid', async () => {
-  const quote = await api('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+  const quote = await api('POST', '/v1/orders/quote', {
+    from: { currency: 'NGN', amount: 50000 },
+    to: { currency: 'USDT', network: 'base-sepolia' },
+  });
   const order = await api('POST', '/v1/orders', {
     quote_id: quote.quote_id,
     recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
     customer: { reference: 'cus_1', name: 'Ada Obi', email: 'ada@example.com' },
   });
-  await sandbox.orders.payin(order.reference);  // exactly what is due
-  await sandbox.clock.advance('1h');             // the lifecycle and its webhooks run now
+  await sandbox.orders.payin(order.reference); // exactly what is due
+  await sandbox.clock.advance('1h'); // the lifecycle and its webhooks run now
   expect((await sandbox.orders.get(order.reference)).status).toBe('completed');
   expect((await sandbox.deliveries({ order: order.reference })).map((d) => d.event)).toContain('order.settled');
 });

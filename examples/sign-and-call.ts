@@ -32,6 +32,8 @@ const order = await call('POST', '/v1/orders', {
   recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
   customer: { reference: 'cus_1', name: 'Ada Obi', email: 'ada@example.com' },
 });
-console.log(`order ${order.reference}: ${order.status}; pay ${order.payin.amount} ${order.payin.currency} to ${order.payin.account_number} before ${order.payin.expires_at}`);
+console.log(
+  `order ${order.reference}: ${order.status}; pay ${order.payin.amount} ${order.payin.currency} to ${order.payin.account_number} before ${order.payin.expires_at}`,
+);
 const read = await call('GET', `/v1/orders/${order.reference}?include=timeline`);
 console.log(`read back: ${read.status}, ${read.timeline.length} timeline entries`);

@@ -27,7 +27,11 @@ async function receiver(): Promise<Receiver> {
 async function v1(s: SandboxHandle, method: string, path: string, payload?: unknown): Promise<any> {
   const body = payload === undefined ? undefined : JSON.stringify(payload);
   const keys = s.partner.test;
-  const res = await fetch(s.url + path, { method, headers: signedHeaders({ clientId: s.partner.clientId, keys, method, path, body }), body });
+  const res = await fetch(s.url + path, {
+    method,
+    headers: signedHeaders({ clientId: s.partner.clientId, keys, method, path, body }),
+    body,
+  });
   const json: any = await res.json();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json.data;
@@ -109,12 +113,27 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
     const s = await start();
     const notFound = await s.orders.payin('ORD_nope').catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(SandboxError);
-    expect(notFound).toMatchObject({ status: 404, code: 'E_NOTFOUND', message: 'Order ORD_nope not found', route: 'POST /sandbox/orders/ORD_nope/payin' });
-    await expect(s.clock.advance('soon')).rejects.toMatchObject({ status: 422, code: 'E_VALIDATION_ERROR', message: expect.stringMatching(/^duration: /) });
+    expect(notFound).toMatchObject({
+      status: 404,
+      code: 'E_NOTFOUND',
+      message: 'Order ORD_nope not found',
+      route: 'POST /sandbox/orders/ORD_nope/payin',
+    });
+    await expect(s.clock.advance('soon')).rejects.toMatchObject({
+      status: 422,
+      code: 'E_VALIDATION_ERROR',
+      message: expect.stringMatching(/^duration: /),
+    });
     await expect(s.clock.advanceTo(T0 - 1)).rejects.toMatchObject({ status: 400, code: 'E_BADREQUEST' });
     const { reference } = await createOnramp(s);
-    await expect(s.orders.payout(reference, { outcome: 'partial' })).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/^percentage: required/) });
-    await expect(s.orders.payin(reference, { amount: -1 })).rejects.toMatchObject({ code: 'E_VALIDATION_ERROR', message: expect.stringMatching(/^amount: /) });
+    await expect(s.orders.payout(reference, { outcome: 'partial' })).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringMatching(/^percentage: required/),
+    });
+    await expect(s.orders.payin(reference, { amount: -1 })).rejects.toMatchObject({
+      code: 'E_VALIDATION_ERROR',
+      message: expect.stringMatching(/^amount: /),
+    });
     await s.orders.expire(reference);
     await expect(s.orders.expire(reference)).rejects.toMatchObject({ status: 400, code: 'E_BADREQUEST' });
     await expect(s.faults.add({})).rejects.toMatchObject({ status: 422 });
@@ -143,7 +162,11 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
   });
 
   it('rejects a bad webhookUrl before listening, with the control API’s message', async () => {
-    await expect(startSandbox({ webhookUrl: 'ftp://x' })).rejects.toMatchObject({ status: 422, code: 'E_VALIDATION_ERROR', message: 'webhook_url: must be an http(s) URL' });
+    await expect(startSandbox({ webhookUrl: 'ftp://x' })).rejects.toMatchObject({
+      status: 422,
+      code: 'E_VALIDATION_ERROR',
+      message: 'webhook_url: must be an http(s) URL',
+    });
   });
 
   it('shows recorded /v1 requests and injects and clears faults', async () => {
@@ -165,7 +188,11 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
   it('injects faults in virtual time (CONTRACT §22): a window, skip, and the new kinds, typed', async () => {
     const s = await start();
     const windowed = await s.faults.add({ path: '/v1/networks', error: { status: 503 }, window: { from: '1m', to: '2m' }, skip: 1 });
-    expect(windowed).toMatchObject({ window: { from: new Date(T0 + 60_000).toISOString(), to: new Date(T0 + 120_000).toISOString() }, skip: 1, skipped: 0 });
+    expect(windowed).toMatchObject({
+      window: { from: new Date(T0 + 60_000).toISOString(), to: new Date(T0 + 120_000).toISOString() },
+      skip: 1,
+      skipped: 0,
+    });
     await v1(s, 'GET', '/v1/networks'); // before the window
     await s.clock.advance('1m');
     await v1(s, 'GET', '/v1/networks'); // skipped
@@ -176,7 +203,10 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
     await expect(v1(s, 'GET', '/v1/fiat-currencies')).rejects.toThrow(SyntaxError);
     expect((await s.requests({ path: '/v1/fiat-currencies' }))[0]).toMatchObject({ status: 200, fault: malformed.id });
     expect(await s.faults.add({ reset: 1, truncate: 5 })).toMatchObject({ reset: 1, truncate: 5 });
-    await expect(s.faults.add({ truncate: -1 })).rejects.toMatchObject({ status: 422, message: 'truncate: must be a whole number of bytes (0 or more)' });
+    await expect(s.faults.add({ truncate: -1 })).rejects.toMatchObject({
+      status: 422,
+      message: 'truncate: must be a whole number of bytes (0 or more)',
+    });
   });
 
   it('creates and updates partners', async () => {
@@ -224,7 +254,11 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
     expect(iso.clock.now().getTime()).toBe(T0);
     const date = await start({ clockStart: new Date(T0) });
     expect(date.clock.now().getTime()).toBe(T0);
-    await expect(startSandbox({ clockStart: 'next tuesday' })).rejects.toMatchObject({ status: 422, code: 'E_VALIDATION_ERROR', message: expect.stringMatching(/^clockStart: /) });
+    await expect(startSandbox({ clockStart: 'next tuesday' })).rejects.toMatchObject({
+      status: 422,
+      code: 'E_VALIDATION_ERROR',
+      message: expect.stringMatching(/^clockStart: /),
+    });
   });
 
   it('runs a realtime clock when asked', async () => {

@@ -1,7 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fixedWallClock, VirtualClock } from '../clock';
-import { ApiError } from '../shared/errors';
 import { createIds } from '../shared/ids';
 import { AUTH_MESSAGES, authenticate, type Access, type AuthRequest } from './authenticate';
 import { createPartnerRegistry, type KeySet } from './partner.registry';
@@ -46,14 +45,32 @@ interface Signing {
  * A secret-key request as a partner sends it: `sent` is what goes on the wire, `signed` what the
  * partner put into the canonical string (a mistake is a difference between the two).
  */
-function request(sent: { method?: string; path?: string; body?: string; timestamp?: string; env?: 'test' | 'live'; clientId?: string; bearer?: string; ip?: string } = {}, signed: Signing = {}): AuthRequest {
+function request(
+  sent: {
+    method?: string;
+    path?: string;
+    body?: string;
+    timestamp?: string;
+    env?: 'test' | 'live';
+    clientId?: string;
+    bearer?: string;
+    ip?: string;
+  } = {},
+  signed: Signing = {},
+): AuthRequest {
   const env = sent.env ?? 'test';
   const method = sent.method ?? 'POST';
   const path = sent.path ?? '/v1/orders?include=timeline';
   const body = sent.body ?? '{"b":1,"a":[1,2]}';
   const timestamp = sent.timestamp ?? String(NOW);
   const clientId = sent.clientId ?? 'ptr_acme';
-  const canonical = [signed.clientId ?? clientId, signed.timestamp ?? timestamp, method.toUpperCase(), signed.path ?? path, signed.body ?? body].join('|');
+  const canonical = [
+    signed.clientId ?? clientId,
+    signed.timestamp ?? timestamp,
+    method.toUpperCase(),
+    signed.path ?? path,
+    signed.body ?? body,
+  ].join('|');
   return {
     clientId,
     authorization: `Bearer ${sent.bearer ?? ACME[env].secret_key}`,
@@ -86,7 +103,19 @@ describe('authenticate', () => {
 
   it('accepts the public key on a read route with no signature at all', () => {
     const { auth } = setup();
-    const ctx = auth({ clientId: 'ptr_acme', authorization: `Bearer ${ACME.live.public_key}`, timestamp: undefined, signature: undefined, method: 'GET', path: '/v1/networks', rawBody: '', ip: '127.0.0.1' }, 'read');
+    const ctx = auth(
+      {
+        clientId: 'ptr_acme',
+        authorization: `Bearer ${ACME.live.public_key}`,
+        timestamp: undefined,
+        signature: undefined,
+        method: 'GET',
+        path: '/v1/networks',
+        rawBody: '',
+        ip: '127.0.0.1',
+      },
+      'read',
+    );
     expect(ctx).toMatchObject({ env: 'live', kind: 'public', key: ACME.live.public_key });
   });
 
@@ -185,13 +214,41 @@ describe('authenticate', () => {
 
   // Spec §5.2 "known mistakes", and the keys of CONTRACT §3: each is named in the 401's message.
   const mistakes: Array<[string, () => AuthRequest, string]> = [
-    ['signing with the sk_* key instead of the enc_* key', () => request({}, { key: ACME.test.secret_key }), 'signed with the secret key; sign with the enc_* key'],
-    ["signing with the other environment's enc_* key", () => request({}, { key: ACME.live.encryption_key }), 'signed with the live encryption key; a test secret key needs the test enc_* key'],
-    ["signing a live request with the test enc_* key", () => request({ env: 'live' }, { key: ACME.test.encryption_key }), 'signed with the test encryption key; a live secret key needs the live enc_* key'],
-    ['signing the path without /v1', () => request({}, { path: '/orders?include=timeline' }), 'the signed path omits /v1; sign the full path including /v1'],
-    ['signing the path without its query string', () => request({}, { path: '/v1/orders' }), 'the signed path omits the query string; sign the path with its query string'],
-    ['signing a re-serialised body (key order changed)', () => request({ body: '{ "b": 1, "a": [1, 2] }' }, { body: '{"b":1,"a":[1,2]}' }), 'the signed body differs from the bytes sent (re-serialised JSON?); sign the exact body string'],
-    ['signing the timestamp in seconds while sending milliseconds', () => request({}, { timestamp: String(NOW / 1000) }), 'signed with a timestamp in seconds; sign the same millisecond value sent in svc-timestamp'],
+    [
+      'signing with the sk_* key instead of the enc_* key',
+      () => request({}, { key: ACME.test.secret_key }),
+      'signed with the secret key; sign with the enc_* key',
+    ],
+    [
+      "signing with the other environment's enc_* key",
+      () => request({}, { key: ACME.live.encryption_key }),
+      'signed with the live encryption key; a test secret key needs the test enc_* key',
+    ],
+    [
+      'signing a live request with the test enc_* key',
+      () => request({ env: 'live' }, { key: ACME.test.encryption_key }),
+      'signed with the test encryption key; a live secret key needs the live enc_* key',
+    ],
+    [
+      'signing the path without /v1',
+      () => request({}, { path: '/orders?include=timeline' }),
+      'the signed path omits /v1; sign the full path including /v1',
+    ],
+    [
+      'signing the path without its query string',
+      () => request({}, { path: '/v1/orders' }),
+      'the signed path omits the query string; sign the path with its query string',
+    ],
+    [
+      'signing a re-serialised body (key order changed)',
+      () => request({ body: '{ "b": 1, "a": [1, 2] }' }, { body: '{"b":1,"a":[1,2]}' }),
+      'the signed body differs from the bytes sent (re-serialised JSON?); sign the exact body string',
+    ],
+    [
+      'signing the timestamp in seconds while sending milliseconds',
+      () => request({}, { timestamp: String(NOW / 1000) }),
+      'signed with a timestamp in seconds; sign the same millisecond value sent in svc-timestamp',
+    ],
   ];
   for (const [mistake, make, diagnosis] of mistakes) {
     it(`names the mistake of ${mistake} in the 401, with the hint of the canonical string`, () => {
@@ -218,7 +275,9 @@ describe('authenticate', () => {
     const req = request({}, { clientId: 'ptr_other' });
     const error = refusal(() => auth(req));
     expect(error.message).toBe('Invalid signature');
-    expect(decodeURIComponent(/prefix=([^;]*)/.exec(error.headers['svc-sandbox-hint']!)![1]!)).toBe(`ptr_acme|${NOW}|POST|/v1/orders?include=timeline|`);
+    expect(decodeURIComponent(/prefix=([^;]*)/.exec(error.headers['svc-sandbox-hint']!)![1]!)).toBe(
+      `ptr_acme|${NOW}|POST|/v1/orders?include=timeline|`,
+    );
   });
 
   it('never puts a key in the hint', () => {

@@ -63,7 +63,8 @@ export const SIGNATURE_MISTAKES = {
   noV1: 'the signed path omits /v1; sign the full path including /v1',
   noQuery: 'the signed path omits the query string; sign the path with its query string',
   seconds: 'signed with a timestamp in seconds; sign the same millisecond value sent in svc-timestamp',
-  byteOrderMark: 'the body sent starts with a UTF-8 byte order mark (EF BB BF) the signature does not cover; sign the exact bytes sent, or send the body without a BOM',
+  byteOrderMark:
+    'the body sent starts with a UTF-8 byte order mark (EF BB BF) the signature does not cover; sign the exact bytes sent, or send the body without a BOM',
   reserialised: 'the signed body differs from the bytes sent (re-serialised JSON?); sign the exact body string',
 } as const;
 
@@ -158,7 +159,11 @@ function diagnose(parts: ReceivedParts, got: string, partner: Partner, env: Envi
   if (parts.timestamp.length > 3 && matches({ ...parts, timestamp: parts.timestamp.slice(0, -3) }, enc)) {
     return SIGNATURE_MISTAKES.seconds;
   }
-  if (typeof parts.rawBody === 'string' && parts.rawBody.charCodeAt(0) === 0xfeff && matches({ ...parts, rawBody: parts.rawBody.slice(1) }, enc)) {
+  if (
+    typeof parts.rawBody === 'string' &&
+    parts.rawBody.charCodeAt(0) === 0xfeff &&
+    matches({ ...parts, rawBody: parts.rawBody.slice(1) }, enc)
+  ) {
     // .NET's StreamWriter with Encoding.UTF8 writes a BOM the signing code never saw.
     return SIGNATURE_MISTAKES.byteOrderMark;
   }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock';
-import { ApiError } from '../shared/errors';
 import { WEBHOOK_EVENTS } from '../shared/events';
 import { createIds } from '../shared/ids';
 import { createPartnerRegistry, type KeySet } from './partner.registry';
@@ -50,10 +49,10 @@ describe('createPartnerRegistry', () => {
   it('resolves each key to its partner, environment and kind, not revoked; an unknown key to nothing', () => {
     const { partners } = makeRegistry();
     const p = partners.create({ client_id: 'ptr_one', keys: { test: keySet('test'), live: keySet('live') } });
-    expect(partners.resolveKey('sk_live_' + 'a'.repeat(20))).toEqual({ partner: p, env: 'live', kind: 'secret', revoked: false });
-    expect(partners.resolveKey('pk_test_' + 'a'.repeat(20))).toEqual({ partner: p, env: 'test', kind: 'public', revoked: false });
-    expect(partners.resolveKey('enc_test_' + 'a'.repeat(20))).toEqual({ partner: p, env: 'test', kind: 'encryption', revoked: false });
-    expect(partners.resolveKey('sk_test_' + 'b'.repeat(20))).toBeUndefined();
+    expect(partners.resolveKey(`sk_live_${'a'.repeat(20)}`)).toEqual({ partner: p, env: 'live', kind: 'secret', revoked: false });
+    expect(partners.resolveKey(`pk_test_${'a'.repeat(20)}`)).toEqual({ partner: p, env: 'test', kind: 'public', revoked: false });
+    expect(partners.resolveKey(`enc_test_${'a'.repeat(20)}`)).toEqual({ partner: p, env: 'test', kind: 'encryption', revoked: false });
+    expect(partners.resolveKey(`sk_test_${'b'.repeat(20)}`)).toBeUndefined();
   });
 
   it('refuses a client id that exists with a 409, leaving the first partner as it was', () => {
@@ -79,8 +78,14 @@ describe('createPartnerRegistry', () => {
     const cases: Array<[KeySet, string]> = [
       [{ ...keySet('test'), public_key: `sk_test_${'a'.repeat(20)}` }, 'keys.test.public_key: must start with pk_test_'],
       [{ ...keySet('test'), secret_key: `sk_live_${'a'.repeat(20)}` }, 'keys.test.secret_key: must start with sk_test_'],
-      [{ ...keySet('test'), encryption_key: 'enc_test_short' }, 'keys.test.encryption_key: must be enc_test_ followed by 16-128 characters of [A-Za-z0-9_]'],
-      [{ ...keySet('test'), encryption_key: `enc_test_${'a'.repeat(19)}!` }, 'keys.test.encryption_key: must be enc_test_ followed by 16-128 characters of [A-Za-z0-9_]'],
+      [
+        { ...keySet('test'), encryption_key: 'enc_test_short' },
+        'keys.test.encryption_key: must be enc_test_ followed by 16-128 characters of [A-Za-z0-9_]',
+      ],
+      [
+        { ...keySet('test'), encryption_key: `enc_test_${'a'.repeat(19)}!` },
+        'keys.test.encryption_key: must be enc_test_ followed by 16-128 characters of [A-Za-z0-9_]',
+      ],
     ];
     for (const [test, message] of cases) {
       const error = refusal(() => partners.create({ client_id: 'ptr_bad', keys: { test } }));
@@ -92,7 +97,7 @@ describe('createPartnerRegistry', () => {
     expect(partners.list()).toEqual([]);
   });
 
-  it("refuses a key another partner holds with a 409, so a key always resolves to one partner", () => {
+  it('refuses a key another partner holds with a 409, so a key always resolves to one partner', () => {
     const { partners } = makeRegistry();
     const owner = partners.create({ client_id: 'ptr_owner', keys: { test: keySet('test') } });
     const error = refusal(() => partners.create({ client_id: 'ptr_thief', keys: { test: keySet('test') } }));
@@ -102,7 +107,7 @@ describe('createPartnerRegistry', () => {
     expect(partners.resolveKey(keySet('test').secret_key)?.partner).toBe(owner);
   });
 
-  it('keeps each key set\'s signing KeyObject per registry: one per set, a new one after a rotation', () => {
+  it("keeps each key set's signing KeyObject per registry: one per set, a new one after a rotation", () => {
     const { partners } = makeRegistry();
     const p = partners.create({ client_id: 'ptr_sig' });
     const first = partners.signingKey(p, 'test');
@@ -172,7 +177,13 @@ describe('createPartnerRegistry', () => {
 
   it('exports partners and revoked keys, and a fresh registry restored from the export answers the same', () => {
     const { clock, partners } = makeRegistry(5);
-    const a = partners.create({ client_id: 'ptr_a', name: 'A', webhook_url: 'http://hooks.example/a', events: ['order.created'], ip_whitelist: ['10.1.0.0/16'] });
+    const a = partners.create({
+      client_id: 'ptr_a',
+      name: 'A',
+      webhook_url: 'http://hooks.example/a',
+      events: ['order.created'],
+      ip_whitelist: ['10.1.0.0/16'],
+    });
     partners.create({ client_id: 'ptr_b', name: 'B', kyb_status: 'pending' });
     const revoked = { ...a.keys.live };
     partners.rotate('ptr_a', 'live');
@@ -232,7 +243,9 @@ describe('createPartnerRegistry', () => {
     expect(bad.message).toBe('ip_whitelist.1: 10.0.0.0/33 has a bad prefix length');
     expect(partners.get('ptr_badip')).toBeUndefined();
     partners.update('ptr_up', { ip_whitelist: ['192.0.2.2'] });
-    expect(refusal(() => partners.update('ptr_up', { ip_whitelist: ['example.com'] })).message).toBe('ip_whitelist.0: example.com is not an IP address or CIDR block');
+    expect(refusal(() => partners.update('ptr_up', { ip_whitelist: ['example.com'] })).message).toBe(
+      'ip_whitelist.0: example.com is not an IP address or CIDR block',
+    );
     expect(p.ip_whitelist).toEqual(['192.0.2.2']);
     expect(partners.allowsIp(p, '192.0.2.1')).toBe(false);
   });

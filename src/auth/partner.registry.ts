@@ -2,11 +2,19 @@ import { BlockList, isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { addToBlockList } from './ip';
 import { signingKeyOf } from './signature';
-import { KEY_PREFIX, type CreatePartnerInput, type KeySet, type KybStatus, type Partner, type RevokedKey, type UpdatePartnerInput } from './partner.schemas';
+import {
+  KEY_PREFIX,
+  type CreatePartnerInput,
+  type KeySet,
+  type KybStatus,
+  type Partner,
+  type RevokedKey,
+  type UpdatePartnerInput,
+} from './partner.schemas';
 import { ISO, type Clock } from '../clock';
 import type { Environment } from '../reference';
 import { conflict, notFound, validationError } from '../shared/errors';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
+import { WEBHOOK_EVENTS } from '../shared/events';
 import { unused, type Ids } from '../shared/ids';
 
 export type KeyKind = RevokedKey['kind'];
@@ -66,7 +74,11 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
   const now = () => ISO(deps.clock.now());
 
   // A restored document may be behind the sequence: never hand out a key or id in use.
-  const freshKey = (prefix: string) => unused(() => deps.ids.key(prefix), (key) => keyIndex.has(key));
+  const freshKey = (prefix: string) =>
+    unused(
+      () => deps.ids.key(prefix),
+      (key) => keyIndex.has(key),
+    );
   const newKeySet = (env: Environment): KeySet => ({
     public_key: freshKey(`${KEY_PREFIX.public}_${env}_`),
     secret_key: freshKey(`${KEY_PREFIX.secret}_${env}_`),
@@ -93,7 +105,12 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
 
   return {
     create(input) {
-      const clientId = input.client_id ?? unused(() => deps.ids.id('ptr_'), (id) => partners.has(id));
+      const clientId =
+        input.client_id ??
+        unused(
+          () => deps.ids.id('ptr_'),
+          (id) => partners.has(id),
+        );
       if (partners.has(clientId)) throw conflict(`Partner ${clientId} already exists`);
       const keys = {
         test: input.keys?.test ?? newKeySet('test'),

@@ -33,12 +33,14 @@ export const keySetInputSchema = (env: Environment) =>
     .meta({ id: `KeySetInput_${env}`, description: `Keys of the ${env} environment to use instead of generated ones (CONTRACT §8)` });
 
 /** A key set as shown (full secrets only when created or rotated; masked elsewhere). */
-export const KeySetSchema = z
-  .object({ public_key: z.string(), secret_key: z.string(), encryption_key: z.string() })
-  .meta({
-    id: 'KeySet',
-    example: { public_key: 'pk_test_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6', secret_key: 'sk_test_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6', encryption_key: 'enc_test_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6' },
-  });
+export const KeySetSchema = z.object({ public_key: z.string(), secret_key: z.string(), encryption_key: z.string() }).meta({
+  id: 'KeySet',
+  example: {
+    public_key: 'pk_test_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6',
+    secret_key: 'sk_test_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6',
+    encryption_key: 'enc_test_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6',
+  },
+});
 export type KeySet = z.output<typeof KeySetSchema>;
 
 /**
@@ -61,38 +63,51 @@ const settings = {
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .meta({ pattern: HTTP_URL_PATTERN, description: 'where deliveries go (http or https)', example: 'https://hooks.partner.example/ramp' })
     .nullable(),
-  events: z.array(z.enum(WEBHOOK_EVENTS)).meta({ description: 'the events sent (default: all ten)', example: ['order.created', 'order.settled'] }),
+  events: z
+    .array(z.enum(WEBHOOK_EVENTS))
+    .meta({ description: 'the events sent (default: all ten)', example: ['order.created', 'order.settled'] }),
   ip_whitelist: z
-    .array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block').meta({ pattern: IP_OR_CIDR_PATTERN, example: '203.0.113.0/24' }))
+    .array(
+      z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block').meta({ pattern: IP_OR_CIDR_PATTERN, example: '203.0.113.0/24' }),
+    )
     .max(100)
     .meta({ description: 'IPs or CIDR blocks; empty: any address', example: ['203.0.113.0/24'] }),
 };
 
-const ClientIdSchema = z.string().regex(/^[A-Za-z0-9_-]{3,64}$/, 'must be 3-64 characters of [A-Za-z0-9_-]').meta({ example: 'ptr_acme' });
+const ClientIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{3,64}$/, 'must be 3-64 characters of [A-Za-z0-9_-]')
+  .meta({ example: 'ptr_acme' });
 
 /** CONTRACT §4 `POST /sandbox/partners`. */
-export const CreatePartnerBodySchema = z.object({
-  client_id: ClientIdSchema.optional(),
-  name: settings.name.optional(),
-  kyb_status: settings.kyb_status.optional(),
-  webhook_url: settings.webhook_url.optional(),
-  events: settings.events.optional(),
-  ip_whitelist: settings.ip_whitelist.optional(),
-  keys: z.object({ test: keySetInputSchema('test').optional(), live: keySetInputSchema('live').optional() }).optional(),
-}).meta({ id: 'CreatePartnerBody', example: { name: 'Acme Payments', webhook_url: 'https://hooks.partner.example/ramp' } });
+export const CreatePartnerBodySchema = z
+  .object({
+    client_id: ClientIdSchema.optional(),
+    name: settings.name.optional(),
+    kyb_status: settings.kyb_status.optional(),
+    webhook_url: settings.webhook_url.optional(),
+    events: settings.events.optional(),
+    ip_whitelist: settings.ip_whitelist.optional(),
+    keys: z.object({ test: keySetInputSchema('test').optional(), live: keySetInputSchema('live').optional() }).optional(),
+  })
+  .meta({ id: 'CreatePartnerBody', example: { name: 'Acme Payments', webhook_url: 'https://hooks.partner.example/ramp' } });
 export type CreatePartnerInput = z.output<typeof CreatePartnerBodySchema>;
 
 /** CONTRACT §4 `PATCH /sandbox/partners/{client_id}`. */
-export const UpdatePartnerBodySchema = z.object({
-  name: settings.name.optional(),
-  kyb_status: settings.kyb_status.optional(),
-  webhook_url: settings.webhook_url.optional(),
-  events: settings.events.optional(),
-  ip_whitelist: settings.ip_whitelist.optional(),
-}).meta({ id: 'UpdatePartnerBody', example: { kyb_status: 'pending' } });
+export const UpdatePartnerBodySchema = z
+  .object({
+    name: settings.name.optional(),
+    kyb_status: settings.kyb_status.optional(),
+    webhook_url: settings.webhook_url.optional(),
+    events: settings.events.optional(),
+    ip_whitelist: settings.ip_whitelist.optional(),
+  })
+  .meta({ id: 'UpdatePartnerBody', example: { kyb_status: 'pending' } });
 export type UpdatePartnerInput = z.output<typeof UpdatePartnerBodySchema>;
 
-export const RotateKeysBodySchema = z.object({ environment: z.enum(ENVIRONMENTS) }).meta({ id: 'RotateKeysBody', example: { environment: 'test' } });
+export const RotateKeysBodySchema = z
+  .object({ environment: z.enum(ENVIRONMENTS) })
+  .meta({ id: 'RotateKeysBody', example: { environment: 'test' } });
 
 /** A partner: the record and its control API view (keys masked except where created). */
 export const PartnerSchema = z
@@ -122,7 +137,6 @@ export const PartnerRecordSchema = PartnerSchema.extend({
   keys: z.object({ test: keySetInputSchema('test'), live: keySetInputSchema('live') }),
 }).meta({ id: 'PartnerRecord' });
 
-
 /** A key that was rotated away: it still resolves, to answer "revoked" (a state snapshot keeps it). */
 export const RevokedKeySchema = z
   .object({
@@ -134,7 +148,11 @@ export const RevokedKeySchema = z
   .superRefine((r, ctx) => {
     const prefix = `${KEY_PREFIX[r.kind]}_${r.environment}_`;
     if (!r.key.startsWith(prefix) || !/^[A-Za-z0-9_]{16,128}$/.test(r.key.slice(prefix.length))) {
-      ctx.addIssue({ code: 'custom', path: ['key'], message: `must be ${prefix} followed by 16-128 characters of [A-Za-z0-9_] (a ${r.environment} ${r.kind} key)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['key'],
+        message: `must be ${prefix} followed by 16-128 characters of [A-Za-z0-9_] (a ${r.environment} ${r.kind} key)`,
+      });
     }
   });
 export type RevokedKey = z.output<typeof RevokedKeySchema>;
@@ -144,17 +162,15 @@ export const KeyRotationSchema = z
   .meta({ id: 'KeyRotation' });
 
 /** `GET /sandbox/partners/{client_id}/keys`: a partner's key sets in full (the dashboard reveals them on demand). */
-export const PartnerKeysSchema = z
-  .object({ client_id: z.string(), keys: KeySetsSchema })
-  .meta({
-    id: 'PartnerKeys',
-    example: {
-      client_id: 'ptr_acme',
-      keys: {
-        test: { public_key: 'pk_test_a1B2c3D4e5F6g7H8', secret_key: 'sk_test_a1B2c3D4e5F6g7H8', encryption_key: 'enc_test_a1B2c3D4e5F6g7H8' },
-        live: { public_key: 'pk_live_a1B2c3D4e5F6g7H8', secret_key: 'sk_live_a1B2c3D4e5F6g7H8', encryption_key: 'enc_live_a1B2c3D4e5F6g7H8' },
-      },
+export const PartnerKeysSchema = z.object({ client_id: z.string(), keys: KeySetsSchema }).meta({
+  id: 'PartnerKeys',
+  example: {
+    client_id: 'ptr_acme',
+    keys: {
+      test: { public_key: 'pk_test_a1B2c3D4e5F6g7H8', secret_key: 'sk_test_a1B2c3D4e5F6g7H8', encryption_key: 'enc_test_a1B2c3D4e5F6g7H8' },
+      live: { public_key: 'pk_live_a1B2c3D4e5F6g7H8', secret_key: 'sk_live_a1B2c3D4e5F6g7H8', encryption_key: 'enc_live_a1B2c3D4e5F6g7H8' },
     },
-  });
+  },
+});
 
 export const ClientIdParamsSchema = z.object({ client_id: z.string().min(1).meta({ example: 'ptr_acme' }) });

@@ -28,10 +28,7 @@ export function signRequest(input: SignRequestInput): Record<string, string> {
     'svc-client-id': input.clientId,
     Authorization: `Bearer ${input.secretKey}`,
     'svc-timestamp': timestamp,
-    'svc-signature': sign(
-      { clientId: input.clientId, timestamp, method: input.method, path: input.path, rawBody },
-      input.encryptionKey,
-    ),
+    'svc-signature': sign({ clientId: input.clientId, timestamp, method: input.method, path: input.path, rawBody }, input.encryptionKey),
   };
   if (rawBody) headers['Content-Type'] = 'application/json';
   return headers;

@@ -47,7 +47,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     load: () => import('./postman.command'),
   },
   readiness: {
-    summary: "open a readiness run for a partner, or finish one and print its verdict per check (CI: exit 1 on not_ready)",
+    summary: 'open a readiness run for a partner, or finish one and print its verdict per check (CI: exit 1 on not_ready)',
     load: () => import('./readiness.command'),
   },
   listen: {
@@ -87,7 +87,9 @@ function missingPackage(error: unknown, name: string): { main: CommandMain } {
   if ((e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'MODULE_NOT_FOUND') || !String(e.message).includes(name)) throw error;
   return {
     main: async () => {
-      process.stderr.write(`ramp-sandbox mcp needs ${name}, an optional peer dependency: npm install ${name} beside ramp-sandbox, or run npx -p ramp-sandbox -p ${name} ramp-sandbox mcp\n`);
+      process.stderr.write(
+        `ramp-sandbox mcp needs ${name}, an optional peer dependency: npm install ${name} beside ramp-sandbox, or run npx -p ramp-sandbox -p ${name} ramp-sandbox mcp\n`,
+      );
       process.exitCode = 1;
     },
   };

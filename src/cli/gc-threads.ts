@@ -53,7 +53,9 @@ export function rerunWithSingleThreadedGc(): void {
   });
   for (const signal of RELAYED) process.on(signal, () => child.kill(signal));
   child.on('error', (error) => {
-    process.stderr.write(`ramp-sandbox could not start node with ${SINGLE_THREADED_GC}: ${error.message} (RAMP_SANDBOX_GC=v8 runs without it)\n`);
+    process.stderr.write(
+      `ramp-sandbox could not start node with ${SINGLE_THREADED_GC}: ${error.message} (RAMP_SANDBOX_GC=v8 runs without it)\n`,
+    );
     process.exit(1);
   });
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1)));

@@ -124,7 +124,10 @@ async function listen(context: RemoteContext<ListenValues>): Promise<void> {
           timeoutMs = ready.timeout_ms;
           say(`${connectedBefore ? 'Reconnected' : 'Ready'}: ${describeReady(ready, baseUrl, forwardTo)}`);
           for (const event of ready.events ?? []) {
-            if (!ready.subscribed.includes(event)) say(`  note: ${ready.client_id} does not subscribe to ${event}, so none will come (PATCH /sandbox/partners/${ready.client_id} events)`);
+            if (!ready.subscribed.includes(event))
+              say(
+                `  note: ${ready.client_id} does not subscribe to ${event}, so none will come (PATCH /sandbox/partners/${ready.client_id} events)`,
+              );
           }
           connectedBefore = true;
           backoff = BACKOFF_MS.first;
@@ -141,7 +144,10 @@ async function listen(context: RemoteContext<ListenValues>): Promise<void> {
       if (signal.aborted) return;
       // Before the first connection, or refused: one line and exit 1 (runRemote).
       if (!connectedBefore || error instanceof SandboxError || error instanceof Replaced) throw error;
-      why = connection.signal.aborted && connection.signal.reason instanceof Error ? connection.signal.reason.message : describeFailure(error, baseUrl);
+      why =
+        connection.signal.aborted && connection.signal.reason instanceof Error
+          ? connection.signal.reason.message
+          : describeFailure(error, baseUrl);
     } finally {
       clearTimeout(silence);
       signal.removeEventListener('abort', stop);
@@ -185,13 +191,19 @@ async function relay(attempt: ListenerAttempt, deps: RelayDeps): Promise<void> {
     answer = { error: describeForwardError(error, deps.timeoutMs), duration_ms: elapsed() };
   }
   const outcome = answer.status !== undefined ? String(answer.status) : `error: ${answer.error}`;
-  process.stdout.write(`${attempt.event}  ${attempt.order ?? '-'}  ${attempt.delivery_id}  #${attempt.attempt}  → ${outcome}  ${answer.duration_ms} ms\n`);
+  process.stdout.write(
+    `${attempt.event}  ${attempt.order ?? '-'}  ${attempt.delivery_id}  #${attempt.attempt}  → ${outcome}  ${answer.duration_ms} ms\n`,
+  );
   try {
     await deps.control.answerListenAttempt({ params: { id: attempt.id }, body: answer });
   } catch (error) {
     if (deps.signal.aborted) return;
     const late = error instanceof SandboxError && error.status === 409;
-    process.stderr.write(late ? `  the sandbox had already given up on ${attempt.id}: ${error.message}\n` : `  could not report the answer to ${attempt.id}: ${describeFailure(error, deps.baseUrl)}\n`);
+    process.stderr.write(
+      late
+        ? `  the sandbox had already given up on ${attempt.id}: ${error.message}\n`
+        : `  could not report the answer to ${attempt.id}: ${describeFailure(error, deps.baseUrl)}\n`,
+    );
   }
 }
 
@@ -233,7 +245,9 @@ function parseEvents(given: string): WebhookEvent[] {
   const names = given.split(',').map((name) => name.trim());
   for (const name of names) {
     if (!(WEBHOOK_EVENTS as readonly string[]).includes(name)) {
-      throw new UsageError(`--events: ${name === '' ? 'an empty name' : name} is not a webhook event (one of ${WEBHOOK_EVENTS.join(', ')})`);
+      throw new UsageError(
+        `--events: ${name === '' ? 'an empty name' : name} is not a webhook event (one of ${WEBHOOK_EVENTS.join(', ')})`,
+      );
     }
   }
   return [...new Set(names)] as WebhookEvent[];
@@ -246,7 +260,11 @@ async function onlyPartner(control: ControlClient): Promise<string> {
   if (partners.length === 1 && only) return only.client_id;
   const ids = partners.slice(0, 5).map((p) => p.client_id);
   const more = partners.length > ids.length ? `, … (${partners.length} in all)` : '';
-  throw new UsageError(partners.length === 0 ? 'the sandbox has no partner: create one (POST /sandbox/partners)' : `the sandbox has ${partners.length} partners: pass --client-id (${ids.join(', ')}${more})`);
+  throw new UsageError(
+    partners.length === 0
+      ? 'the sandbox has no partner: create one (POST /sandbox/partners)'
+      : `the sandbox has ${partners.length} partners: pass --client-id (${ids.join(', ')}${more})`,
+  );
 }
 
 /** The control API's refusal of the stream as a SandboxError, or an error naming what answered. */
@@ -254,7 +272,8 @@ async function refusalOf(res: Response): Promise<Error> {
   const text = await res.text().catch(() => '');
   try {
     const envelope = JSON.parse(text) as { code?: unknown; message?: unknown };
-    if (typeof envelope.code === 'string') return new SandboxError(res.status, envelope.code as ErrorCode, String(envelope.message), 'GET /sandbox/listen');
+    if (typeof envelope.code === 'string')
+      return new SandboxError(res.status, envelope.code as ErrorCode, String(envelope.message), 'GET /sandbox/listen');
   } catch {
     // not the sandbox's envelope (a proxy in front of it, say)
   }

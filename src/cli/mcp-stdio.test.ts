@@ -7,7 +7,14 @@ function pipes(maxBytes = 1024) {
   const input = new PassThrough();
   const output = new PassThrough();
   const sent: any[] = [];
-  output.setEncoding('utf8').on('data', (line: string) => sent.push(...line.trim().split('\n').map((l) => JSON.parse(l))));
+  output.setEncoding('utf8').on('data', (line: string) =>
+    sent.push(
+      ...line
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ),
+  );
   const transport = new LineTransport(input, output, maxBytes);
   const received: unknown[] = [];
   const errors: Error[] = [];
@@ -38,7 +45,11 @@ describe('LineTransport', () => {
     await tick();
     expect(p.received).toEqual([JSON.parse(ping), { jsonrpc: '2.0', id: 2, method: 'ping' }]);
     expect(p.sent.map((m) => m.id)).toEqual(['a"b', 7, null]);
-    for (const m of p.sent) expect(m.error).toEqual({ code: -32600, message: expect.stringMatching(/^Message of \d+ bytes is over the 1024-byte limit of ramp-sandbox mcp/) });
+    for (const m of p.sent)
+      expect(m.error).toEqual({
+        code: -32600,
+        message: expect.stringMatching(/^Message of \d+ bytes is over the 1024-byte limit of ramp-sandbox mcp/),
+      });
     expect(p.sent[0].error.message).toMatch(new RegExp(`^Message of ${Buffer.byteLength(first)} bytes`));
     expect(p.closed()).toBe(false);
   });

@@ -49,7 +49,8 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
   server.registerTool(
     'create_partner',
     {
-      description: 'Create a partner (POST /sandbox/partners). Answers its client_id, settings and full test and live keys (shown only here).',
+      description:
+        'Create a partner (POST /sandbox/partners). Answers its client_id, settings and full test and live keys (shown only here).',
       inputSchema: {
         name: z.string().optional(),
         kyb_status: KybStatusSchema.optional().describe('approved (default), pending or rejected'),
@@ -73,7 +74,10 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
         environment,
         from: leg,
         to: leg,
-        recipient: z.looseObject({}).optional().describe('offramp: {institution_code, account_number, account_name}; onramp/swap: {address, memo?}'),
+        recipient: z
+          .looseObject({})
+          .optional()
+          .describe('offramp: {institution_code, account_number, account_name}; onramp/swap: {address, memo?}'),
         customer: z.looseObject({}).optional().describe('{reference?, name?, email?, …}'),
         merchant_reference: z.string().optional(),
         partner_fee: z.number().optional().describe('the partner fee in percent (0 to 10)'),
@@ -84,7 +88,10 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
 
   server.registerTool(
     'get_order',
-    { description: 'An order of any partner with its pay-in, payout and timeline (GET /sandbox/orders/{reference}).', inputSchema: { reference } },
+    {
+      description: 'An order of any partner with its pay-in, payout and timeline (GET /sandbox/orders/{reference}).',
+      inputSchema: { reference },
+    },
     ({ reference }) => call(() => control.sandboxGetOrder({ params: { reference } })),
   );
 
@@ -174,7 +181,8 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
   server.registerTool(
     'list_deliveries',
     {
-      description: 'The webhook delivery log, newest first, each with its payload and every attempt (GET /sandbox/webhooks/deliveries): {data, meta}.',
+      description:
+        'The webhook delivery log, newest first, each with its payload and every attempt (GET /sandbox/webhooks/deliveries): {data, meta}.',
       inputSchema: {
         client_id: z.string().optional(),
         order: z.string().optional().describe('an order reference'),
@@ -188,14 +196,18 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
 
   server.registerTool(
     'retry_delivery',
-    { description: 'Send a delivery again now; answers once the attempt is done (POST /sandbox/webhooks/deliveries/{id}/retry).', inputSchema: { id: z.string().min(1).describe('the delivery id (dlv_…)') } },
+    {
+      description: 'Send a delivery again now; answers once the attempt is done (POST /sandbox/webhooks/deliveries/{id}/retry).',
+      inputSchema: { id: z.string().min(1).describe('the delivery id (dlv_…)') },
+    },
     ({ id }) => call(() => control.retryDelivery({ params: { id } })),
   );
 
   server.registerTool(
     'list_requests',
     {
-      description: 'The /v1 requests the sandbox received, newest first, a page at a time ({data, meta}), with status, error, signature hint and body excerpts (GET /sandbox/requests).',
+      description:
+        'The /v1 requests the sandbox received, newest first, a page at a time ({data, meta}), with status, error, signature hint and body excerpts (GET /sandbox/requests).',
       inputSchema: {
         client_id: z.string().optional(),
         environment,
@@ -221,17 +233,28 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
         method: z.string().optional(),
         path: z.string().optional().describe('a glob: * one segment, ** any, e.g. /v1/orders/**'),
         latency_ms: z.union([z.number(), z.looseObject({ min: z.number(), max: z.number() })]).optional(),
-        error: z.looseObject({ status: z.number().describe('429, 500, 502, 503 or 504'), rate: z.number().optional().describe('0 to 1') }).optional(),
+        error: z
+          .looseObject({ status: z.number().describe('429, 500, 502, 503 or 504'), rate: z.number().optional().describe('0 to 1') })
+          .optional(),
         drop: z.number().optional().describe('rate 0 to 1: the connection is closed without an answer'),
         reset: z.number().optional().describe('rate 0 to 1: the connection is reset (ECONNRESET) once the request is read'),
-        truncate: z.number().int().optional().describe('bytes: the answer is cut after N body bytes (its Content-Length promises the whole), then the connection closes'),
+        truncate: z
+          .number()
+          .int()
+          .optional()
+          .describe('bytes: the answer is cut after N body bytes (its Content-Length promises the whole), then the connection closes'),
         malformed: z.number().optional().describe('rate 0 to 1: a 200 whose body is not JSON, under a JSON content-type'),
         window: z
           .looseObject({ from: z.string().optional(), to: z.string().optional() })
           .optional()
-          .describe('virtual time it applies in, from (inclusive) to (exclusive): each an ISO instant or a duration from now (90s, 5m, 1h30m)'),
+          .describe(
+            'virtual time it applies in, from (inclusive) to (exclusive): each an ISO instant or a duration from now (90s, 5m, 1h30m)',
+          ),
         skip: z.number().int().optional().describe('the first N matching requests go through untouched, then it applies'),
-        phase: z.enum(['before', 'after']).optional().describe('before (default): not carried out; after: carried out, then the answer replaced'),
+        phase: z
+          .enum(['before', 'after'])
+          .optional()
+          .describe('before (default): not carried out; after: carried out, then the answer replaced'),
         times: z.number().int().optional().describe('applies to the next N matching requests, then is removed'),
       },
     },
@@ -240,18 +263,24 @@ export function registerControlTools(server: McpServer, control: ControlClient, 
 
   server.registerTool(
     'clear_faults',
-    { description: 'Remove one fault by id (DELETE /sandbox/faults/{id}), or every fault without one (DELETE /sandbox/faults).', inputSchema: { id: z.string().optional().describe('flt_…') } },
+    {
+      description: 'Remove one fault by id (DELETE /sandbox/faults/{id}), or every fault without one (DELETE /sandbox/faults).',
+      inputSchema: { id: z.string().optional().describe('flt_…') },
+    },
     ({ id }) => call(() => (id === undefined ? control.clearFaults() : control.removeFault({ params: { id } }))),
   );
 
-  server.registerTool('get_state', { description: 'The whole sandbox state as one JSON document (GET /sandbox/state), to restore later with put_state.' }, () =>
-    call(() => control.getState()),
+  server.registerTool(
+    'get_state',
+    { description: 'The whole sandbox state as one JSON document (GET /sandbox/state), to restore later with put_state.' },
+    () => call(() => control.getState()),
   );
 
   server.registerTool(
     'put_state',
     {
-      description: 'Replace the whole sandbox state with a document get_state gave (PUT /sandbox/state); a document that does not validate changes nothing.',
+      description:
+        'Replace the whole sandbox state with a document get_state gave (PUT /sandbox/state); a document that does not validate changes nothing.',
       inputSchema: { document: z.looseObject({}).describe('the state document') },
     },
     ({ document }) => call(() => control.putState({ body: checkedBySandbox<'putState'>(document) })),

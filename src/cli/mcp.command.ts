@@ -64,6 +64,7 @@ export async function main(argv: string[]): Promise<void> {
 function maxMessageBytes(given: string | undefined): number {
   if (given === undefined) return MCP_MAX_MESSAGE_BYTES;
   const n = Number(given);
-  if (!/^\d+$/.test(given) || !Number.isSafeInteger(n) || n < 1024) throw new UsageError(`--max-message-bytes must be a whole number of bytes, at least 1024 (given: ${oneLine(given, 40)})`);
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(n) || n < 1024)
+    throw new UsageError(`--max-message-bytes must be a whole number of bytes, at least 1024 (given: ${oneLine(given, 40)})`);
   return n;
 }

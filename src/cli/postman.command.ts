@@ -32,9 +32,12 @@ export async function main(argv: string[]): Promise<void> {
     async ({ values, positionals, control }) => {
       if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
       const environment = values.environment;
-      if (environment !== 'test' && environment !== 'live') throw new UsageError(`--environment must be test or live, not '${environment}'`);
+      if (environment !== 'test' && environment !== 'live')
+        throw new UsageError(`--environment must be test or live, not '${environment}'`);
       const clientId = values['client-id'];
-      const collection = await control.exportPostmanCollection({ query: { environment, ...(clientId === undefined ? {} : { client_id: clientId }) } });
+      const collection = await control.exportPostmanCollection({
+        query: { environment, ...(clientId === undefined ? {} : { client_id: clientId }) },
+      });
       const text = `${JSON.stringify(collection, null, 2)}\n`;
       if (values.out === '-') {
         process.stdout.write(text);
@@ -43,7 +46,9 @@ export async function main(argv: string[]): Promise<void> {
       const file = resolve(values.out);
       await writeFile(file, text);
       const requests = collection.item.reduce((n, folder) => n + (folder.item?.length ?? 0), 0);
-      process.stdout.write(`Wrote ${file}: "${collection.info.name}", ${requests} requests in ${collection.item.length} folders.\nImport it into Postman (Import, then the file), or run its Happy path: npx newman run ${JSON.stringify(values.out)} --folder "Happy path"\n`);
+      process.stdout.write(
+        `Wrote ${file}: "${collection.info.name}", ${requests} requests in ${collection.item.length} folders.\nImport it into Postman (Import, then the file), or run its Happy path: npx newman run ${JSON.stringify(values.out)} --folder "Happy path"\n`,
+      );
     },
     argv,
   );

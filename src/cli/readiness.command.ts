@@ -54,11 +54,16 @@ export async function main(argv: string[]): Promise<void> {
     async ({ values, positionals, control }) => {
       if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
       const failOn = values['fail-on'];
-      if (failOn !== 'not_ready' && failOn !== 'incomplete') throw new UsageError(`--fail-on must be not_ready or incomplete, not '${failOn}'`);
+      if (failOn !== 'not_ready' && failOn !== 'incomplete')
+        throw new UsageError(`--fail-on must be not_ready or incomplete, not '${failOn}'`);
       const environment = values.environment;
-      if (environment !== undefined && environment !== 'test' && environment !== 'live') throw new UsageError(`--environment must be test or live, not '${environment}'`);
+      if (environment !== undefined && environment !== 'test' && environment !== 'live')
+        throw new UsageError(`--environment must be test or live, not '${environment}'`);
       // Report files are checked first: a run is not finished for nothing.
-      for (const [flag, file] of [['--junit', values.junit], ['--markdown', values.markdown]] as const) {
+      for (const [flag, file] of [
+        ['--junit', values.junit],
+        ['--markdown', values.markdown],
+      ] as const) {
         const problem = file === undefined ? undefined : junitPathProblem(file);
         if (problem) throw new UsageError(`${flag} ${file}: cannot write the report there: ${problem}`);
       }
@@ -66,7 +71,9 @@ export async function main(argv: string[]): Promise<void> {
       const clientId = values['client-id'];
       if (values.open) {
         if (!clientId) throw new UsageError('--open needs --client-id');
-        const opened = await control.openReadinessRun({ body: { client_id: clientId, probes: !values['no-probes'], ...(environment ? { environment } : {}) } });
+        const opened = await control.openReadinessRun({
+          body: { client_id: clientId, probes: !values['no-probes'], ...(environment ? { environment } : {}) },
+        });
         process.stdout.write(values.json ? `${JSON.stringify(opened)}\n` : `${opened.id}\n`);
         return;
       }
@@ -74,7 +81,8 @@ export async function main(argv: string[]): Promise<void> {
       if (id === undefined) {
         if (!clientId) throw new UsageError('give --client-id (its newest run) or --run');
         const [newest] = await control.listReadinessRuns({ query: { client_id: clientId } });
-        if (!newest) throw new Error(`no readiness run for ${clientId}: open one first (ramp-sandbox readiness --client-id ${clientId} --open)`);
+        if (!newest)
+          throw new Error(`no readiness run for ${clientId}: open one first (ramp-sandbox readiness --client-id ${clientId} --open)`);
         id = newest.id;
       }
       const report: ReadinessReport = values['no-finish'] ? await control.getReadinessRun({ params: { id } }) : await finishOrFinal(id);

@@ -7,4 +7,11 @@ import type { SandboxStarter } from '../scenario-runner';
  * speaks HTTP to a sandbox it is handed.
  */
 export const startScenarioSandbox: SandboxStarter = ({ seed }) =>
-  startServer({ port: 0, host: '127.0.0.1', clockMode: 'manual', logLevel: 'silent', seed, rateLimit: { capacity: 1e9, refillPerSecond: 1e9 } });
+  startServer({
+    port: 0,
+    host: '127.0.0.1',
+    clockMode: 'manual',
+    logLevel: 'silent',
+    seed,
+    rateLimit: { capacity: 1e9, refillPerSecond: 1e9 },
+  });

@@ -52,7 +52,9 @@ async function serve(argv: string[]): Promise<void> {
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
-      process.stderr.write(`Port ${config.port} on ${config.host} is already in use: stop the other process or pass --port N (0 picks a free port).\n`);
+      process.stderr.write(
+        `Port ${config.port} on ${config.host} is already in use: stop the other process or pass --port N (0 picks a free port).\n`,
+      );
       process.exit(1);
     }
     if (e instanceof FixtureError) {
@@ -119,7 +121,13 @@ async function serve(argv: string[]): Promise<void> {
   // sees the banner finds the file.
   if (readyFile) {
     try {
-      writeReadyFile(readyFile, { url, pid: process.pid, version: VERSION, client_id: demo.client_id, keys: { test: { ...demo.keys.test }, live: { ...demo.keys.live } } });
+      writeReadyFile(readyFile, {
+        url,
+        pid: process.pid,
+        version: VERSION,
+        client_id: demo.client_id,
+        keys: { test: { ...demo.keys.test }, live: { ...demo.keys.live } },
+      });
     } catch (error) {
       process.stderr.write(`${(error as Error).message}\n`);
       await running.shutdown();

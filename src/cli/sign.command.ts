@@ -56,4 +56,3 @@ export async function main(argv: string[]): Promise<void> {
   }
   process.stdout.write(`${signedCurl(values.base, { method: method.toUpperCase(), path, body, clientId, secretKey, encryptionKey })}\n`);
 }
-

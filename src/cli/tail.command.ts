@@ -40,7 +40,10 @@ export async function main(argv: string[]): Promise<void> {
     async ({ values, positionals, baseUrl, adminToken, signal }) => {
       if (positionals.length > 0) throw new UsageError(`tail takes no arguments (given: ${oneLine(positionals.join(' '), 80)})`);
       const both = !values.requests && !values.deliveries;
-      const query = new URLSearchParams({ requests: String(both || values.requests === true), deliveries: String(both || values.deliveries === true) });
+      const query = new URLSearchParams({
+        requests: String(both || values.requests === true),
+        deliveries: String(both || values.deliveries === true),
+      });
       if (values['client-id'] !== undefined) query.set('client_id', values['client-id']);
       // Ctrl-C, or a reader of our output that went away (| head), ends the tail quietly.
       const stop = new AbortController();
@@ -106,7 +109,16 @@ export function describeTailEvent(e: TailRequest | TailDelivery | TailDropped, c
     return line;
   }
   const answer = e.http_status !== null ? paintStatus(c, e.http_status, String(e.http_status)) : c.red(oneLine(e.error ?? 'failed', 200));
-  const parts = [time, c.cyan('hook'), c.bold(e.event), e.order ?? '-', `#${e.attempt}${e.manual ? ' (manual)' : ''}`, answer, `${e.duration_ms} ms`, c.dim(`${e.id} → ${oneLine(e.url ?? '(no URL)', 200)}`)];
+  const parts = [
+    time,
+    c.cyan('hook'),
+    c.bold(e.event),
+    e.order ?? '-',
+    `#${e.attempt}${e.manual ? ' (manual)' : ''}`,
+    answer,
+    `${e.duration_ms} ms`,
+    c.dim(`${e.id} → ${oneLine(e.url ?? '(no URL)', 200)}`),
+  ];
   if (!e.ok && e.delivery_status === 'retrying' && e.next_attempt_at) parts.push(c.yellow(`retry at ${e.next_attempt_at}`));
   if (!e.ok && e.delivery_status === 'failed') parts.push(c.red('delivery failed'));
   return parts.join(' ');

@@ -69,7 +69,11 @@ export function describeDelivery(delivery: ControlData<'sendWebhook'>, colour = 
   const status = attempt.http_status;
   const ok = status !== null && status >= 200 && status < 300;
   const answer = ok ? c.green(String(status)) : c.red(status !== null ? String(status) : oneLine(attempt.error ?? 'failed', 200));
-  const next = delivery.next_attempt_at ? `; next attempt at ${delivery.next_attempt_at} (virtual)` : delivery.status === 'failed' ? '; the delivery has failed' : '';
+  const next = delivery.next_attempt_at
+    ? `; next attempt at ${delivery.next_attempt_at} (virtual)`
+    : delivery.status === 'failed'
+      ? '; the delivery has failed'
+      : '';
   return `${head} ${to} ${answer} in ${attempt.duration_ms} ms${ok ? '' : next}`;
 }
 
@@ -84,6 +88,7 @@ function parseData(text: string): Record<string, unknown> {
   } catch {
     throw new UsageError(`--data is not JSON: ${oneLine(text, 80)}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--data must be a JSON object, e.g. {"status":"failed"}');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError('--data must be a JSON object, e.g. {"status":"failed"}');
   return value as Record<string, unknown>;
 }

@@ -20,7 +20,12 @@ docs/webhook-signature-vectors.json. Feed each case to your verifier (docs/webho
 export async function main(argv: string[]): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     process.stderr.write(`ramp-sandbox vectors: ${(error as Error).message}\n\n${USAGE}`);
     process.exitCode = 2;

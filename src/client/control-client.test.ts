@@ -35,7 +35,14 @@ const TOKEN = 'control-client-test-token';
 let running: RunningSandbox;
 let control: ControlClient;
 beforeAll(async () => {
-  running = await startServer({ port: 0, host: '127.0.0.1', logLevel: 'silent', clockMode: 'manual', clockStart: Date.UTC(2026, 0, 15), adminToken: TOKEN });
+  running = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    clockMode: 'manual',
+    clockStart: Date.UTC(2026, 0, 15),
+    adminToken: TOKEN,
+  });
   control = createControlClient({ baseUrl: running.url, adminToken: TOKEN });
 });
 afterAll(() => running?.close());
@@ -50,15 +57,35 @@ function recording(answer: { status: number; text: string }) {
   return { seen, fetch };
 }
 
-const ok = (data: unknown, meta?: unknown) => ({ status: 200, text: JSON.stringify({ status: true, message: 'ok', data, ...(meta ? { meta } : {}) }) });
+const ok = (data: unknown, meta?: unknown) => ({
+  status: 200,
+  text: JSON.stringify({ status: true, message: 'ok', data, ...(meta ? { meta } : {}) }),
+});
 
 describe('the control client (issue 17 part 4)', () => {
   it('has one entry per /sandbox JSON route, saying what the exported spec says (method, path, paging)', () => {
-    const modules = [partnerRoutes, clockRoutes, orderRoutes, webhookRoutes, inspectorRoutes, exportRoutes, listenRoutes, rateRoutes, webhookChaosRoutes, stateRoutes, readinessRoutes, resetRoutes];
-    const specs = modules.flatMap((m) => Object.values(m)).filter((v): v is { operationId: string; method: string; path: string; paged?: boolean; media?: readonly string[] } => {
-      const spec = v as { operationId?: unknown; path?: unknown };
-      return typeof spec === 'object' && spec !== null && typeof spec.operationId === 'string' && String(spec.path).startsWith('/sandbox/');
-    });
+    const modules = [
+      partnerRoutes,
+      clockRoutes,
+      orderRoutes,
+      webhookRoutes,
+      inspectorRoutes,
+      exportRoutes,
+      listenRoutes,
+      rateRoutes,
+      webhookChaosRoutes,
+      stateRoutes,
+      readinessRoutes,
+      resetRoutes,
+    ];
+    const specs = modules
+      .flatMap((m) => Object.values(m))
+      .filter((v): v is { operationId: string; method: string; path: string; paged?: boolean; media?: readonly string[] } => {
+        const spec = v as { operationId?: unknown; path?: unknown };
+        return (
+          typeof spec === 'object' && spec !== null && typeof spec.operationId === 'string' && String(spec.path).startsWith('/sandbox/')
+        );
+      });
     const kind = (s: (typeof specs)[number]) => (s.paged ? ['paged'] : s.media ? ['document'] : []);
     const fromSpecs = Object.fromEntries(specs.map((s) => [s.operationId, [s.method, s.path, ...kind(s)]]));
     expect(CONTROL_ROUTES).toEqual(fromSpecs);
@@ -72,7 +99,8 @@ describe('the control client (issue 17 part 4)', () => {
       if (!path.startsWith('/sandbox/')) continue;
       for (const [method, op] of Object.entries(item)) {
         // The dashboard's page, assets and event stream are not JSON: not the control client's.
-        if ((op.responses['200'] ?? op.responses['201'])?.content?.['application/json']) documented[op.operationId] = [method.toUpperCase(), path];
+        if ((op.responses['200'] ?? op.responses['201'])?.content?.['application/json'])
+          documented[op.operationId] = [method.toUpperCase(), path];
       }
     }
     expect(Object.fromEntries(Object.entries(CONTROL_ROUTES).map(([id, [method, path]]) => [id, [method, path]]))).toEqual(documented);
@@ -87,10 +115,20 @@ describe('the control client (issue 17 part 4)', () => {
     expect(seen).toEqual([
       {
         url: 'http://sandbox.test:4010/sandbox/orders/a%2Fb%20c/payin',
-        init: { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer tok' }, body: '{"amount":12.5,"confirmed":false}' },
+        init: {
+          method: 'POST',
+          headers: { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer tok' },
+          body: '{"amount":12.5,"confirmed":false}',
+        },
       },
-      { url: 'http://sandbox.test:4010/sandbox/webhooks/deliveries?order=ORD-1&page=2&per_page=10', init: { method: 'GET', headers: { accept: 'application/json', authorization: 'Bearer tok' } } },
-      { url: 'http://sandbox.test:4010/sandbox/orders/ORD-2/expire', init: { method: 'POST', headers: { accept: 'application/json', authorization: 'Bearer tok' } } },
+      {
+        url: 'http://sandbox.test:4010/sandbox/webhooks/deliveries?order=ORD-1&page=2&per_page=10',
+        init: { method: 'GET', headers: { accept: 'application/json', authorization: 'Bearer tok' } },
+      },
+      {
+        url: 'http://sandbox.test:4010/sandbox/orders/ORD-2/expire',
+        init: { method: 'POST', headers: { accept: 'application/json', authorization: 'Bearer tok' } },
+      },
     ]);
   });
 
@@ -99,7 +137,9 @@ describe('the control client (issue 17 part 4)', () => {
     const client = createControlClient({ baseUrl: 'http://sandbox.test', fetch });
     await client.getClock();
     expect(seen[0]!.init.headers).toEqual({ accept: 'application/json' });
-    await expect(client.call('getPartner', { params: {} as { client_id: string } })).rejects.toThrow('getPartner: params.client_id is required');
+    await expect(client.call('getPartner', { params: {} as { client_id: string } })).rejects.toThrow(
+      'getPartner: params.client_id is required',
+    );
     expect(seen).toHaveLength(1);
   });
 
@@ -127,15 +167,24 @@ describe('the control client (issue 17 part 4)', () => {
   it('resolves with the document itself on a route that answers one as it is (the exports), and throws on an error envelope', async () => {
     const har = { log: { version: '1.2', creator: { name: 'ramp-sandbox', version: '0' }, entries: [] } };
     const { seen, fetch } = recording({ status: 200, text: JSON.stringify(har) });
-    expect(await createControlClient({ baseUrl: 'http://sandbox.test', fetch }).exportRequestsHar({ query: { status: '4xx' } })).toEqual(har);
+    expect(await createControlClient({ baseUrl: 'http://sandbox.test', fetch }).exportRequestsHar({ query: { status: '4xx' } })).toEqual(
+      har,
+    );
     expect(seen[0]!.url).toBe('http://sandbox.test/sandbox/requests.har?status=4xx');
     const refusal = { status: 404, text: JSON.stringify({ status: false, code: 'E_NOTFOUND', message: 'Partner ptr_x not found' }) };
     const refused = createControlClient({ baseUrl: 'http://sandbox.test', fetch: recording(refusal).fetch });
-    await expect(refused.exportPostmanCollection({ query: { client_id: 'ptr_x' } })).rejects.toMatchObject({ name: 'SandboxError', status: 404, route: 'GET /sandbox/postman.json' });
+    await expect(refused.exportPostmanCollection({ query: { client_id: 'ptr_x' } })).rejects.toMatchObject({
+      name: 'SandboxError',
+      status: 404,
+      route: 'GET /sandbox/postman.json',
+    });
   });
 
   it('throws a plain Error naming the route when the answer is not an envelope', async () => {
-    const client = createControlClient({ baseUrl: 'http://sandbox.test', fetch: recording({ status: 502, text: '<html>Bad gateway</html>' }).fetch });
+    const client = createControlClient({
+      baseUrl: 'http://sandbox.test',
+      fetch: recording({ status: 502, text: '<html>Bad gateway</html>' }).fetch,
+    });
     const error = await client.getClock().catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(SandboxError);
     expect((error as Error).message).toBe('GET /sandbox/clock: unexpected answer 502 <html>Bad gateway</html>');
@@ -146,7 +195,10 @@ describe('the control client (issue 17 part 4)', () => {
     expect(partner.keys.test.secret_key).toMatch(/^sk_test_/);
     expect((await control.getPartner({ params: { client_id: partner.client_id } })).keys.test.secret_key).toMatch(/\*{4}/);
     expect((await control.advanceClock({ body: { duration: '1h' } })).clock.now).toBe('2026-01-15T01:00:00.000Z');
-    expect(await control.listDeliveries({ query: { per_page: 5 } })).toEqual({ data: [], meta: { total: 0, per_page: 5, current_page: 1, last_page: 1 } });
+    expect(await control.listDeliveries({ query: { per_page: 5 } })).toEqual({
+      data: [],
+      meta: { total: 0, per_page: 5, current_page: 1, last_page: 1 },
+    });
 
     const missing = await control.simulatePayin({ params: { reference: 'ORD-NOPE' } }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(SandboxError);
@@ -158,7 +210,12 @@ describe('the control client (issue 17 part 4)', () => {
     expect(invalid).toMatchObject({ status: 422, code: 'E_VALIDATION_ERROR', message: expect.stringMatching(/^speed: /) });
 
     const anonymous = createControlClient({ baseUrl: running.url });
-    await expect(anonymous.getClock()).rejects.toMatchObject({ name: 'SandboxError', status: 401, code: 'E_UNAUTHORIZED', route: 'GET /sandbox/clock' });
+    await expect(anonymous.getClock()).rejects.toMatchObject({
+      name: 'SandboxError',
+      status: 401,
+      code: 'E_UNAUTHORIZED',
+      route: 'GET /sandbox/clock',
+    });
   });
 
   it('round-trips the state document (GET then PUT /sandbox/state) and resets', async () => {

@@ -52,11 +52,14 @@ type SpecOf<K extends ControlOperation> = ControlSpecs[K];
 type Queryable<T> = { [F in keyof T]: string extends NonNullable<T[F]> ? T[F] | number : T[F] };
 
 /** The path parameters of an operation (`undefined`: it has none). */
-export type ControlParams<K extends ControlOperation> = SpecOf<K> extends { readonly params: infer P extends z.ZodType } ? z.input<P> : undefined;
+export type ControlParams<K extends ControlOperation> =
+  SpecOf<K> extends { readonly params: infer P extends z.ZodType } ? z.input<P> : undefined;
 /** The query of an operation (`undefined`: it takes none). */
-export type ControlQuery<K extends ControlOperation> = SpecOf<K> extends { readonly query: infer Q extends z.ZodType } ? Queryable<z.input<Q>> : undefined;
+export type ControlQuery<K extends ControlOperation> =
+  SpecOf<K> extends { readonly query: infer Q extends z.ZodType } ? Queryable<z.input<Q>> : undefined;
 /** The JSON body of an operation (`undefined`: it takes none). */
-export type ControlBody<K extends ControlOperation> = SpecOf<K> extends { readonly body: infer B extends z.ZodType } ? z.input<B> : undefined;
+export type ControlBody<K extends ControlOperation> =
+  SpecOf<K> extends { readonly body: infer B extends z.ZodType } ? z.input<B> : undefined;
 /** The `data` of an operation's answer; for a paged operation, one item of the page. */
 export type ControlData<K extends ControlOperation> = z.output<SpecOf<K>['data']>;
 /** Whether the operation answers one page of a list (`data` and `meta`). */
@@ -65,18 +68,27 @@ export type ControlPaged<K extends ControlOperation> = SpecOf<K> extends { reado
  * Whether the operation answers a JSON document as it is rather than in an envelope (the exports
  * of CONTRACT §19: a HAR, a Postman collection); its `data` is that document.
  */
-export type ControlDocument<K extends ControlOperation> = SpecOf<K> extends { readonly media: readonly ['application/json'] } ? true : false;
+export type ControlDocument<K extends ControlOperation> =
+  SpecOf<K> extends { readonly media: readonly ['application/json'] } ? true : false;
 /** What an operation resolves with: its `data`, or for a paged one the page and its `meta`. */
-export type ControlResult<K extends ControlOperation> = ControlPaged<K> extends true ? { data: ControlData<K>[]; meta: PageMeta } : ControlData<K>;
+export type ControlResult<K extends ControlOperation> =
+  ControlPaged<K> extends true ? { data: ControlData<K>[]; meta: PageMeta } : ControlData<K>;
 
 /** A part of a request: never given when the route takes none, optional when every field of it is. */
-type Part<Name extends string, T> = [T] extends [undefined] ? { [N in Name]?: never } : {} extends T ? { [N in Name]?: T } : { [N in Name]: T };
+type Part<Name extends string, T> = [T] extends [undefined]
+  ? { [N in Name]?: never }
+  : {} extends T
+    ? { [N in Name]?: T }
+    : { [N in Name]: T };
 
 /** What an operation is sent: `params`, `query` and `body`, each where the route takes it. */
-export type ControlRequest<K extends ControlOperation> = Part<'params', ControlParams<K>> & Part<'query', ControlQuery<K>> & Part<'body', ControlBody<K>>;
+export type ControlRequest<K extends ControlOperation> = Part<'params', ControlParams<K>> &
+  Part<'query', ControlQuery<K>> &
+  Part<'body', ControlBody<K>>;
 
 /** The arguments of an operation's method: the request, which may be left out when nothing in it is required. */
-export type ControlArgs<K extends ControlOperation> = {} extends ControlRequest<K> ? [request?: ControlRequest<K>] : [request: ControlRequest<K>];
+export type ControlArgs<K extends ControlOperation> =
+  {} extends ControlRequest<K> ? [request?: ControlRequest<K>] : [request: ControlRequest<K>];
 
 /** One operation as a function. */
 export type ControlMethod<K extends ControlOperation> = (...args: ControlArgs<K>) => Promise<ControlResult<K>>;
@@ -111,11 +123,12 @@ export type ControlClient = { readonly [K in ControlOperation]: ControlMethod<K>
   call<K extends ControlOperation>(operation: K, ...args: ControlArgs<K>): Promise<ControlResult<K>>;
 };
 
-type Route<K extends ControlOperation> = ControlPaged<K> extends true
-  ? readonly [SpecOf<K>['method'], SpecOf<K>['path'], 'paged']
-  : ControlDocument<K> extends true
-    ? readonly [SpecOf<K>['method'], SpecOf<K>['path'], 'document']
-    : readonly [SpecOf<K>['method'], SpecOf<K>['path']];
+type Route<K extends ControlOperation> =
+  ControlPaged<K> extends true
+    ? readonly [SpecOf<K>['method'], SpecOf<K>['path'], 'paged']
+    : ControlDocument<K> extends true
+      ? readonly [SpecOf<K>['method'], SpecOf<K>['path'], 'document']
+      : readonly [SpecOf<K>['method'], SpecOf<K>['path']];
 
 /**
  * Method, path and paging of each operation: what the client needs of the specs at run time.
@@ -197,7 +210,10 @@ export function createControlClient(options: ControlClientOptions): ControlClien
       // fetch resolves "." and ".." segments (and their %2e forms) before sending, and an empty
       // one leaves a trailing slash: each would reach another route (`removeFault({id: '.'})` was
       // `DELETE /sandbox/faults`, every fault). No id is one of them: refused, nothing sent.
-      if (text === '' || text === '.' || text === '..') throw new TypeError(`${operation}: params.${name} must not be ${JSON.stringify(text)} (an empty, "." or ".." path segment names another route)`);
+      if (text === '' || text === '.' || text === '..')
+        throw new TypeError(
+          `${operation}: params.${name} must not be ${JSON.stringify(text)} (an empty, "." or ".." path segment names another route)`,
+        );
       return encodeURIComponent(text);
     });
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -213,7 +229,8 @@ export function createControlClient(options: ControlClientOptions): ControlClien
       return kind === 'paged' ? { data: envelope.data, meta: envelope.meta } : envelope.data;
     }
     const name = `${method} ${path}`;
-    if (envelope && typeof envelope.code === 'string') throw new SandboxError(res.status, envelope.code as ErrorCode, String(envelope.message), name);
+    if (envelope && typeof envelope.code === 'string')
+      throw new SandboxError(res.status, envelope.code as ErrorCode, String(envelope.message), name);
     throw new Error(`${name}: unexpected answer ${res.status} ${text.slice(0, 200)}`);
   };
 

@@ -25,7 +25,10 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const overrides: SandboxOverrides = { ...withoutUndefined(rest), port, host, logLevel, clockMode: clock };
   if (clockStart !== undefined) overrides.clockStart = instant(clockStart, 'clockStart');
   // Checked before listening, with the control API's own schema: a bad URL is its 422.
-  const settings = webhookUrl === undefined ? undefined : asSandboxError('startSandbox', () => parseOrThrow(UpdatePartnerBodySchema, { webhook_url: webhookUrl }));
+  const settings =
+    webhookUrl === undefined
+      ? undefined
+      : asSandboxError('startSandbox', () => parseOrThrow(UpdatePartnerBodySchema, { webhook_url: webhookUrl }));
   const running = await startServer(overrides);
   const { sandbox } = running;
   if (settings) sandbox.partners.update(sandbox.demoPartner.client_id, settings);
@@ -116,7 +119,8 @@ function isoOrAsGiven(to: Date | string | number): string {
 
 function instant(value: Date | string | number, field: string): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
-  if (!Number.isFinite(ms)) throw new SandboxError(422, 'E_VALIDATION_ERROR', `${field}: must be a Date, an ISO date-time or Unix ms`, 'startSandbox');
+  if (!Number.isFinite(ms))
+    throw new SandboxError(422, 'E_VALIDATION_ERROR', `${field}: must be a Date, an ISO date-time or Unix ms`, 'startSandbox');
   return ms;
 }
 

@@ -78,7 +78,11 @@ export function createTestHelpers(sandbox: Sandbox) {
       });
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`waitFor.delivery(${JSON.stringify(match)}): no matching delivery with its first attempt done after ${timeoutMs} ms. ${seenDeliveries(dispatcher.list())}`));
+        reject(
+          new Error(
+            `waitFor.delivery(${JSON.stringify(match)}): no matching delivery with its first attempt done after ${timeoutMs} ms. ${seenDeliveries(dispatcher.list())}`,
+          ),
+        );
       }, timeoutMs);
       const done = () => {
         off();
@@ -120,7 +124,10 @@ export function createTestHelpers(sandbox: Sandbox) {
   /** Checks the request inspector now; resolves with the matching requests, oldest first. */
   async function verify(match: RequestMatch = {}, options: VerifyOptions = {}): Promise<RecordedRequest[]> {
     const { times, atLeast } = options;
-    for (const [name, n] of [['times', times], ['atLeast', atLeast]] as const) {
+    for (const [name, n] of [
+      ['times', times],
+      ['atLeast', atLeast],
+    ] as const) {
       if (n !== undefined && !(Number.isInteger(n) && n >= 0)) throw new TypeError(`verify: ${name} must be a non-negative integer`);
     }
     const all = requests.list({ limit: requests.size }).reverse();
@@ -170,6 +177,7 @@ function seenDeliveries(all: readonly Delivery[]): string {
 
 function checkTimeout(ms: number | undefined, name: string): number {
   if (ms === undefined) return DEFAULT_TIMEOUT_MS;
-  if (!Number.isFinite(ms) || ms < 0 || ms > 2_147_483_647) throw new TypeError(`${name}: timeoutMs must be a number of ms from 0 to 2147483647`);
+  if (!Number.isFinite(ms) || ms < 0 || ms > 2_147_483_647)
+    throw new TypeError(`${name}: timeoutMs must be a number of ms from 0 to 2147483647`);
   return ms;
 }

@@ -71,7 +71,11 @@ export class RampSandboxContainer extends GenericContainer {
     // the loopback only when the engine runs on this machine, as `docker run -p 127.0.0.1:…` would.
     const { host } = (await getContainerRuntimeClient()).info.containerRuntime;
     const local = ['localhost', '127.0.0.1', '::1'].includes(host);
-    if (local) this.hostConfig.PortBindings = { ...this.hostConfig.PortBindings, [`${RAMP_SANDBOX_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: '0' }] };
+    if (local)
+      this.hostConfig.PortBindings = {
+        ...this.hostConfig.PortBindings,
+        [`${RAMP_SANDBOX_PORT}/tcp`]: [{ HostIp: '127.0.0.1', HostPort: '0' }],
+      };
     const started = await super.start();
     try {
       const url = `http://${local ? '127.0.0.1' : started.getHost()}:${started.getMappedPort(RAMP_SANDBOX_PORT)}`;

@@ -6,7 +6,12 @@ import { verifyWebhook, WebhookVerificationError, type WebhookFailure } from './
 function verdict(c: ReturnType<typeof webhookSignatureVectors>['cases'][number]): 'accepted' | WebhookFailure {
   const { pathname, search } = new URL(c.url);
   try {
-    verifyWebhook(c.raw_body, c.headers, { clientId: c.client_id, encryptionKey: c.encryption_key, path: pathname + search, now: c.now_ms });
+    verifyWebhook(c.raw_body, c.headers, {
+      clientId: c.client_id,
+      encryptionKey: c.encryption_key,
+      path: pathname + search,
+      now: c.now_ms,
+    });
     return 'accepted';
   } catch (error) {
     if (error instanceof WebhookVerificationError) return error.reason;
@@ -24,9 +29,14 @@ describe('verifyWebhook and the signature vectors (CONTRACT §18)', () => {
   it('names a timestamp in seconds as such, not as 56 years stale', () => {
     const seconds = cases.find((c) => c.name === 'timestamp_in_seconds')!;
     const { pathname } = new URL(seconds.url);
-    expect(() => verifyWebhook(seconds.raw_body, seconds.headers, { clientId: seconds.client_id, encryptionKey: seconds.encryption_key, path: pathname, now: seconds.now_ms })).toThrow(
-      'svc-timestamp is in seconds; it must be Unix milliseconds',
-    );
+    expect(() =>
+      verifyWebhook(seconds.raw_body, seconds.headers, {
+        clientId: seconds.client_id,
+        encryptionKey: seconds.encryption_key,
+        path: pathname,
+        now: seconds.now_ms,
+      }),
+    ).toThrow('svc-timestamp is in seconds; it must be Unix milliseconds');
   });
 
   it('takes the headers as a Headers object and the body as bytes too', () => {

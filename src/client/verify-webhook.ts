@@ -15,7 +15,13 @@ export interface VerifyWebhookOptions {
   now?: number;
 }
 
-export type WebhookFailure = 'missing_signature' | 'missing_timestamp' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature' | 'malformed_body';
+export type WebhookFailure =
+  | 'missing_signature'
+  | 'missing_timestamp'
+  | 'bad_timestamp'
+  | 'stale_timestamp'
+  | 'bad_signature'
+  | 'malformed_body';
 
 /** Thrown by `verifyWebhook`; `reason` says which check failed. */
 export class WebhookVerificationError extends Error {
@@ -61,8 +67,12 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   const tolerance = options.toleranceMs ?? 300_000;
   if (Math.abs(now - ts) > tolerance) {
     // Spec §5.2 names seconds as a known mistake: say so rather than "56 years old".
-    if (Math.abs(now - ts * 1000) <= tolerance) throw new WebhookVerificationError('bad_timestamp', 'svc-timestamp is in seconds; it must be Unix milliseconds');
-    throw new WebhookVerificationError('stale_timestamp', `svc-timestamp is ${Math.round(Math.abs(now - ts) / 1000)} s from now (tolerance ${tolerance / 1000} s)`);
+    if (Math.abs(now - ts * 1000) <= tolerance)
+      throw new WebhookVerificationError('bad_timestamp', 'svc-timestamp is in seconds; it must be Unix milliseconds');
+    throw new WebhookVerificationError(
+      'stale_timestamp',
+      `svc-timestamp is ${Math.round(Math.abs(now - ts) / 1000)} s from now (tolerance ${tolerance / 1000} s)`,
+    );
   }
   const body = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
   const canonical = `${options.clientId}|${timestamp}|POST|${options.path}|${body}`;

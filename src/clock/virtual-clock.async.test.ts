@@ -74,10 +74,11 @@ describe('VirtualClock.advanceToAsync shares the event loop (CONTRACT §9)', () 
     const { state, slicing, cost } = countedSlicing(20);
     const clock = new VirtualClock({ start: START, mode: 'manual', slicing });
     let firedCount = 0;
-    for (let i = 1; i <= 1000; i++) clock.setTimer(START + i, () => {
-      firedCount++;
-      cost();
-    });
+    for (let i = 1; i <= 1000; i++)
+      clock.setTimer(START + i, () => {
+        firedCount++;
+        cost();
+      });
     let firedWhenOtherWorkRan: number | undefined;
     setImmediate(() => (firedWhenOtherWorkRan = firedCount));
     const fired = await clock.advanceToAsync(START + 2000, () => undefined);
@@ -93,10 +94,11 @@ describe('VirtualClock.advanceToAsync shares the event loop (CONTRACT §9)', () 
     const { state, slicing, cost } = countedSlicing(10);
     const clock = new VirtualClock({ start: START, mode: 'manual', slicing });
     const log: string[] = [];
-    for (let i = 0; i < 100; i++) clock.setTimer(START + 5, () => {
-      log.push('fire');
-      cost();
-    });
+    for (let i = 0; i < 100; i++)
+      clock.setTimer(START + 5, () => {
+        log.push('fire');
+        cost();
+      });
     await clock.advanceToAsync(START + 10, () => {
       log.push('settle');
       return undefined;
@@ -120,10 +122,15 @@ describe('VirtualClock.advanceToAsync shares the event loop (CONTRACT §9)', () 
       clock.setTimer(START + 1000, () => fires.push(['beyond', clock.now()]), 'beyond');
     });
     clock = new VirtualClock({ start: START, mode: 'manual', slicing });
-    for (let i = 1; i <= 100; i++) clock.setTimer(START + i, () => {
-      fires.push([`t${i}`, clock.now()]);
-      cost();
-    }, `t${i}`);
+    for (let i = 1; i <= 100; i++)
+      clock.setTimer(
+        START + i,
+        () => {
+          fires.push([`t${i}`, clock.now()]);
+          cost();
+        },
+        `t${i}`,
+      );
     const fired = await clock.advanceToAsync(START + 200, () => undefined);
     expect(seenNow).toBe(START + 10);
     const labels = fired.map((f) => f.label);
@@ -152,10 +159,11 @@ describe('VirtualClock.advanceToAsync shares the event loop (CONTRACT §9)', () 
     });
     clock = new VirtualClock({ start: START, mode: 'manual', slicing });
     let count = 0;
-    for (let i = 1; i <= 100; i++) clock.setTimer(START + i, () => {
-      count++;
-      cost();
-    });
+    for (let i = 1; i <= 100; i++)
+      clock.setTimer(START + i, () => {
+        count++;
+        cost();
+      });
     const error = await clock.advanceToAsync(START + 200, () => undefined).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AdvanceInterruptedError);
     expect((error as AdvanceInterruptedError).reason).toBe('reset');
@@ -176,10 +184,11 @@ describe('VirtualClock.advanceToAsync shares the event loop (CONTRACT §9)', () 
     });
     clock = new VirtualClock({ start: START, mode: 'manual', slicing });
     let count = 0;
-    for (let i = 1; i <= 100; i++) clock.setTimer(START + i, () => {
-      count++;
-      cost();
-    });
+    for (let i = 1; i <= 100; i++)
+      clock.setTimer(START + i, () => {
+        count++;
+        cost();
+      });
     await expect(clock.advanceToAsync(START + 200, () => undefined)).rejects.toMatchObject({
       name: 'AdvanceInterruptedError',
       reason: 'restore',

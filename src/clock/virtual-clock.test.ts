@@ -91,9 +91,13 @@ describe('VirtualClock (manual)', () => {
     const errors: string[] = [];
     const clock = new VirtualClock({ start: START, onError: (_e, label) => errors.push(label) });
     const seen: string[] = [];
-    clock.setTimer(START + 1, () => {
-      throw new Error('boom');
-    }, 'bad');
+    clock.setTimer(
+      START + 1,
+      () => {
+        throw new Error('boom');
+      },
+      'bad',
+    );
     clock.setTimer(START + 2, () => seen.push('good'));
     clock.advance(5);
     expect(errors).toEqual(['bad']);
@@ -117,9 +121,7 @@ describe('VirtualClock (manual)', () => {
         (specs, span) => {
           const clock = manualClock();
           const seen: Array<{ due: number; i: number; at: number }> = [];
-          const ids = specs.map((s, i) =>
-            clock.setTimer(START + s.due, () => seen.push({ due: s.due, i, at: clock.now() - START })),
-          );
+          const ids = specs.map((s, i) => clock.setTimer(START + s.due, () => seen.push({ due: s.due, i, at: clock.now() - START })));
           specs.forEach((s, i) => s.cancel && clock.clearTimer(ids[i]!));
           clock.advance(span);
           const expected = specs
@@ -178,10 +180,11 @@ describe('VirtualClock (realtime)', () => {
     const { slicing, cost } = countedSlicing(10);
     const clock = new VirtualClock({ start: START, mode: 'realtime', speed: 1_000_000, wall, host, slicing });
     const seen: number[] = [];
-    for (let i = 1; i <= 35; i++) clock.setTimer(START + i * 1000, () => {
-      seen.push(i);
-      cost();
-    });
+    for (let i = 1; i <= 35; i++)
+      clock.setTimer(START + i * 1000, () => {
+        seen.push(i);
+        cost();
+      });
     wall.advance(1); // 1,000,000 virtual ms: every timer is due
     const ticks: number[] = [];
     while (pending.length > 0) {

@@ -312,7 +312,12 @@ export class VirtualClock implements Scheduler {
    * The pending timers in no order, taken now (a state save orders them in slices with
    * `inFiringOrder`: a sort of 200,000 in one go would block the event loop, CONTRACT §9).
    */
-  pendingTimersUnordered(): Array<{ readonly due: number; readonly seq: number; readonly label: string; readonly tag: TimerTag | undefined }> {
+  pendingTimersUnordered(): Array<{
+    readonly due: number;
+    readonly seq: number;
+    readonly label: string;
+    readonly tag: TimerTag | undefined;
+  }> {
     return this.queue.unordered();
   }
 
@@ -408,14 +413,18 @@ export class VirtualClock implements Scheduler {
     const next = this.queue.peek();
     if (!next) return;
     const wait = Math.max(0, (next.due - this.now()) / this.speedValue);
-    this.hostHandle = this.host.set(() => {
-      this.hostHandle = null;
-      this.tick();
-    }, Math.min(Math.ceil(wait), MAX_HOST_DELAY));
+    this.hostHandle = this.host.set(
+      () => {
+        this.hostHandle = null;
+        this.tick();
+      },
+      Math.min(Math.ceil(wait), MAX_HOST_DELAY),
+    );
   }
 }
 
 function checkSpeed(speed: number): number {
-  if (!Number.isFinite(speed) || speed <= 0 || speed > MAX_SPEED) throw new RangeError(`speed must be a positive number up to ${MAX_SPEED}`);
+  if (!Number.isFinite(speed) || speed <= 0 || speed > MAX_SPEED)
+    throw new RangeError(`speed must be a positive number up to ${MAX_SPEED}`);
   return speed;
 }

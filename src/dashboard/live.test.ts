@@ -16,7 +16,12 @@ describe('LiveFeed (GET /sandbox/events)', () => {
     vi.useFakeTimers();
     const bus = createBus<LiveEvents>();
     const cuts: CutInfo[] = [];
-    const feed = new LiveFeed({ clock: new VirtualClock({ start: T0, mode: 'manual' }), bus, maxUnreadBytes: 32 * 1024, onCut: (info) => cuts.push(info) });
+    const feed = new LiveFeed({
+      clock: new VirtualClock({ start: T0, mode: 'manual' }),
+      bus,
+      maxUnreadBytes: 32 * 1024,
+      onCut: (info) => cuts.push(info),
+    });
     const idle = feed.open();
     const reading = feed.open();
     let read = 0;

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../shared/errors';
 import { createEviction, type NearlyFull } from './eviction';
 import type { OrderStatus } from './order.machine';
 import type { OrderRecord } from './model';
@@ -64,7 +63,12 @@ describe('createEviction', () => {
   });
 
   it('makes room below the limit without evicting, and at the limit evicts the oldest final order with no timer pending', () => {
-    const t = setup(4, [order('a', 'cancelled', { timer: true }), order('b', 'initiated'), order('c', 'expired', { quote: 'qt_c' }), order('d', 'completed')]);
+    const t = setup(4, [
+      order('a', 'cancelled', { timer: true }),
+      order('b', 'initiated'),
+      order('c', 'expired', { quote: 'qt_c' }),
+      order('d', 'completed'),
+    ]);
     t.store.quotes.set('qt_c', {} as never);
     t.eviction.makeRoom();
     t.store.create(order('e', 'initiated'));
@@ -88,7 +92,10 @@ describe('createEviction', () => {
     expect(t.batches).toHaveLength(1);
     expect(t.store.orders.size).toBe(200);
     t.create(order('n2', 'initiated'));
-    expect(t.batches).toEqual([['o0', 'o1'], ['o2', 'o3']]);
+    expect(t.batches).toEqual([
+      ['o0', 'o1'],
+      ['o2', 'o3'],
+    ]);
     expect(t.store.orders.size).toBe(199);
   });
 
@@ -130,7 +137,13 @@ describe('createEviction', () => {
   });
 
   it('refuses without evicting anything when evicting what it can would not bring the store under the limit', () => {
-    const t = setup(3, [order('a', 'completed'), order('b', 'pending'), order('c', 'pending'), order('d', 'pending'), order('e', 'pending')]);
+    const t = setup(3, [
+      order('a', 'completed'),
+      order('b', 'pending'),
+      order('c', 'pending'),
+      order('d', 'pending'),
+      order('e', 'pending'),
+    ]);
     const error = refusal(() => t.eviction.makeRoom());
     expect(error.message).toMatch(/holds 5 orders, its limit \(--max-orders 3\), and only 1 can be evicted/);
     expect(t.refs()).toEqual(['a', 'b', 'c', 'd', 'e']);

@@ -51,7 +51,10 @@ function describeGuard(guard: unknown): string {
 
 function notifications(actions: readonly unknown[] | undefined): string[] {
   return (actions ?? [])
-    .filter((a): a is { type: string; params: { event: string } } => typeof a === 'object' && a !== null && (a as { type?: string }).type === 'notify')
+    .filter(
+      (a): a is { type: string; params: { event: string } } =>
+        typeof a === 'object' && a !== null && (a as { type?: string }).type === 'notify',
+    )
     .map((a) => a.params.event);
 }
 
@@ -68,7 +71,9 @@ export function transitionRows(type: OrderType, timings: LifecycleTimings = DEFA
         const delayed = 'delay' in t ? String(t.delay) : undefined;
         const on = delayed
           ? `after ${delayed} (${fmtDuration((timings as unknown as Record<string, number>)[delayed]!)})`
-          : event === '' ? 'at once' : (EVENTS[event] ?? event);
+          : event === ''
+            ? 'at once'
+            : (EVENTS[event] ?? event);
         const entry = target ? notifications(machine.root.states[target]?.entry as unknown[]) : [];
         rows.push({
           from: status,

@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { ORDER_TYPES, type OrderType } from './model';
 import { transitionRows } from './lifecycle-doc';
-import { DEFAULT_TIMINGS, ORDER_STATUSES, type LifecycleTimings, type OrderContext, type OrderMachine, type OrderStatus } from './order.machine';
+import {
+  DEFAULT_TIMINGS,
+  ORDER_STATUSES,
+  type LifecycleTimings,
+  type OrderContext,
+  type OrderMachine,
+  type OrderStatus,
+} from './order.machine';
 
 /** One arrow of an order type's lifecycle, read from the machine. */
 export const LifecycleEdgeSchema = z

@@ -1,6 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { assign, cancel, createActor, raise, setup, SimulatedClock, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type StateValue } from 'xstate';
+import {
+  assign,
+  cancel,
+  createActor,
+  raise,
+  setup,
+  SimulatedClock,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type InputFrom,
+  type StateValue,
+} from 'xstate';
 import { seeded } from '../../test/support/property';
 import { VirtualClock, type TimerTag } from '../clock';
 import { createMachineRunner, inputKey, jsonKey, type Effects } from './machine.runner';
@@ -12,7 +24,13 @@ import { ORDER_TYPES } from './model';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
-type ToyEvent = { type: 'GO' } | { type: 'STOP' } | { type: 'NUDGE' } | { type: 'ECHO'; text: string } | { type: 'FLASH' } | { type: 'LOG' };
+type ToyEvent =
+  | { type: 'GO' }
+  | { type: 'STOP' }
+  | { type: 'NUDGE' }
+  | { type: 'ECHO'; text: string }
+  | { type: 'FLASH' }
+  | { type: 'LOG' };
 
 /** A small machine with every kind of step the runner executes. */
 const toy = setup({
@@ -111,7 +129,11 @@ describe('createMachineRunner', () => {
     runner.start(t, { n: 0 });
     expect(runner.send(t, { type: 'GO' })).toBe(true);
     expect(clock.pendingTimers()).toEqual([
-      { due: T0 + 1_000, label: 'T1: short elapsed in running', tag: { kind: 'toy', name: 'T1', id: 'xstate.after.short.toy.running', event: { type: 'xstate.after.short.toy.running' } } },
+      {
+        due: T0 + 1_000,
+        label: 'T1: short elapsed in running',
+        tag: { kind: 'toy', name: 'T1', id: 'xstate.after.short.toy.running', event: { type: 'xstate.after.short.toy.running' } },
+      },
       { due: T0 + 60_000, label: 'T1: nudge', tag: { kind: 'toy', name: 'T1', id: 'nudge', event: { type: 'NUDGE' } } },
     ]);
     clock.advance(1_000);
@@ -237,7 +259,9 @@ describe('createMachineRunner', () => {
       expect(label).toBe(calls[0]![2]);
       expect(typeof label).toBe('function');
     }
-    expect(clock.pendingTimers().map((p) => p.label)).toEqual(expect.arrayContaining(['A: short elapsed in running', 'B: short elapsed in running']));
+    expect(clock.pendingTimers().map((p) => p.label)).toEqual(
+      expect.arrayContaining(['A: short elapsed in running', 'B: short elapsed in running']),
+    );
     // An instance gone from its owner's store: its label still reads from the tag, and its timer does nothing.
     byName.delete('A');
     expect(clock.pendingTimers().some((p) => p.label.startsWith('A: '))).toBe(true);
@@ -269,7 +293,11 @@ describe('createMachineRunner', () => {
       runner.start(b, { n: 4 });
       runner.start(c, { n: 5 });
       expect(initial).toHaveBeenCalledTimes(2); // { n: 4 } once, { n: 5 } once
-      expect([a, b, c].map((t) => [t.value, t.context])).toEqual([['idle', { n: 4 }], ['idle', { n: 4 }], ['idle', { n: 5 }]]);
+      expect([a, b, c].map((t) => [t.value, t.context])).toEqual([
+        ['idle', { n: 4 }],
+        ['idle', { n: 4 }],
+        ['idle', { n: 5 }],
+      ]);
       expect(a.context).not.toBe(b.context);
       runner.send(b, { type: 'GO' });
       expect(log).toEqual([['B', 'ping', { n: 4 }]]);
@@ -302,15 +330,25 @@ describe('createMachineRunner', () => {
       { requiredKeys: ['due', 'precision', 'hold'] },
     );
     fc.assert(
-      fc.property(fc.oneof(orderInput, orderInput.map((o) => ({ ...o })), fc.anything({ withNullPrototype: true, withObjectString: true, withBoxedValues: true })), (input) => {
-        expect(inputKey(input)).toBe(jsonKey(input));
-      }),
+      fc.property(
+        fc.oneof(
+          orderInput,
+          orderInput.map((o) => ({ ...o })),
+          fc.anything({ withNullPrototype: true, withObjectString: true, withBoxedValues: true }),
+        ),
+        (input) => {
+          expect(inputKey(input)).toBe(jsonKey(input));
+        },
+      ),
       { ...seeded({ numRuns: 3_000 }) },
     );
   });
 
   it('refuses a machine with child actors: it has none to run them', () => {
-    const parent = setup({ actors: { child: toy } }).createMachine({ initial: 'a', states: { a: { invoke: { src: 'child', input: { n: 0 } } } } });
+    const parent = setup({ actors: { child: toy } }).createMachine({
+      initial: 'a',
+      states: { a: { invoke: { src: 'child', input: { n: 0 } } } },
+    });
     const runner = createMachineRunner(parent, {
       clock: new VirtualClock({ start: T0 }),
       stateOf: (i: Instance) => ({ value: i.value, context: i.context }),
@@ -333,7 +371,11 @@ type Held = { value: StateValue; context: unknown; timers: Array<[string, number
  * type: its remembered first steps (by whole input) are then answered and checked too. Each run
  * gives it a fresh clock and a fresh record of effects (`runs.current`).
  */
-function sharedRunner<M extends AnyStateMachine>(machine: M, effectNames: readonly string[], raiseFrom: Record<string, (params: any) => EventFromLogic<M>> = {}) {
+function sharedRunner<M extends AnyStateMachine>(
+  machine: M,
+  effectNames: readonly string[],
+  raiseFrom: Record<string, (params: any) => EventFromLogic<M>> = {},
+) {
   const runs = { current: { clock: new VirtualClock({ start: T0 }), seen: [] as unknown[] } };
   // Instances by a number of their own: a timer finds its instance from its tag.
   const heldIds = new WeakMap<Held, number>();
@@ -455,13 +497,22 @@ describe('createMachineRunner against xstate’s createActor', () => {
   const toyOps = fc.array(
     fc.oneof(
       fc.constant('advance' as const),
-      fc.constantFrom<ToyEvent>({ type: 'GO' }, { type: 'STOP' }, { type: 'NUDGE' }, { type: 'FLASH' }, { type: 'ECHO', text: 'hi' }, { type: 'ECHO', text: 'stop' }),
+      fc.constantFrom<ToyEvent>(
+        { type: 'GO' },
+        { type: 'STOP' },
+        { type: 'NUDGE' },
+        { type: 'FLASH' },
+        { type: 'ECHO', text: 'hi' },
+        { type: 'ECHO', text: 'stop' },
+      ),
     ),
     { maxLength: 20 },
   );
 
   it('runs the toy machine as its actor does, step by step', () => {
-    const shared = sharedRunner(toy, ['ping', 'echo'], { echo: (p: { text: string }): ToyEvent => (p.text === 'stop' ? { type: 'STOP' } : { type: 'LOG' }) });
+    const shared = sharedRunner(toy, ['ping', 'echo'], {
+      echo: (p: { text: string }): ToyEvent => (p.text === 'stop' ? { type: 'STOP' } : { type: 'LOG' }),
+    });
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 9 }), toyOps, fc.boolean(), (n, ops, warm) => {
         compareWithActor(shared, { n }, ops, warm);
@@ -474,7 +525,10 @@ describe('createMachineRunner against xstate’s createActor', () => {
     { weight: 4, arbitrary: fc.constant('advance' as const) },
     fc.record({ type: fc.constant('PAYIN' as const), amount: fc.constantFrom(10, 50, 100, 150), confirmed: fc.boolean() }),
     fc.constantFrom<OrderEvent>({ type: 'CONFIRM' }, { type: 'CANCEL' }, { type: 'EXPIRE' }, { type: 'REFUND_DONE' }),
-    fc.record({ type: fc.constant('SET_PAYOUT' as const), outcome: fc.constantFrom('success' as const, 'fail' as const, 'revert' as const) }),
+    fc.record({
+      type: fc.constant('SET_PAYOUT' as const),
+      outcome: fc.constantFrom('success' as const, 'fail' as const, 'revert' as const),
+    }),
     fc.record({ type: fc.constant('SET_PAYOUT' as const), outcome: fc.constant('partial' as const), percentage: fc.constantFrom(25, 60) }),
   );
   const orderInputs: fc.Arbitrary<OrderInput> = fc.record({
@@ -492,16 +546,26 @@ describe('createMachineRunner against xstate’s createActor', () => {
       type,
       sharedRunner(createOrderMachine(type), ['notify', 'payout', 'refund', 'arrivePayin'], {
         // A magic amount's own pay-in is applied after it is recorded (order.effects: arrivePayin).
-        arrivePayin: (p: { amount: number; confirmed: boolean }): OrderEvent => ({ type: 'PAYIN', amount: p.amount, confirmed: p.confirmed }),
+        arrivePayin: (p: { amount: number; confirmed: boolean }): OrderEvent => ({
+          type: 'PAYIN',
+          amount: p.amount,
+          confirmed: p.confirmed,
+        }),
       }),
     ]),
   );
 
   it('runs each order machine as its actor does: statuses, context, effects and timers', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ORDER_TYPES), orderInputs, fc.array(orderEvents, { maxLength: 16 }), fc.boolean(), (type, input, ops, warm) => {
-        compareWithActor(runners[type]!, input, ops, warm);
-      }),
+      fc.property(
+        fc.constantFrom(...ORDER_TYPES),
+        orderInputs,
+        fc.array(orderEvents, { maxLength: 16 }),
+        fc.boolean(),
+        (type, input, ops, warm) => {
+          compareWithActor(runners[type]!, input, ops, warm);
+        },
+      ),
       seeded({ numRuns: 300 }),
     );
   });

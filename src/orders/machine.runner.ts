@@ -85,7 +85,9 @@ export function createMachineRunner<M extends AnyStateMachine, E>(machine: M, op
    * implementation reads its `info` (that step's context and event): not replayed.
    */
   function isReplayable(action: ExecutableActionObject): boolean {
-    return action.type === 'xstate.raise' || action.type === 'xstate.cancel' || (effects as Record<string, unknown>)[action.type] !== undefined;
+    return (
+      action.type === 'xstate.raise' || action.type === 'xstate.cancel' || (effects as Record<string, unknown>)[action.type] !== undefined
+    );
   }
 
   function send(entity: E, event: Ev): boolean {
@@ -226,7 +228,23 @@ export type Effect<E, P, Ev> = (entity: E, params: P, raise: (event: Ev) => void
 
 /** The machine's own actions as its `setup` declares them: `{ type, params }` each. */
 type ActionsOf<M> =
-  M extends StateMachine<infer _C, infer _E, infer _Ch, infer _Ac, infer TAction, infer _G, infer _D, infer _SV, infer _T, infer _I, infer _O, infer _Em, infer _Me, infer _SS, infer _TM>
+  M extends StateMachine<
+    infer _C,
+    infer _E,
+    infer _Ch,
+    infer _Ac,
+    infer TAction,
+    infer _G,
+    infer _D,
+    infer _SV,
+    infer _T,
+    infer _I,
+    infer _O,
+    infer _Em,
+    infer _Me,
+    infer _SS,
+    infer _TM
+  >
     ? TAction
     : never;
 

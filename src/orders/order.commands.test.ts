@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { testPartner } from '../../test/support/partner';
 import { VirtualClock } from '../clock';
 import { createReferenceStore, DEFAULT_FIXTURES_DIR, loadFixturesOnce } from '../reference';
-import { ApiError } from '../shared/errors';
 import type { WebhookEvent } from '../shared/events';
 import { createIds } from '../shared/ids';
 import { createCommands } from './order.commands';
@@ -42,7 +41,12 @@ function makeOrders() {
   });
   /** An onramp of 50,000 NGN (fiat pay-in) awaiting payment. */
   const onramp = (caller = ACME) =>
-    intake.create(caller, { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: EVM }, customer }).reference;
+    intake.create(caller, {
+      from: { currency: 'NGN', amount: 50_000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+      recipient: { address: EVM },
+      customer,
+    }).reference;
   /** An offramp of 100 USDT (crypto pay-in) awaiting payment. */
   const offramp = () => {
     const account_name = ref.lookupAccount('058', '0123456789').account_name;
@@ -73,7 +77,10 @@ describe('createCommands', () => {
   it("answers 404 for another partner's order or another environment's, without revealing it exists", () => {
     const t = makeOrders();
     const ref = t.onramp();
-    for (const caller of [{ partner: partner('ptr_other'), env: 'test' as const }, { ...ACME, env: 'live' as const }]) {
+    for (const caller of [
+      { partner: partner('ptr_other'), env: 'test' as const },
+      { ...ACME, env: 'live' as const },
+    ]) {
       const error = refusal(() => t.commands.cancel(caller, ref, undefined));
       expect([error.code, error.message]).toEqual(['E_NOTFOUND', `Order ${ref} not found`]);
       expect(refusal(() => t.commands.fulfil(caller, ref, { reference: 'r', institution: 'i' }, ALL_INCLUDES)).code).toBe('E_NOTFOUND');
@@ -85,15 +92,22 @@ describe('createCommands', () => {
     const t = makeOrders();
     const cancelled = t.onramp();
     t.commands.cancel(ACME, cancelled, undefined);
-    expect(refusal(() => t.commands.cancel(ACME, cancelled, undefined)).message).toBe(`Order ${cancelled} cannot be cancelled: it is already cancelled`);
+    expect(refusal(() => t.commands.cancel(ACME, cancelled, undefined)).message).toBe(
+      `Order ${cancelled} cannot be cancelled: it is already cancelled`,
+    );
     const partlyPaid = t.onramp();
     t.commands.simulatePayin(partlyPaid, { amount: 10_000 });
     expect(t.order(partlyPaid).status).toBe('awaiting_user_payment');
     const paid = refusal(() => t.commands.cancel(ACME, partlyPaid, undefined));
-    expect([paid.code, paid.message]).toEqual(['E_BADREQUEST', `Order ${partlyPaid} cannot be cancelled: a pay-in has already been received`]);
+    expect([paid.code, paid.message]).toEqual([
+      'E_BADREQUEST',
+      `Order ${partlyPaid} cannot be cancelled: a pay-in has already been received`,
+    ]);
     const processing = t.onramp();
     t.commands.simulatePayin(processing, {});
-    expect(refusal(() => t.commands.cancel(ACME, processing, undefined)).message).toBe(`Order ${processing} cannot be cancelled: its status is processing`);
+    expect(refusal(() => t.commands.cancel(ACME, processing, undefined)).message).toBe(
+      `Order ${processing} cannot be cancelled: its status is processing`,
+    );
     expect(t.order(partlyPaid).timeline.some((e) => e.event === 'cancel_requested')).toBe(false);
   });
 
@@ -115,17 +129,30 @@ describe('createCommands', () => {
     const rest = t.commands.simulatePayin(ref, {});
     expect(rest.amount_paid).toBe(50_000);
     expect(rest.status).toBe('processing');
-    expect(t.order(ref).timeline.filter((e) => e.group === 'payin').map((e) => e.details?.amount)).toEqual([20_000.5, 29_999.5]);
+    expect(
+      t
+        .order(ref)
+        .timeline.filter((e) => e.group === 'payin')
+        .map((e) => e.details?.amount),
+    ).toEqual([20_000.5, 29_999.5]);
   });
 
   it('refuses a pay-in the order cannot take, or with the wrong reference kind or precision (nothing recorded)', () => {
     const t = makeOrders();
     const ref = t.onramp();
-    expect(refusal(() => t.commands.simulatePayin(ref, { tx_hash: TX_HASH })).message).toBe('tx_hash: not allowed for a fiat pay-in; use tx_reference');
-    expect(refusal(() => t.commands.simulatePayin(ref, { amount: 10.123 })).message).toBe('amount: 10.123 has more than 2 decimal places, the precision of NGN');
+    expect(refusal(() => t.commands.simulatePayin(ref, { tx_hash: TX_HASH })).message).toBe(
+      'tx_hash: not allowed for a fiat pay-in; use tx_reference',
+    );
+    expect(refusal(() => t.commands.simulatePayin(ref, { amount: 10.123 })).message).toBe(
+      'amount: 10.123 has more than 2 decimal places, the precision of NGN',
+    );
     const crypto = t.offramp();
-    expect(refusal(() => t.commands.simulatePayin(crypto, { tx_reference: 'BANK-1' })).message).toBe('tx_reference: not allowed for a crypto pay-in; use tx_hash');
-    expect(refusal(() => t.commands.simulatePayin(crypto, { tx_hash: '0x12' })).message).toBe('tx_hash: must be a evm transaction hash: 0x followed by 64 hex characters');
+    expect(refusal(() => t.commands.simulatePayin(crypto, { tx_reference: 'BANK-1' })).message).toBe(
+      'tx_reference: not allowed for a crypto pay-in; use tx_hash',
+    );
+    expect(refusal(() => t.commands.simulatePayin(crypto, { tx_hash: '0x12' })).message).toBe(
+      'tx_hash: must be a evm transaction hash: 0x followed by 64 hex characters',
+    );
     t.commands.simulatePayin(ref, {});
     const error = refusal(() => t.commands.simulatePayin(ref, {}));
     expect([error.code, error.message]).toEqual(['E_BADREQUEST', `A pay-in does not apply to order ${ref} in status processing`]);
@@ -153,7 +180,10 @@ describe('createCommands', () => {
     const detail = t.commands.fulfil(ACME, ref, { reference: 'PROOF-1', institution: 'GTBank' }, ALL_INCLUDES);
     expect(detail.status).toBe('processing');
     expect(detail.payin).toMatchObject({ tx_reference: ['SEEN-1', 'PROOF-1'], paid_at: new Date(T0 + 30_000).toISOString() });
-    expect(t.order(ref).timeline.find((e) => e.event === 'proof_submitted')?.details).toEqual({ reference: 'PROOF-1', institution: 'GTBank' });
+    expect(t.order(ref).timeline.find((e) => e.event === 'proof_submitted')?.details).toEqual({
+      reference: 'PROOF-1',
+      institution: 'GTBank',
+    });
     expect(detail.timeline?.map((e) => e.event)).toContain('proof_submitted');
   });
 
@@ -166,12 +196,18 @@ describe('createCommands', () => {
       `Order ${ref} has no pay-in awaiting confirmation; fulfil confirms a pay-in that was seen but not confirmed (status pending)`,
     ]);
     // the wrong kind of proof is named as such (issue 6)
-    expect(refusal(() => t.commands.fulfil(ACME, ref, { tx_hash: TX_HASH }, ALL_INCLUDES)).message).toBe('tx_hash: not allowed for a fiat pay-in (onramp); send reference and institution');
+    expect(refusal(() => t.commands.fulfil(ACME, ref, { tx_hash: TX_HASH }, ALL_INCLUDES)).message).toBe(
+      'tx_hash: not allowed for a fiat pay-in (onramp); send reference and institution',
+    );
     expect(refusal(() => t.commands.fulfil(ACME, ref, { reference: 'P' }, ALL_INCLUDES)).message).toMatch(/^institution: /);
     const crypto = t.offramp();
-    expect(refusal(() => t.commands.fulfil(ACME, crypto, { tx_hash: 'nope' }, ALL_INCLUDES)).message).toBe('tx_hash: must be a evm transaction hash: 0x followed by 64 hex characters');
+    expect(refusal(() => t.commands.fulfil(ACME, crypto, { tx_hash: 'nope' }, ALL_INCLUDES)).message).toBe(
+      'tx_hash: must be a evm transaction hash: 0x followed by 64 hex characters',
+    );
     t.commands.simulatePayin(crypto, {});
-    expect(refusal(() => t.commands.fulfil(ACME, crypto, { tx_hash: TX_HASH }, ALL_INCLUDES)).message).toBe(`Order ${crypto} cannot be fulfilled in status processing`);
+    expect(refusal(() => t.commands.fulfil(ACME, crypto, { tx_hash: TX_HASH }, ALL_INCLUDES)).message).toBe(
+      `Order ${crypto} cannot be fulfilled in status processing`,
+    );
     expect(t.order(ref).payinRefs).toEqual([]);
     expect(t.order(ref).timeline.some((e) => e.event === 'proof_submitted')).toBe(false);
   });

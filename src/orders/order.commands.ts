@@ -34,7 +34,12 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
     if (!can(order, { type: 'CANCEL' })) {
       // Would the machine allow it had nothing been paid? Then the pay-in is why.
       const unpaid = { type: order.type, status: order.status, context: { ...order.context, paid: 0, unconfirmed: 0 } };
-      const why = order.status === 'cancelled' ? 'it is already cancelled' : can(unpaid, { type: 'CANCEL' }) ? 'a pay-in has already been received' : `its status is ${order.status}`;
+      const why =
+        order.status === 'cancelled'
+          ? 'it is already cancelled'
+          : can(unpaid, { type: 'CANCEL' })
+            ? 'a pay-in has already been received'
+            : `its status is ${order.status}`;
       throw badRequest(`Order ${reference} cannot be cancelled: ${why}`);
     }
     note(order, 'order', 'cancel_requested', reason ? { reason } : null);
@@ -48,7 +53,13 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
     let details: Record<string, unknown>;
     // The other kind's proof, without this kind's: say so, rather than name the missing field.
     const wrong = wrongProof(order.payin.kind, body);
-    if (wrong) throw validationError(wrong, order.payin.kind === 'fiat' ? 'not allowed for a fiat pay-in (onramp); send reference and institution' : 'not allowed for a crypto pay-in (offramp, swap); send tx_hash');
+    if (wrong)
+      throw validationError(
+        wrong,
+        order.payin.kind === 'fiat'
+          ? 'not allowed for a fiat pay-in (onramp); send reference and institution'
+          : 'not allowed for a crypto pay-in (offramp, swap); send tx_hash',
+      );
     if (order.payin.kind === 'fiat') {
       const b = parseOrThrow(FiatFulfilSchema, body);
       proof = b.reference;
@@ -103,7 +114,11 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
 
   function decidePayout(reference: string, b: ControlPayout): OrderDetail {
     const order = queries.find(reference);
-    const event: OrderEvent = { type: 'SET_PAYOUT', outcome: b.outcome, ...(b.percentage === undefined ? {} : { percentage: b.percentage }) };
+    const event: OrderEvent = {
+      type: 'SET_PAYOUT',
+      outcome: b.outcome,
+      ...(b.percentage === undefined ? {} : { percentage: b.percentage }),
+    };
     if (!can(order, event)) {
       throw badRequest(`The payout of order ${reference} can no longer be decided: status ${order.status}`);
     }

@@ -31,7 +31,13 @@ export interface OrdersCore {
   formatOf(env: Environment, network: string): AddressFormat;
 }
 
-export function createCore(deps: { clock: VirtualClock; ref: ReferenceStore; ids: Ids; timings: LifecycleTimings; store: OrderStore }): OrdersCore {
+export function createCore(deps: {
+  clock: VirtualClock;
+  ref: ReferenceStore;
+  ids: Ids;
+  timings: LifecycleTimings;
+  store: OrderStore;
+}): OrdersCore {
   const { ref } = deps;
   const precisionOf = (env: Environment, code: string): number => ref.findFiat(code)?.decimals ?? ref.findCrypto(env, code)?.precision ?? 8;
   return {

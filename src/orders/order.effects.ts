@@ -38,7 +38,13 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
    * One timeline entry, in one write with `also` (the fields the entry tells of), if given.
    * The store publishes the change.
    */
-  function note(order: Order, group: TimelineRecord['group'], event: string, details: TimelineRecord['details'], also?: (o: OrderRecord) => void): void {
+  function note(
+    order: Order,
+    group: TimelineRecord['group'],
+    event: string,
+    details: TimelineRecord['details'],
+    also?: (o: OrderRecord) => void,
+  ): void {
     const at = clock.now();
     store.update(order, (o) => {
       also?.(o);
@@ -80,7 +86,8 @@ export function createOrderEffects(core: OrdersCore, bus: Bus<OrderEvents>) {
 
   /** A pay-in on the record (its reference drawn unless given); a pay-in on a final order is late. */
   function notePayin(order: Order, amount: number, confirmed: boolean, ref: string | undefined): void {
-    const txRef = ref ?? (order.payin.kind === 'fiat' ? artefacts.bankReference() : artefacts.txHash(core.formatOf(order.env, order.payin.network)));
+    const txRef =
+      ref ?? (order.payin.kind === 'fiat' ? artefacts.bankReference() : artefacts.txHash(core.formatOf(order.env, order.payin.network)));
     const details = {
       amount,
       [order.payin.kind === 'fiat' ? 'tx_reference' : 'tx_hash']: txRef,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Partner } from '../auth';
 import { VirtualClock } from '../clock';
 import { createReferenceStore, loadFixturesOnce, DEFAULT_FIXTURES_DIR } from '../reference';
-import { ApiError, conflict } from '../shared/errors';
+import { conflict } from '../shared/errors';
 import { createIds } from '../shared/ids';
 import type { WebhookEvent } from '../shared/events';
 import { createCore, type Caller } from './order.core';
@@ -96,7 +96,11 @@ describe('createIntake', () => {
     const order = t.store.orders.get(detail.reference)!;
     expect(order.clientId).toBe('ptr_acme');
     expect(order.env).toBe('test');
-    expect(order.timeline.map((e) => `${e.group} ${e.event}`)).toEqual(['status initiated', 'status awaiting_user_payment', 'webhook order.created']);
+    expect(order.timeline.map((e) => `${e.group} ${e.event}`)).toEqual([
+      'status initiated',
+      'status awaiting_user_payment',
+      'webhook order.created',
+    ]);
     expect(t.sent).toEqual(['order.created']);
     expect(t.lifecycle.pendingTimers(order).map(([id]) => id)).toEqual(['xstate.after.payinWindow.order-onramp.awaiting_user_payment']);
     expect(t.calls).toEqual(['makeRoom with 0 stored', 'afterAdd with 1 stored']);
@@ -128,7 +132,9 @@ describe('createIntake', () => {
     expect(refusal(() => t.intake.create(ACME, onramp({ from: undefined }))).message).toBe('from: required when quote_id is not given');
     const legsAndQuote = refusal(() => t.intake.create(ACME, { ...onramp(), quote_id: 'qt_x' }));
     expect(legsAndQuote.message).toBe('from: not allowed with quote_id (the quote fixes both legs)');
-    const feeAndQuote = refusal(() => t.intake.create(ACME, { ...onramp({ from: undefined, to: undefined }), quote_id: 'qt_x', partner_fee: 1 }));
+    const feeAndQuote = refusal(() =>
+      t.intake.create(ACME, { ...onramp({ from: undefined, to: undefined }), quote_id: 'qt_x', partner_fee: 1 }),
+    );
     expect(feeAndQuote.message).toMatch(/^partner_fee: not allowed with quote_id/);
     expect(t.store.orders.size).toBe(0);
   });
@@ -144,7 +150,11 @@ describe('createIntake', () => {
 
   it('creates from a quote with the quote’s legs and pricing, spends it, and notes it on the timeline', () => {
     const t = makeIntake();
-    const q = t.quotes.quote(ACME, { from: { currency: 'NGN', amount: 20_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, partner_fee: 1 });
+    const q = t.quotes.quote(ACME, {
+      from: { currency: 'NGN', amount: 20_000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+      partner_fee: 1,
+    });
     const detail = t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id }));
     expect(detail.from).toEqual(q.from);
     expect(detail.to).toEqual(q.to);
@@ -171,7 +181,10 @@ describe('createIntake', () => {
     const late = t.quotes.quote(ACME, body);
     t.clock.advance(60_001);
     const expired = refusal(() => t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: late.quote_id })));
-    expect([expired.code, expired.message]).toEqual(['E_BADREQUEST', `quote_id: quote expired at ${new Date(T0 + 120_000).toISOString()}; create a new quote`]);
+    expect([expired.code, expired.message]).toEqual([
+      'E_BADREQUEST',
+      `quote_id: quote expired at ${new Date(T0 + 120_000).toISOString()}; create a new quote`,
+    ]);
     expect(t.store.quotes.get(late.quote_id)?.used).toBe(false);
   });
 
@@ -180,7 +193,9 @@ describe('createIntake', () => {
     t.intake.create(ACME, onramp({ merchant_reference: 'inv-1' }));
     const dup = refusal(() => t.intake.create(ACME, onramp({ merchant_reference: 'inv-1' })));
     expect([dup.code, dup.status, dup.message]).toEqual(['E_CONFLICT', 409, 'merchant_reference: inv-1 is already used by another order']);
-    expect(t.intake.create({ partner: partner('ptr_other'), env: 'test' }, onramp({ merchant_reference: 'inv-1' })).merchant_reference).toBe('inv-1');
+    expect(
+      t.intake.create({ partner: partner('ptr_other'), env: 'test' }, onramp({ merchant_reference: 'inv-1' })).merchant_reference,
+    ).toBe('inv-1');
     const live = onramp({ merchant_reference: 'inv-1', to: { currency: 'USDT', network: 'base' } });
     expect(t.intake.create({ ...ACME, env: 'live' }, live).merchant_reference).toBe('inv-1');
     expect(t.store.orders.size).toBe(3);
@@ -262,7 +277,9 @@ describe('createIntake', () => {
       throw new Error('listener failed');
     };
     const off = t.lifecycle.bus.on('order.emitted', boom);
-    expect(() => t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id, merchant_reference: 'inv-9' }))).toThrow('listener failed');
+    expect(() =>
+      t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id, merchant_reference: 'inv-9' })),
+    ).toThrow('listener failed');
     expect(t.store.orders.size).toBe(0);
     expect(t.store.list({ clientId: 'ptr_acme', env: 'test' })).toEqual([]);
     expect(t.store.byMerchantReference({ clientId: 'ptr_acme', env: 'test' }, 'inv-9')).toBeUndefined();
@@ -270,6 +287,8 @@ describe('createIntake', () => {
     expect(t.clock.pending).toBe(timersBefore);
     expect(t.calls).toEqual(['makeRoom with 0 stored']); // afterAdd never ran
     off();
-    expect(t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id, merchant_reference: 'inv-9' })).status).toBe('awaiting_user_payment');
+    expect(
+      t.intake.create(ACME, onramp({ from: undefined, to: undefined, quote_id: q.quote_id, merchant_reference: 'inv-9' })).status,
+    ).toBe('awaiting_user_payment');
   });
 });

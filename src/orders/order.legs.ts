@@ -36,7 +36,9 @@ export function checkLegs(core: OrdersCore, env: Environment, from: LegInput, to
         throw badRequest(`${prefix}${name}.network: unknown network ${leg.network} in the ${env} environment (GET /v1/networks)`);
       }
       if (!ref.isOnNetwork(env, leg.currency, leg.network)) {
-        throw badRequest(`${prefix}${name}.currency: ${leg.currency} is not available on ${leg.network} (GET /v1/networks/${leg.network}/crypto-currencies)`);
+        throw badRequest(
+          `${prefix}${name}.currency: ${leg.currency} is not available on ${leg.network} (GET /v1/networks/${leg.network}/crypto-currencies)`,
+        );
       }
     }
     if (leg.amount !== undefined) checkPrecision(`${prefix}${name}.amount`, leg.amount, core.precisionOf(env, leg.currency), leg.currency);
@@ -76,14 +78,26 @@ export function shapeTargets(type: OrderType, recipient: unknown, refund: unknow
 }
 
 /** Where the payout goes (shaped for `type`): a bank account that exists under that name, or a valid address. */
-export function checkRecipient(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg; to: Leg }, value: ShapedTargets['recipient']): Recipient {
+export function checkRecipient(
+  core: OrdersCore,
+  env: Environment,
+  type: OrderType,
+  priced: { from: Leg; to: Leg },
+  value: ShapedTargets['recipient'],
+): Recipient {
   return type === 'offramp'
     ? checkFiatAccount(core, priced.to.currency, value as FiatRecipient, 'recipient', true)
     : checkAddress(core, env, priced.to.network!, value as CryptoRecipient, 'recipient');
 }
 
 /** Where a refund goes, when given (shaped for `type`). */
-export function checkRefund(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg; to: Leg }, value: NonNullable<ShapedTargets['refund']>): Recipient {
+export function checkRefund(
+  core: OrdersCore,
+  env: Environment,
+  type: OrderType,
+  priced: { from: Leg; to: Leg },
+  value: NonNullable<ShapedTargets['refund']>,
+): Recipient {
   return type === 'onramp'
     ? checkFiatAccount(core, priced.from.currency, value as FiatRecipient, 'refund', false)
     : checkAddress(core, env, priced.from.network!, value as CryptoRecipient, 'refund');
@@ -92,7 +106,10 @@ export function checkRefund(core: OrdersCore, env: Environment, type: OrderType,
 function checkFiatAccount(core: OrdersCore, fiat: string, r: FiatRecipient, prefix: string, matchName: boolean): Recipient {
   const institution = core.ref.institutionsOf(fiat).find((i) => i.code.toUpperCase() === r.institution_code.toUpperCase());
   if (!institution) {
-    throw validationError(`${prefix}.institution_code`, `${r.institution_code} is not an institution for ${fiat} (GET /v1/institutions?fiat=${fiat})`);
+    throw validationError(
+      `${prefix}.institution_code`,
+      `${r.institution_code} is not an institution for ${fiat} (GET /v1/institutions?fiat=${fiat})`,
+    );
   }
   let lookedUp: string;
   try {
@@ -106,7 +123,12 @@ function checkFiatAccount(core: OrdersCore, fiat: string, r: FiatRecipient, pref
   if (matchName && r.account_name !== lookedUp && normaliseName(r.account_name) !== normaliseName(lookedUp)) {
     throw validationError(`${prefix}.account_name`, `does not match the bank record for this account (GET /v1/account-lookup)`);
   }
-  const recipient: Recipient = { kind: 'fiat', institution_code: institution.code, account_number: r.account_number, account_name: r.account_name };
+  const recipient: Recipient = {
+    kind: 'fiat',
+    institution_code: institution.code,
+    account_number: r.account_number,
+    account_name: r.account_name,
+  };
   if (r.memo !== undefined) recipient.memo = r.memo;
   return recipient;
 }
@@ -120,17 +142,34 @@ function checkAddress(core: OrdersCore, env: Environment, network: string, r: Cr
 }
 
 /** No refund target given: refund to where the money came from (a simulated sender). */
-export function defaultRefundTarget(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg }, customerName: string): Recipient {
+export function defaultRefundTarget(
+  core: OrdersCore,
+  env: Environment,
+  type: OrderType,
+  priced: { from: Leg },
+  customerName: string,
+): Recipient {
   if (type === 'onramp') {
     const bank = core.ref.institutionsOf(priced.from.currency)[0]!;
-    return { kind: 'fiat', institution_code: bank.code, account_number: core.artefacts.accountNumber(), account_name: customerName.toUpperCase() };
+    return {
+      kind: 'fiat',
+      institution_code: bank.code,
+      account_number: core.artefacts.accountNumber(),
+      account_name: customerName.toUpperCase(),
+    };
   }
   const network = priced.from.network!;
   return { kind: 'crypto', network, address: core.artefacts.address(core.formatOf(env, network)) };
 }
 
 /** Where the customer pays in: a simulated bank account or deposit address. */
-export function payinTarget(core: OrdersCore, env: Environment, type: OrderType, priced: { from: Leg }, customerName: string): OrderRecord['payin'] {
+export function payinTarget(
+  core: OrdersCore,
+  env: Environment,
+  type: OrderType,
+  priced: { from: Leg },
+  customerName: string,
+): OrderRecord['payin'] {
   if (type === 'onramp') {
     const fiat = priced.from.currency;
     const bank = core.ref.institutionsOf(fiat).find((i) => i.type === 'bank') ?? core.ref.institutionsOf(fiat)[0]!;

@@ -57,7 +57,9 @@ describe('order lifecycle', () => {
     expect(provisioned.status).toBe('awaiting_user_payment');
     expect(provisioned.payin.expires_at).toBe(new Date(T0 + DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow).toISOString());
     // In the machine's context as a duration from the creation: the machine knows no instants.
-    expect(orders.store.orders.get(held.reference)!.context.payinClosesAfter).toBe(DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow);
+    expect(orders.store.orders.get(held.reference)!.context.payinClosesAfter).toBe(
+      DEFAULT_TIMINGS.provisioning + DEFAULT_TIMINGS.payinWindow,
+    );
   });
 
   it('runs on an order saved before its context kept payinClosesAfter (an earlier version’s state)', () => {
@@ -94,13 +96,13 @@ describe('order lifecycle', () => {
     const version = order.version;
     changed.length = 0;
     expect(orders.noteDelivery(reference, 2, { delivery_id: 'dlv_1' })).toBe(true);
-    expect(order.timeline[2]!!.details).toEqual({ delivery_id: 'dlv_1' });
+    expect(order.timeline[2]!.details).toEqual({ delivery_id: 'dlv_1' });
     expect(order.version).toBe(version + 1); // a detail rendered before is rendered again
     expect(changed).toEqual([reference]);
     // Only a webhook entry of an order that exists takes a delivery.
     expect(orders.noteDelivery(reference, 0, { delivery_id: 'dlv_2' })).toBe(false);
     expect(orders.noteDelivery(reference, 99, { delivery_id: 'dlv_2' })).toBe(false);
     expect(orders.noteDelivery('ORDNONE', 2, { delivery_id: 'dlv_2' })).toBe(false);
-    expect(order.timeline[0]!!.details).toBeNull();
+    expect(order.timeline[0]!.details).toBeNull();
   });
 });

@@ -74,7 +74,8 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
         const order = tag.kind === 'order' && typeof tag.reference === 'string' ? store.get(tag.reference) : undefined;
         return order && typeof tag.id === 'string' ? { entity: order, id: tag.id, event: tag.event as OrderEvent } : undefined;
       },
-      describeTag: (tag) => (typeof tag.reference === 'string' && typeof tag.id === 'string' ? { owner: tag.reference, id: tag.id } : undefined),
+      describeTag: (tag) =>
+        typeof tag.reference === 'string' && typeof tag.id === 'string' ? { owner: tag.reference, id: tag.id } : undefined,
       label: (owner, what) => `${owner}: ${what}`,
       // Every time, since a timer of its own that just fired may have been the last one (CONTRACT §9).
       stepEnded: (order) => {
@@ -143,7 +144,21 @@ export function createLifecycle(core: OrdersCore, options: LifecycleOptions = {}
   /** One timeline entry, outside a step (a control command's note). */
   const note: typeof effects.note = effects.note;
 
-  return { bus, machines, can, start, dispatch, stop, note, noteDelivery, recordPayin, reviveTimer, changedAll, pendingTimers, forgetTimers };
+  return {
+    bus,
+    machines,
+    can,
+    start,
+    dispatch,
+    stop,
+    note,
+    noteDelivery,
+    recordPayin,
+    reviveTimer,
+    changedAll,
+    pendingTimers,
+    forgetTimers,
+  };
 }
 
 export type Lifecycle = ReturnType<typeof createLifecycle>;

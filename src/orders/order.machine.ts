@@ -73,7 +73,6 @@ const EVENTS: Record<OrderType, { locked: WebhookEvent; payout: WebhookEvent; re
   swap: { locked: 'order.asset_locked', payout: 'order.asset_released', refundIsCrypto: true },
 };
 
-
 /** Paid and unconfirmed once `event` is applied (guards run before actions). */
 function project(context: OrderContext, event: OrderEvent): { paid: number; unconfirmed: number } {
   if (event.type === 'PAYIN') {
@@ -94,11 +93,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
   const notify = (event: WebhookEvent) => ({ type: 'notify', params: { event } }) as const;
   const payout = (phase: PayoutParams['phase']) => ({ type: 'payout', params: { phase } }) as const;
   const refund = (phase: RefundParams['phase']) => ({ type: 'refund', params: { phase } }) as const;
-  const refundCompleted = [
-    'completeRefund',
-    refund('completed'),
-    ...(ev.refundIsCrypto ? [notify('order.asset_refunded')] : []),
-  ] as const;
+  const refundCompleted = ['completeRefund', refund('completed'), ...(ev.refundIsCrypto ? [notify('order.asset_refunded')] : [])] as const;
 
   /** Into `processing` after the last pay-in step: an excess over what is due starts a refund. */
   const intoProcessing = <const P extends readonly ('addPayin' | 'confirmPayin')[]>(pre: P) =>
@@ -110,9 +105,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
   const payoutEnds = (fromEvent: boolean) => {
     const pre = fromEvent ? (['setOutcome'] as const) : ([] as const);
     const g = (o: PayoutOutcome) =>
-      fromEvent
-        ? ({ type: 'eventOutcomeIs', params: { outcome: o } } as const)
-        : ({ type: 'outcomeIs', params: { outcome: o } } as const);
+      fromEvent ? ({ type: 'eventOutcomeIs', params: { outcome: o } } as const) : ({ type: 'outcomeIs', params: { outcome: o } } as const);
     return [
       { guard: g('fail'), target: 'failed', actions: [...pre] },
       { guard: g('revert'), target: 'reverted', actions: [...pre] },
@@ -180,8 +173,7 @@ export function createOrderMachine(type: OrderType, timings: LifecycleTimings = 
       hasPaid: ({ context }) => context.paid > 0,
       nothingPaid: ({ context }) => context.paid === 0 && context.unconfirmed === 0,
       outcomeIs: ({ context }, params: { outcome: PayoutOutcome }) => context.outcome === params.outcome,
-      eventOutcomeIs: ({ event }, params: { outcome: PayoutOutcome }) =>
-        event.type === 'SET_PAYOUT' && event.outcome === params.outcome,
+      eventOutcomeIs: ({ event }, params: { outcome: PayoutOutcome }) => event.type === 'SET_PAYOUT' && event.outcome === params.outcome,
       underSettled: ({ context }) => context.ratio < 1,
       hasRefund: ({ context }) => context.refundDue > 0,
       underSettledWithRefund: ({ context }) => context.ratio < 1 && context.refundDue > 0,

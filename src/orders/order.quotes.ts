@@ -23,7 +23,10 @@ export function createQuotes(core: OrdersCore, quoteTtlMs: number) {
     const now = clock.now();
     const q: QuoteRecord = {
       ...priced,
-      quote_id: unused(() => ids.id('qt_'), (id) => store.quotes.has(id)),
+      quote_id: unused(
+        () => ids.id('qt_'),
+        (id) => store.quotes.has(id),
+      ),
       env: caller.env,
       clientId: caller.partner.client_id,
       partnerFeePercent: input.partner_fee ?? 0,

@@ -58,51 +58,45 @@ export const CryptoRecipientResultSchema = z
   .meta({ id: 'CryptoRecipientResult' });
 
 /** Where fiat or crypto moves (pay-in, payout, refund): the account or address and the amount. */
-const FiatMoveBase = z.object({ currency: z.string(), account_name: z.string(), account_number: z.string(), institution_code: z.string(), amount: z.number() });
+const FiatMoveBase = z.object({
+  currency: z.string(),
+  account_name: z.string(),
+  account_number: z.string(),
+  institution_code: z.string(),
+  amount: z.number(),
+});
 const CryptoMoveBase = z.object({ asset: z.string(), address: z.string(), network: z.string(), amount: z.number() });
 
-export const FiatPayinSchema = FiatMoveBase
-  .extend({
-    tx_reference: TxRefs,
-    expires_at: NullableDateTime,
-    paid_at: NullableDateTime,
-  })
-  .meta({ id: 'FiatPayin' });
-export const CryptoPayinSchema = CryptoMoveBase
-  .extend({
-    tx_hash: TxRefs,
-    expires_at: NullableDateTime,
-    paid_at: NullableDateTime,
-  })
-  .meta({ id: 'CryptoPayin' });
+export const FiatPayinSchema = FiatMoveBase.extend({
+  tx_reference: TxRefs,
+  expires_at: NullableDateTime,
+  paid_at: NullableDateTime,
+}).meta({ id: 'FiatPayin' });
+export const CryptoPayinSchema = CryptoMoveBase.extend({
+  tx_hash: TxRefs,
+  expires_at: NullableDateTime,
+  paid_at: NullableDateTime,
+}).meta({ id: 'CryptoPayin' });
 
-export const FiatPayoutSchema = FiatMoveBase
-  .extend({
-    percentage: z.number().nullable(),
-    tx_reference: TxRefs,
-    paid_at: NullableDateTime,
-  })
-  .meta({ id: 'FiatPayout' });
-export const CryptoPayoutSchema = CryptoMoveBase
-  .extend({
-    percentage: z.number().nullable(),
-    tx_hash: TxRefs,
-    paid_at: NullableDateTime,
-  })
-  .meta({ id: 'CryptoPayout' });
+export const FiatPayoutSchema = FiatMoveBase.extend({
+  percentage: z.number().nullable(),
+  tx_reference: TxRefs,
+  paid_at: NullableDateTime,
+}).meta({ id: 'FiatPayout' });
+export const CryptoPayoutSchema = CryptoMoveBase.extend({
+  percentage: z.number().nullable(),
+  tx_hash: TxRefs,
+  paid_at: NullableDateTime,
+}).meta({ id: 'CryptoPayout' });
 
-export const FiatRefundSchema = FiatMoveBase
-  .extend({
-    tx_reference: z.string().nullable(),
-    refunded_at: NullableDateTime,
-  })
-  .meta({ id: 'FiatRefund' });
-export const CryptoRefundSchema = CryptoMoveBase
-  .extend({
-    tx_hash: z.string().nullable(),
-    refunded_at: NullableDateTime,
-  })
-  .meta({ id: 'CryptoRefund' });
+export const FiatRefundSchema = FiatMoveBase.extend({
+  tx_reference: z.string().nullable(),
+  refunded_at: NullableDateTime,
+}).meta({ id: 'FiatRefund' });
+export const CryptoRefundSchema = CryptoMoveBase.extend({
+  tx_hash: z.string().nullable(),
+  refunded_at: NullableDateTime,
+}).meta({ id: 'CryptoRefund' });
 
 export const TimelineEntrySchema = z
   .object({
@@ -118,7 +112,10 @@ export type TimelineEntry = z.output<typeof TimelineEntrySchema>;
 export const OrderDetailSchema = OrderSummarySchema.extend({
   recipient: z.union([FiatRecipientResultSchema, CryptoRecipientResultSchema]),
   payin: z.union([FiatPayinSchema, CryptoPayinSchema]),
-  payout: z.array(z.union([FiatPayoutSchema, CryptoPayoutSchema])).optional().meta({ description: 'with include=payout' }),
+  payout: z
+    .array(z.union([FiatPayoutSchema, CryptoPayoutSchema]))
+    .optional()
+    .meta({ description: 'with include=payout' }),
   refund: z.union([FiatRefundSchema, CryptoRefundSchema]).optional(),
   timeline: z.array(TimelineEntrySchema).optional().meta({ description: 'with include=timeline' }),
 });
@@ -143,13 +140,13 @@ const detailOf = (
 /** The order detail as the document states it: one kind per order type, told apart by `type`. */
 export const OrderDetailDoc = z
   .discriminatedUnion('type', [
-    detailOf('onramp', 'OnrampOrderDetail', 'Onramp: a fiat pay-in, a crypto payout to the recipient\'s address, a fiat refund', {
+    detailOf('onramp', 'OnrampOrderDetail', "Onramp: a fiat pay-in, a crypto payout to the recipient's address, a fiat refund", {
       recipient: CryptoRecipientResultSchema,
       payin: FiatPayinSchema,
       payout: CryptoPayoutSchema,
       refund: FiatRefundSchema,
     }),
-    detailOf('offramp', 'OfframpOrderDetail', 'Offramp: a crypto pay-in, a fiat payout to the recipient\'s bank account, a crypto refund', {
+    detailOf('offramp', 'OfframpOrderDetail', "Offramp: a crypto pay-in, a fiat payout to the recipient's bank account, a crypto refund", {
       recipient: FiatRecipientResultSchema,
       payin: CryptoPayinSchema,
       payout: FiatPayoutSchema,

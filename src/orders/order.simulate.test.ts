@@ -26,7 +26,12 @@ function setup() {
   const orders = createOrderService({ clock, reference, ids: createIds(1) });
   const sent: Array<[string, WebhookEvent, string]> = [];
   const onramp = () =>
-    orders.create(ACME, { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: EVM }, customer }).reference;
+    orders.create(ACME, {
+      from: { currency: 'NGN', amount: 50_000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+      recipient: { address: EVM },
+      customer,
+    }).reference;
   const offramp = () => {
     const account_name = reference.lookupAccount('058', '0123456789').account_name;
     return orders.create(ACME, {
@@ -37,9 +42,17 @@ function setup() {
     }).reference;
   };
   const swap = () =>
-    orders.create(ACME, { from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'USDC', network: 'base-sepolia' }, recipient: { address: EVM }, customer }).reference;
+    orders.create(ACME, {
+      from: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
+      to: { currency: 'USDC', network: 'base-sepolia' },
+      recipient: { address: EVM },
+      customer,
+    }).reference;
   const order = (ref: string) => orders.store.orders.get(ref)!;
-  const webhooks = (ref: string) => order(ref).timeline.filter((e) => e.group === 'webhook').map((e) => e.event);
+  const webhooks = (ref: string) =>
+    order(ref)
+      .timeline.filter((e) => e.group === 'webhook')
+      .map((e) => e.event);
   return { clock, orders, onramp, offramp, swap, order, webhooks, sent };
 }
 
@@ -60,7 +73,12 @@ describe('orders.simulate (CONTRACT §16)', () => {
     expect(t.orders.pendingTimers(ref)).toEqual([]);
     expect(t.clock.pending).toBe(0);
     // What the partner sees is a paid order.
-    expect(t.order(ref).timeline.filter((e) => e.group === 'payin').map((e) => e.event)).toEqual(['confirmed']);
+    expect(
+      t
+        .order(ref)
+        .timeline.filter((e) => e.group === 'payin')
+        .map((e) => e.event),
+    ).toEqual(['confirmed']);
   });
 
   it('refunded goes through a failed payout, not a late pay-in to a cancelled order; the reason is on the failing step', async () => {
@@ -85,7 +103,9 @@ describe('orders.simulate (CONTRACT §16)', () => {
       const ref = t.onramp();
       await go(t, ref, status);
       expect(t.order(ref).status).toBe(status);
-      expect(t.order(ref).timeline.find((e) => e.event === 'outcome_set')?.details).toMatchObject({ outcome: status === 'failed' ? 'fail' : 'revert' });
+      expect(t.order(ref).timeline.find((e) => e.event === 'outcome_set')?.details).toMatchObject({
+        outcome: status === 'failed' ? 'fail' : 'revert',
+      });
     }
   });
 
@@ -93,14 +113,24 @@ describe('orders.simulate (CONTRACT §16)', () => {
     const t = setup();
     const e = t.onramp();
     expect(await go(t, e, 'expired', 'customer never paid')).toEqual(['awaiting_user_payment', 'expired']);
-    expect(t.order(e).timeline.find((x) => x.group === 'status' && x.event === 'expired')?.details).toEqual({ reason: 'customer never paid' });
+    expect(t.order(e).timeline.find((x) => x.group === 'status' && x.event === 'expired')?.details).toEqual({
+      reason: 'customer never paid',
+    });
     const c = t.onramp();
     expect(await go(t, c, 'cancelled', 'duplicate')).toEqual(['awaiting_user_payment', 'cancelled']);
     expect(t.order(c).timeline.find((x) => x.event === 'cancel_requested')?.details).toEqual({ reason: 'duplicate' });
     const p = t.offramp();
     expect(await go(t, p, 'pending')).toEqual(['awaiting_user_payment', 'pending']);
     // …and on from pending: the pay-in is confirmed.
-    expect(await go(t, p, 'completed')).toEqual(['pending', 'processing', 'routing', 'awaiting_lp_payment', 'executing', 'settled', 'completed']);
+    expect(await go(t, p, 'completed')).toEqual([
+      'pending',
+      'processing',
+      'routing',
+      'awaiting_lp_payment',
+      'executing',
+      'settled',
+      'completed',
+    ]);
     expect(t.order(p).timeline.some((x) => x.event === 'proof_submitted')).toBe(true);
   });
 
@@ -120,10 +150,14 @@ describe('orders.simulate (CONTRACT §16)', () => {
     const error = await go(t, ref, 'processing').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'E_BADREQUEST' });
-    expect((error as Error).message).toBe(`Order ${ref} (onramp, status completed) cannot be taken to processing: it is not reachable from completed. Nothing is reachable from completed: the order's lifecycle is over`);
+    expect((error as Error).message).toBe(
+      `Order ${ref} (onramp, status completed) cannot be taken to processing: it is not reachable from completed. Nothing is reachable from completed: the order's lifecycle is over`,
+    );
     const s = t.swap();
     const swapError = (await go(t, s, 'awaiting_lp_payment').catch((e: unknown) => e)) as Error;
-    expect(swapError.message).toMatch(/awaiting_lp_payment is not a status of the swap lifecycle\. Reachable from awaiting_user_payment: .*processing.*completed/);
+    expect(swapError.message).toMatch(
+      /awaiting_lp_payment is not a status of the swap lifecycle\. Reachable from awaiting_user_payment: .*processing.*completed/,
+    );
     expect(swapError.message).not.toMatch(/Reachable from .*awaiting_lp_payment/);
     expect(t.order(ref).version).toBe(version);
     expect(t.order(s).status).toBe('awaiting_user_payment');
@@ -146,7 +180,9 @@ describe('orders.simulate (CONTRACT §16)', () => {
     for (const make of [t.onramp, t.offramp, t.swap]) {
       const reachable = t.orders.reachable(make());
       const type = t.order(make()).type;
-      const expected = ORDER_STATUSES.filter((s) => s !== 'initiated' && s !== 'awaiting_user_payment' && !(type === 'swap' && s === 'awaiting_lp_payment'));
+      const expected = ORDER_STATUSES.filter(
+        (s) => s !== 'initiated' && s !== 'awaiting_user_payment' && !(type === 'swap' && s === 'awaiting_lp_payment'),
+      );
       expect([...reachable].sort(), type).toEqual([...expected].sort());
     }
   });
@@ -155,7 +191,12 @@ describe('orders.simulate (CONTRACT §16)', () => {
     const t = setup();
     const ref = t.onramp();
     const seen: string[] = [];
-    await t.orders.simulate(ref, 'settled', { afterStep: () => { seen.push(t.order(ref).status); return Promise.resolve(); } });
+    await t.orders.simulate(ref, 'settled', {
+      afterStep: () => {
+        seen.push(t.order(ref).status);
+        return Promise.resolve();
+      },
+    });
     expect(seen).toEqual(['processing', 'routing', 'awaiting_lp_payment', 'executing', 'settled']);
   });
 });

@@ -179,7 +179,16 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
   function search(order: Order, target: OrderStatus | undefined): { plan?: SimulatePlan; reachable: Set<OrderStatus> } {
     const runner = plannerFor(order.type);
     const precision = core.precisionOf(order.env, order.from.currency);
-    const root: Sim = { value: order.status, context: order.context, timers: [], pending: new Map(), path: [order.status], moves: [], cost: [0, 0, 0], payins: 0 };
+    const root: Sim = {
+      value: order.status,
+      context: order.context,
+      timers: [],
+      pending: new Map(),
+      path: [order.status],
+      moves: [],
+      cost: [0, 0, 0],
+      payins: 0,
+    };
     // The order's pending timers, due as on the real clock.
     node = root;
     for (const [id, handle] of lifecycle.pendingTimers(order)) {
@@ -195,7 +204,8 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
       // The open list stays small (tens of nodes): a sort is cheaper than a heap here.
       open.sort((a, b) => before(a.cost, b.cost));
       const sim = open.shift()!;
-      if (target !== undefined && sim.value === target && sim.moves.length > 0) return { plan: { moves: sim.moves, path: sim.path }, reachable };
+      if (target !== undefined && sim.value === target && sim.moves.length > 0)
+        return { plan: { moves: sim.moves, path: sim.path }, reachable };
       if (sim.moves.length >= MAX_MOVES) continue;
       expanded++;
       const next: Sim[] = [];
@@ -248,7 +258,9 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
     throw badRequest(
       `Order ${order.reference} (${order.type}, status ${order.status}) cannot be taken to ${target}: ` +
         `${inMachine ? `it is not reachable from ${order.status}` : `${target} is not a status of the ${order.type} lifecycle`}. ` +
-        (inOrder.length > 0 ? `Reachable from ${order.status}: ${inOrder.join(', ')}` : `Nothing is reachable from ${order.status}: the order's lifecycle is over`),
+        (inOrder.length > 0
+          ? `Reachable from ${order.status}: ${inOrder.join(', ')}`
+          : `Nothing is reachable from ${order.status}: the order's lifecycle is over`),
     );
   }
 
@@ -269,9 +281,15 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
         return true;
       case 'CONFIRM': {
         const seen = order.payinRefs.at(-1);
-        lifecycle.note(order, 'payin', 'proof_submitted', seen === undefined ? null : { [order.payin.kind === 'fiat' ? 'reference' : 'tx_hash']: seen }, (o) => {
-          o.payinPaidAt = clock.now();
-        });
+        lifecycle.note(
+          order,
+          'payin',
+          'proof_submitted',
+          seen === undefined ? null : { [order.payin.kind === 'fiat' ? 'reference' : 'tx_hash']: seen },
+          (o) => {
+            o.payinPaidAt = clock.now();
+          },
+        );
         return lifecycle.dispatch(order, event);
       }
       case 'CANCEL':
@@ -283,7 +301,10 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
         });
         return lifecycle.dispatch(order, event);
       case 'SET_PAYOUT':
-        lifecycle.note(order, 'payout', 'outcome_set', { outcome: event.outcome, ...(event.percentage === undefined ? {} : { percentage: event.percentage }) });
+        lifecycle.note(order, 'payout', 'outcome_set', {
+          outcome: event.outcome,
+          ...(event.percentage === undefined ? {} : { percentage: event.percentage }),
+        });
         return lifecycle.dispatch(order, event);
       default:
         return false;
@@ -334,7 +355,8 @@ export function createSimulator(core: OrdersCore, lifecycle: Lifecycle) {
     let reason = options.reason;
     for (let steps = 0, i = 0; order.status !== target; steps++) {
       if (steps >= MAX_STEPS) throw conflict(`Order ${reference} did not reach ${target} in ${MAX_STEPS} steps; it is ${order.status}`);
-      if (store.get(reference) !== order) throw conflict(`Order ${reference} went while it was being simulated (a reset, a restore or an eviction)`);
+      if (store.get(reference) !== order)
+        throw conflict(`Order ${reference} went while it was being simulated (a reset, a restore or an eviction)`);
       const move = current.moves[i];
       const from = order.timeline.length;
       if (move === undefined || !take(order, move)) {

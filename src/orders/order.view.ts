@@ -39,8 +39,41 @@ export function toSummary(o: Order, p: Precisions): OrderSummary {
   const { reference, merchant_reference, customer_reference, type, metadata, status } = o;
   // spec §2.2: fee is omitted when it is embedded in the exchange rate
   return o.fee.fee_in_rate
-    ? { reference, merchant_reference, customer_reference, type, from, to, pricing, metadata, amount_paid, amount_settled, amount_refunded, percentage_settled, status, created_at, updated_at }
-    : { reference, merchant_reference, customer_reference, type, from, to, pricing, fee: { ...o.fee }, metadata, amount_paid, amount_settled, amount_refunded, percentage_settled, status, created_at, updated_at };
+    ? {
+        reference,
+        merchant_reference,
+        customer_reference,
+        type,
+        from,
+        to,
+        pricing,
+        metadata,
+        amount_paid,
+        amount_settled,
+        amount_refunded,
+        percentage_settled,
+        status,
+        created_at,
+        updated_at,
+      }
+    : {
+        reference,
+        merchant_reference,
+        customer_reference,
+        type,
+        from,
+        to,
+        pricing,
+        fee: { ...o.fee },
+        metadata,
+        amount_paid,
+        amount_settled,
+        amount_refunded,
+        percentage_settled,
+        status,
+        created_at,
+        updated_at,
+      };
 }
 
 /**
@@ -49,7 +82,9 @@ export function toSummary(o: Order, p: Precisions): OrderSummary {
  * moved the order on, and one sent on demand may be for an order long completed.
  */
 export function eventSummary(event: string, summary: OrderSummary): OrderSummary {
-  return event === 'order.created' && summary.status !== 'awaiting_user_payment' ? { ...summary, status: 'awaiting_user_payment' } : summary;
+  return event === 'order.created' && summary.status !== 'awaiting_user_payment'
+    ? { ...summary, status: 'awaiting_user_payment' }
+    : summary;
 }
 
 /** The detail form (spec §2.3); payout and timeline only when included. */

@@ -29,7 +29,11 @@ const pairArb = fc
     const crypto = { currency: a, network: r.network.identifier };
     const fiat = { currency: r.fiat };
     const [from, to] =
-      r.type === 'onramp' ? [fiat, crypto] : r.type === 'offramp' ? [crypto, fiat] : [crypto, { currency: b, network: r.network.identifier }];
+      r.type === 'onramp'
+        ? [fiat, crypto]
+        : r.type === 'offramp'
+          ? [crypto, fiat]
+          : [crypto, { currency: b, network: r.network.identifier }];
     const amount = { amount: r.amount };
     return {
       ...r,
@@ -72,12 +76,16 @@ describe('pricing invariants (property)', () => {
         if (r.type === 'onramp') {
           // fiat paid = crypto value at the rate + fees, within one unit of rounding each side
           const tol = rate * 10 ** -decimalsOf(p.to.currency) + 3 * 10 ** -feeDecimals + 1e-6 * p.from.amount;
-          expect(Math.abs(p.from.amount - (p.to.amount * rate + f.total))).toBeLessThanOrEqual(tol + rate * 10 ** -decimalsOf(p.to.currency));
+          expect(Math.abs(p.from.amount - (p.to.amount * rate + f.total))).toBeLessThanOrEqual(
+            tol + rate * 10 ** -decimalsOf(p.to.currency),
+          );
         } else if (r.type === 'offramp') {
           const tol = rate * 10 ** -decimalsOf(p.from.currency) + 3 * 10 ** -feeDecimals + 1e-6 * p.to.amount;
           expect(Math.abs(p.to.amount - (p.from.amount * rate - f.total))).toBeLessThanOrEqual(tol + 10 ** -feeDecimals);
         } else {
-          expect(p.to.amount).toBeLessThanOrEqual(p.from.amount * (ref.midRate(fiats[0]!, p.from.currency)! / ref.midRate(fiats[0]!, p.to.currency)!) + 1e-6);
+          expect(p.to.amount).toBeLessThanOrEqual(
+            p.from.amount * (ref.midRate(fiats[0]!, p.from.currency)! / ref.midRate(fiats[0]!, p.to.currency)!) + 1e-6,
+          );
           expect(p.pricing).toMatchObject({ base_currency: p.from.currency, quote_currency: p.to.currency });
         }
         // the given amount is kept

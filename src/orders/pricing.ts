@@ -36,14 +36,7 @@ export const FEE_MODEL = {
  * on top in the fiat currency (`fee_in_rate: false`); swaps embed it in the rate (`true`).
  * Every amount is rounded to its currency's precision; `total` is the sum of the rounded parts.
  */
-export function price(
-  ref: ReferenceStore,
-  env: Environment,
-  type: OrderType,
-  from: Leg,
-  to: Leg,
-  partnerFeePercent = 0,
-): Priced {
+export function price(ref: ReferenceStore, env: Environment, type: OrderType, from: Leg, to: Leg, partnerFeePercent = 0): Priced {
   if (type === 'swap') return priceSwap(ref, env, from, to, partnerFeePercent);
   const fiatLeg = type === 'onramp' ? from : to;
   const cryptoLeg = type === 'onramp' ? to : from;

@@ -40,6 +40,10 @@ export const MAX_EVIDENCE = 20;
 
 export const pass = (evidence: Evidence[]): Outcome => ({ status: 'pass', applies: true, evidence });
 export const fail = (evidence: Evidence[]): Outcome => ({ status: 'fail', applies: true, evidence });
-export const notExercised = (applies: boolean, note?: string): Outcome => ({ status: 'not_exercised', applies, evidence: note ? [{ note }] : [] });
+export const notExercised = (applies: boolean, note?: string): Outcome => ({
+  status: 'not_exercised',
+  applies,
+  evidence: note ? [{ note }] : [],
+});
 
 export const is2xx = (status: number | null): boolean => status !== null && status >= 200 && status < 300;

@@ -30,11 +30,16 @@ export const signing: CheckDef = {
     const first = secret.findIndex((r) => r.auth === 'secret');
     const failures = secret.filter((r) => r.failure === 'signature');
     if (first < 0) {
-      return failures.length > 0 ? fail(failures.map((r) => ev(r, 'signature refused, and no secret-key request has verified'))) : notExercised(secret.length > 0);
+      return failures.length > 0
+        ? fail(failures.map((r) => ev(r, 'signature refused, and no secret-key request has verified')))
+        : notExercised(secret.length > 0);
     }
     const after = secret.slice(first + 1).filter((r) => r.failure === 'signature');
     if (after.length > 0) return fail(after.map((r) => ev(r, 'signature refused after signing had worked')));
-    return pass([ev(secret[first]!, 'first secret-key request that verified'), { note: `${secret.filter((r) => r.auth === 'secret').length} secret-key requests verified` }]);
+    return pass([
+      ev(secret[first]!, 'first secret-key request that verified'),
+      { note: `${secret.filter((r) => r.auth === 'secret').length} secret-key requests verified` },
+    ]);
   },
 };
 
@@ -64,7 +69,9 @@ export const rawBody: CheckDef = {
     const bad = watched.filter((r) => r.failure === 'raw_body');
     if (bad.length > 0) return fail(bad.map((r) => ev(r, 'the signature matches a re-serialised body, not the bytes sent')));
     const good = watched.filter((r) => r.auth === 'secret');
-    return good.length > 0 ? pass([ev(good[0]!, `${good.length} signed requests with a body verified over the bytes sent`)]) : notExercised(watched.length > 0);
+    return good.length > 0
+      ? pass([ev(good[0]!, `${good.length} signed requests with a body verified over the bytes sent`)])
+      : notExercised(watched.length > 0);
   },
 };
 
@@ -72,7 +79,7 @@ export const keyEnvironment: CheckDef = {
   id: 'key_environment',
   side: 'client',
   clause: 'spec §5',
-  title: 'Keys of the run\'s environment only; the public key only on reads',
+  title: "Keys of the run's environment only; the public key only on reads",
   fix: 'use the *_test_* keys against the test environment, send sk_* (never pk_* or enc_*) on writes',
   run(f) {
     const bad: Evidence[] = [];
@@ -127,7 +134,8 @@ export const accountLookup: CheckDef = {
       if (c.kind !== 'create' || c.orderType !== 'offramp' || !authed(c) || c.accountNumber === undefined) continue;
       const lookup = lookups.get(c.accountNumber);
       if (!lookup) bad.push(ev(c, `offramp create for account ${c.accountNumber} with no account lookup before it`));
-      else if (lookup.accountName !== c.accountName) bad.push(ev(c, `recipient.account_name "${c.accountName ?? ''}" is not the lookup's "${lookup.accountName ?? ''}" (${lookup.id})`));
+      else if (lookup.accountName !== c.accountName)
+        bad.push(ev(c, `recipient.account_name "${c.accountName ?? ''}" is not the lookup's "${lookup.accountName ?? ''}" (${lookup.id})`));
       else good.push(ev(c, `account_name from lookup ${lookup.id}`));
     }
     if (bad.length > 0) return fail(bad);
@@ -145,13 +153,23 @@ export const quoteTtl: CheckDef = {
     const reqs = inRun(f);
     const quoted = reqs.some((r) => r.kind === 'quote' && is2xx(r.status));
     const first = reqs.findIndex((r) => r.expiredQuote);
-    if (first < 0) return notExercised(quoted, quoted ? 'no create was refused for an expired quote yet (the probe ends one quote early)' : undefined);
+    if (first < 0)
+      return notExercised(quoted, quoted ? 'no create was refused for an expired quote yet (the probe ends one quote early)' : undefined);
     const refused = reqs[first]!;
     const later = reqs.slice(first + 1);
     const again = later.filter((r) => r.expiredQuote);
-    if (again.length > 0) return fail([ev(refused, 'refused: quote expired'), ...again.map((r) => ev(r, `created from an expired quote again (${r.quoteId ?? 'no quote_id'})`))]);
+    if (again.length > 0)
+      return fail([
+        ev(refused, 'refused: quote expired'),
+        ...again.map((r) => ev(r, `created from an expired quote again (${r.quoteId ?? 'no quote_id'})`)),
+      ]);
     const next = later.find((r) => (r.kind === 'quote' || r.kind === 'create') && is2xx(r.status));
-    return next ? pass([ev(refused, 'refused: quote expired'), ev(next, next.kind === 'quote' ? 'then quoted again' : 'then created from a live quote')]) : notExercised(true, `${refused.id} was refused for an expired quote; nothing was quoted or created after it yet`);
+    return next
+      ? pass([
+          ev(refused, 'refused: quote expired'),
+          ev(next, next.kind === 'quote' ? 'then quoted again' : 'then created from a live quote'),
+        ])
+      : notExercised(true, `${refused.id} was refused for an expired quote; nothing was quoted or created after it yet`);
   },
 };
 
@@ -173,7 +191,9 @@ export const validationRetry: CheckDef = {
       if (again) bad.push(ev(again, `the request refused with 422 (${r.id}) sent again unchanged`));
     });
     if (bad.length > 0) return fail(bad);
-    return writes.length > 0 ? pass([{ note: `${writes.length} writes, ${refused} refused with 422, none sent again unchanged` }]) : notExercised(false);
+    return writes.length > 0
+      ? pass([{ note: `${writes.length} writes, ${refused} refused with 422, none sent again unchanged` }])
+      : notExercised(false);
   },
 };
 
@@ -192,11 +212,17 @@ export const rateLimit: CheckDef = {
       const next = reqs.find((n, j) => j > i && n.key === r.key);
       if (!next) return;
       const waited = Math.round(next.start - r.end);
-      if (waited + RETRY_SLACK_MS < r.retryAfterMs) bad.push(ev(next, `sent ${waited} ms after a 429 (${r.id}) that said Retry-After ${r.retryAfterMs / 1000} s`));
+      if (waited + RETRY_SLACK_MS < r.retryAfterMs)
+        bad.push(ev(next, `sent ${waited} ms after a 429 (${r.id}) that said Retry-After ${r.retryAfterMs / 1000} s`));
       else good.push(ev(next, `waited ${waited} ms after the 429 (${r.id}, Retry-After ${r.retryAfterMs / 1000} s)`));
     });
     if (bad.length > 0) return fail(bad);
-    return good.length > 0 ? pass(good) : notExercised(reqs.some(authed), reqs.some((r) => r.status === 429) ? 'a 429 was answered; nothing was sent on that key after it yet' : undefined);
+    return good.length > 0
+      ? pass(good)
+      : notExercised(
+          reqs.some(authed),
+          reqs.some((r) => r.status === 429) ? 'a 429 was answered; nothing was sent on that key after it yet' : undefined,
+        );
   },
 };
 
@@ -217,18 +243,32 @@ export const idempotentCreate: CheckDef = {
       if (c.status === 0 || c.status >= 500) {
         const retry = later((r) => r.kind === 'create');
         if (!retry) waiting.push(ev(c, `create answered ${c.status || 'nothing'}; not retried yet`));
-        else if (!c.merchantReference) bad.push(ev(c, `create answered ${c.status || 'nothing'} without a merchant_reference: its retry (${retry.id}) cannot be matched`));
-        else if (retry.merchantReference !== c.merchantReference) bad.push(ev(retry, `retry of ${c.id} carries merchant_reference ${retry.merchantReference ?? '(none)'}, not ${c.merchantReference}`));
+        else if (!c.merchantReference)
+          bad.push(
+            ev(c, `create answered ${c.status || 'nothing'} without a merchant_reference: its retry (${retry.id}) cannot be matched`),
+          );
+        else if (retry.merchantReference !== c.merchantReference)
+          bad.push(
+            ev(retry, `retry of ${c.id} carries merchant_reference ${retry.merchantReference ?? '(none)'}, not ${c.merchantReference}`),
+          );
         else good.push(ev(retry, `retry of ${c.id} (answered ${c.status || 'nothing'}) with the same merchant_reference`));
       } else if (c.status === 409 && c.reference) {
         const read = later((r) => (r.kind === 'get_order' && r.reference === c.reference) || r.kind === 'list_orders');
         if (read) good.push(ev(read, `read the existing order after the 409 (${c.id})`));
-        else (ctx.final ? bad : waiting).push(ev(c, `409 for merchant_reference ${c.merchantReference ?? ''}: the existing order ${c.reference} was not read`));
+        else
+          (ctx.final ? bad : waiting).push(
+            ev(c, `409 for merchant_reference ${c.merchantReference ?? ''}: the existing order ${c.reference} was not read`),
+          );
       }
     });
     if (bad.length > 0) return fail(bad);
     if (waiting.length > 0) return { status: 'not_exercised', applies: true, evidence: waiting };
-    return good.length > 0 ? pass(good) : notExercised(reqs.some((r) => r.kind === 'create' && authed(r)), 'no create was answered 5xx or lost yet (the probe loses one create\'s answer)');
+    return good.length > 0
+      ? pass(good)
+      : notExercised(
+          reqs.some((r) => r.kind === 'create' && authed(r)),
+          "no create was answered 5xx or lost yet (the probe loses one create's answer)",
+        );
   },
 };
 
@@ -244,12 +284,27 @@ export const polling: CheckDef = {
     const bad: Evidence[] = [];
     for (const r of gets) {
       const before = last.get(r.reference!);
-      if (before && r.start - before.start < POLL_INTERVAL_MS - POLL_SLACK_MS) bad.push(ev(r, `read again ${Math.round(r.start - before.start)} ms after ${before.id}`));
+      if (before && r.start - before.start < POLL_INTERVAL_MS - POLL_SLACK_MS)
+        bad.push(ev(r, `read again ${Math.round(r.start - before.start)} ms after ${before.id}`));
       last.set(r.reference!, r);
     }
     if (bad.length > 0) return fail(bad);
-    return gets.length > 0 ? pass([{ note: `${gets.length} reads of ${last.size} orders, none within a second of the last` }]) : notExercised(false);
+    return gets.length > 0
+      ? pass([{ note: `${gets.length} reads of ${last.size} orders, none within a second of the last` }])
+      : notExercised(false);
   },
 };
 
-export const CLIENT_CHECKS: readonly CheckDef[] = [signing, timestampMs, rawBody, keyEnvironment, referenceData, accountLookup, quoteTtl, validationRetry, rateLimit, idempotentCreate, polling];
+export const CLIENT_CHECKS: readonly CheckDef[] = [
+  signing,
+  timestampMs,
+  rawBody,
+  keyEnvironment,
+  referenceData,
+  accountLookup,
+  quoteTtl,
+  validationRetry,
+  rateLimit,
+  idempotentCreate,
+  polling,
+];

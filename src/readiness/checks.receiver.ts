@@ -28,10 +28,18 @@ function probeCheck(kinds: readonly ProbeKind[], refuse: boolean): CheckDef['run
   return (f) => {
     const answers = kinds.map((k) => [k, probeAnswer(f, k)] as const);
     const wrong = answers.filter(([, a]) => a && is2xx(a.status) === refuse);
-    if (wrong.length > 0) return fail(wrong.map(([k, a]) => ev(a!.d, `${k.replace('_', ' ')} probe answered ${a!.status}; expected ${refuse ? 'a refusal (4xx)' : 'a 2xx'}`)));
+    if (wrong.length > 0)
+      return fail(
+        wrong.map(([k, a]) =>
+          ev(a!.d, `${k.replace('_', ' ')} probe answered ${a!.status}; expected ${refuse ? 'a refusal (4xx)' : 'a 2xx'}`),
+        ),
+      );
     if (answers.some(([, a]) => !a)) {
       const missing = answers.filter(([, a]) => !a).map(([k]) => k);
-      return notExercised(receiving(f), receiving(f) ? `no answer yet to the ${missing.join(' and ')} probe (sent after the receiver acknowledges a delivery)` : undefined);
+      return notExercised(
+        receiving(f),
+        receiving(f) ? `no answer yet to the ${missing.join(' and ')} probe (sent after the receiver acknowledges a delivery)` : undefined,
+      );
     }
     return pass(answers.map(([k, a]) => ev(a!.d, `${k.replace('_', ' ')} probe answered ${a!.status}`)));
   };
@@ -48,12 +56,15 @@ export const ackFast: CheckDef = {
     let fast: DeliveryFact | undefined;
     for (const d of ordinary(f)) {
       for (const a of d.attempts) {
-        if ((is2xx(a.status) && a.ms >= ACK_WITHIN_MS) || (a.error ?? '').startsWith('timed out')) bad.push(ev(d, `answered ${a.status ?? a.error} after ${a.ms} ms`));
+        if ((is2xx(a.status) && a.ms >= ACK_WITHIN_MS) || (a.error ?? '').startsWith('timed out'))
+          bad.push(ev(d, `answered ${a.status ?? a.error} after ${a.ms} ms`));
         else if (is2xx(a.status)) fast ??= d;
       }
     }
     if (bad.length > 0) return fail(bad);
-    return fast ? pass([ev(fast, 'acknowledged in time'), { note: `every acknowledgement within ${ACK_WITHIN_MS} ms` }]) : notExercised(receiving(f));
+    return fast
+      ? pass([ev(fast, 'acknowledged in time'), { note: `every acknowledgement within ${ACK_WITHIN_MS} ms` }])
+      : notExercised(receiving(f));
   },
 };
 

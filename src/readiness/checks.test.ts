@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckDef } from './check';
-import { accountLookup, idempotentCreate, keyEnvironment, polling, quoteTtl, rateLimit, rawBody, referenceData, signing, timestampMs, validationRetry } from './checks.client';
+import {
+  accountLookup,
+  idempotentCreate,
+  keyEnvironment,
+  polling,
+  quoteTtl,
+  rateLimit,
+  rawBody,
+  referenceData,
+  signing,
+  timestampMs,
+  validationRetry,
+} from './checks.client';
 import { ackFast, duplicates, outOfOrder, recovers, staleTimestamp, verifySignature } from './checks.receiver';
 import type { DeliveryFact, RequestFact, RunFacts } from './facts';
 
@@ -12,15 +24,40 @@ function req(over: Partial<RequestFact> & { after?: number } = {}): RequestFact 
   const { after = 10, ...rest } = over;
   clock += after;
   n++;
-  return { id: `req_${n}`, start: clock, end: clock + 5, method: 'GET', path: '/v1/networks', kind: 'other', status: 200, auth: 'secret', key: 'Bearer sk_test_****abcd', keyKind: 'sk', env: 'test', fingerprint: `fp${n}`, hasBody: false, ...rest };
+  return {
+    id: `req_${n}`,
+    start: clock,
+    end: clock + 5,
+    method: 'GET',
+    path: '/v1/networks',
+    kind: 'other',
+    status: 200,
+    auth: 'secret',
+    key: 'Bearer sk_test_****abcd',
+    keyKind: 'sk',
+    env: 'test',
+    fingerprint: `fp${n}`,
+    hasBody: false,
+    ...rest,
+  };
 }
 const get = (path: string, kind: RequestFact['kind'], over: Partial<RequestFact> & { after?: number } = {}) => req({ path, kind, ...over });
-const post = (path: string, kind: RequestFact['kind'], over: Partial<RequestFact> & { after?: number } = {}) => req({ method: 'POST', path, kind, hasBody: true, ...over });
-const refused = (failure: RequestFact['failure'], over: Partial<RequestFact> = {}) => req({ status: 401, code: 'E_UNAUTHORIZED', auth: 'failed', failure, ...over });
+const post = (path: string, kind: RequestFact['kind'], over: Partial<RequestFact> & { after?: number } = {}) =>
+  req({ method: 'POST', path, kind, hasBody: true, ...over });
+const refused = (failure: RequestFact['failure'], over: Partial<RequestFact> = {}) =>
+  req({ status: 401, code: 'E_UNAUTHORIZED', auth: 'failed', failure, ...over });
 
 function dlv(over: Partial<DeliveryFact> = {}): DeliveryFact {
   n++;
-  return { id: `dlv_${n}`, order: 'ORD1', event: 'order.created', attempts: [{ status: 200, ms: 20, error: null }], aimed: true, gaveUp: false, ...over };
+  return {
+    id: `dlv_${n}`,
+    order: 'ORD1',
+    event: 'order.created',
+    attempts: [{ status: 200, ms: 20, error: null }],
+    aimed: true,
+    gaveUp: false,
+    ...over,
+  };
 }
 
 const facts = (requests: RequestFact[] = [], deliveries: DeliveryFact[] = []): RunFacts => ({ environment: 'test', requests, deliveries });
@@ -34,7 +71,10 @@ describe('client checks (CONTRACT §21)', () => {
     expect(status(signing, facts([req(), refused('signature')]))).toBe('fail');
     expect(status(signing, facts([refused('signature'), refused('signature')]))).toBe('fail');
     // A public-key read is no evidence of signing.
-    expect(outcome(signing, facts([req({ auth: 'public', keyKind: 'pk', key: 'Bearer pk_test_****abcd' })]))).toMatchObject({ status: 'not_exercised', applies: false });
+    expect(outcome(signing, facts([req({ auth: 'public', keyKind: 'pk', key: 'Bearer pk_test_****abcd' })]))).toMatchObject({
+      status: 'not_exercised',
+      applies: false,
+    });
     // Failures other checks name (seconds, re-serialised body) are theirs, not signing's.
     expect(status(signing, facts([req(), refused('raw_body'), refused('seconds')]))).toBe('pass');
   });
@@ -48,23 +88,41 @@ describe('client checks (CONTRACT §21)', () => {
   it('raw_body: passes when signed bodies verified, fails when one was signed re-serialised', () => {
     expect(status(rawBody, facts([req()]))).toBe('not_exercised'); // no body seen
     expect(status(rawBody, facts([post('/v1/orders/quote', 'quote')]))).toBe('pass');
-    expect(status(rawBody, facts([post('/v1/orders/quote', 'quote'), refused('raw_body', { method: 'POST', hasBody: true })]))).toBe('fail');
+    expect(status(rawBody, facts([post('/v1/orders/quote', 'quote'), refused('raw_body', { method: 'POST', hasBody: true })]))).toBe(
+      'fail',
+    );
   });
 
   it('key_environment: fails on a key of the other environment, the public key on a write, enc_* as Bearer', () => {
     expect(status(keyEnvironment, facts([req()]))).toBe('pass');
     expect(status(keyEnvironment, facts([req(), req({ env: 'live', key: 'Bearer sk_live_****abcd' })]))).toBe('fail');
-    expect(status(keyEnvironment, facts([req(), req({ status: 403, auth: 'failed', keyKind: 'pk', failure: 'public_on_secret' })]))).toBe('fail');
+    expect(status(keyEnvironment, facts([req(), req({ status: 403, auth: 'failed', keyKind: 'pk', failure: 'public_on_secret' })]))).toBe(
+      'fail',
+    );
     expect(status(keyEnvironment, facts([req(), refused('key', { keyKind: 'enc' })]))).toBe('fail');
     expect(status(keyEnvironment, facts([refused('key', { keyKind: undefined, env: undefined })]))).toBe('not_exercised');
   });
 
   it('reference_data: passes when networks and currencies were read before the first quote or order, fails otherwise', () => {
     expect(outcome(referenceData, facts([req()]))).toMatchObject({ status: 'not_exercised', applies: false });
-    expect(status(referenceData, facts([get('/v1/networks', 'networks'), get('/v1/crypto-currencies', 'currencies'), post('/v1/orders/quote', 'quote')]))).toBe('pass');
+    expect(
+      status(
+        referenceData,
+        facts([get('/v1/networks', 'networks'), get('/v1/crypto-currencies', 'currencies'), post('/v1/orders/quote', 'quote')]),
+      ),
+    ).toBe('pass');
     expect(status(referenceData, facts([get('/v1/crypto-currencies', 'currencies'), post('/v1/orders/quote', 'quote')]))).toBe('fail');
     // A read refused (a 429) does not count as read.
-    expect(status(referenceData, facts([get('/v1/networks', 'networks', { status: 429 }), get('/v1/crypto-currencies', 'currencies'), post('/v1/orders/quote', 'quote')]))).toBe('fail');
+    expect(
+      status(
+        referenceData,
+        facts([
+          get('/v1/networks', 'networks', { status: 429 }),
+          get('/v1/crypto-currencies', 'currencies'),
+          post('/v1/orders/quote', 'quote'),
+        ]),
+      ),
+    ).toBe('fail');
   });
 
   it('account_lookup: an offramp create needs a lookup of its account before it, and its account_name', () => {
@@ -74,7 +132,10 @@ describe('client checks (CONTRACT §21)', () => {
     expect(status(accountLookup, facts([lookup, create('Ada Obi')]))).toBe('fail');
     expect(status(accountLookup, facts([create('ADA OBI')]))).toBe('fail');
     expect(status(accountLookup, facts([create('ADA OBI'), lookup]))).toBe('fail');
-    expect(outcome(accountLookup, facts([post('/v1/orders', 'create', { orderType: 'onramp' })]))).toMatchObject({ status: 'not_exercised', applies: false });
+    expect(outcome(accountLookup, facts([post('/v1/orders', 'create', { orderType: 'onramp' })]))).toMatchObject({
+      status: 'not_exercised',
+      applies: false,
+    });
   });
 
   it('quote_ttl: after an expired-quote refusal, a new quote or create passes; another expired create fails', () => {
@@ -100,10 +161,12 @@ describe('client checks (CONTRACT §21)', () => {
     expect(outcome(rateLimit, facts([req()]))).toMatchObject({ status: 'not_exercised', applies: true });
   });
 
-  it('idempotent_create: a lost create\'s retry carries its merchant_reference; a 409 is followed by a read (else a fail once final)', () => {
+  it("idempotent_create: a lost create's retry carries its merchant_reference; a 409 is followed by a read (else a fail once final)", () => {
     const lost = () => post('/v1/orders', 'create', { status: 503, code: 'E_SANDBOX_FAULT', merchantReference: 'm-1' });
     const conflictOf = () => post('/v1/orders', 'create', { status: 409, code: 'E_CONFLICT', merchantReference: 'm-1', reference: 'ORD1' });
-    expect(status(idempotentCreate, facts([lost(), conflictOf(), get('/v1/orders/ORD1', 'get_order', { reference: 'ORD1' })]))).toBe('pass');
+    expect(status(idempotentCreate, facts([lost(), conflictOf(), get('/v1/orders/ORD1', 'get_order', { reference: 'ORD1' })]))).toBe(
+      'pass',
+    );
     expect(status(idempotentCreate, facts([lost(), post('/v1/orders', 'create', { merchantReference: 'm-2' })]))).toBe('fail');
     expect(status(idempotentCreate, facts([post('/v1/orders', 'create', { status: 0 }), post('/v1/orders', 'create')]))).toBe('fail');
     expect(status(idempotentCreate, facts([lost(), conflictOf()]))).toBe('not_exercised');
@@ -127,13 +190,21 @@ describe('receiver checks (CONTRACT §21)', () => {
     expect(status(ackFast, facts([], [dlv(), dlv({ attempts: [{ status: 200, ms: 6000, error: null }] })]))).toBe('fail');
     expect(status(ackFast, facts([], [dlv({ attempts: [{ status: null, ms: 15000, error: 'timed out after 15000 ms' }] })]))).toBe('fail');
     expect(outcome(ackFast, facts([], [probe('duplicate', 200)]))).toMatchObject({ status: 'not_exercised', applies: false });
-    expect(outcome(ackFast, facts([], [dlv({ aimed: false, attempts: [{ status: null, ms: 0, error: 'no webhook_url configured for the partner' }] })]))).toMatchObject({ status: 'not_exercised', applies: false });
+    expect(
+      outcome(
+        ackFast,
+        facts([], [dlv({ aimed: false, attempts: [{ status: null, ms: 0, error: 'no webhook_url configured for the partner' }] })]),
+      ),
+    ).toMatchObject({ status: 'not_exercised', applies: false });
   });
 
   it('verify_signature: both the bad-signature and the tampered probe refused passes; either accepted fails', () => {
     expect(status(verifySignature, facts([], [dlv(), probe('bad_signature', 401), probe('tampered_body', 401)]))).toBe('pass');
     expect(status(verifySignature, facts([], [dlv(), probe('bad_signature', 401), probe('tampered_body', 200)]))).toBe('fail');
-    expect(outcome(verifySignature, facts([], [dlv(), probe('bad_signature', 401)]))).toMatchObject({ status: 'not_exercised', applies: true });
+    expect(outcome(verifySignature, facts([], [dlv(), probe('bad_signature', 401)]))).toMatchObject({
+      status: 'not_exercised',
+      applies: true,
+    });
   });
 
   it('stale_timestamp: the stale probe refused passes, accepted fails', () => {
@@ -148,7 +219,9 @@ describe('receiver checks (CONTRACT §21)', () => {
     expect(status(outOfOrder, facts([], [dlv(), probe('out_of_order', 200)]))).toBe('pass');
     expect(status(outOfOrder, facts([], [dlv(), probe('out_of_order', 500)]))).toBe('fail');
     // A probe with no HTTP answer (refused connection) is not yet an answer.
-    expect(status(duplicates, facts([], [dlv(), dlv({ probe: 'duplicate', attempts: [{ status: null, ms: 1, error: 'connection refused' }] })]))).toBe('not_exercised');
+    expect(
+      status(duplicates, facts([], [dlv(), dlv({ probe: 'duplicate', attempts: [{ status: null, ms: 1, error: 'connection refused' }] })])),
+    ).toBe('not_exercised');
   });
 
   it('recovers: a failed attempt then a 2xx passes; a delivery given up fails; no failure does not apply', () => {

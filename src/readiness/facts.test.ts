@@ -4,8 +4,21 @@ import type { RawRecord } from '../http/inspector/request-log.record';
 import { classifyAuthFailure, requestFact } from './facts';
 
 // CONTRACT §21: what a run keeps of each /v1 request, read from the inspector's record.
-const raw = (over: Partial<RawRecord>): RawRecord => ({ wallMs: 10_000, virtualMs: 0, method: 'GET', path: '/v1/networks', status: 200, ms: 4, auth: 'secret', headers: { authorization: 'Bearer sk_test_****abcd' }, ...over });
-const look = { quoteType: (id: string) => (id === 'qt_1' ? ('offramp' as const) : undefined), existing: (m: string) => (m === 'm-1' ? 'ORD1' : undefined) };
+const raw = (over: Partial<RawRecord>): RawRecord => ({
+  wallMs: 10_000,
+  virtualMs: 0,
+  method: 'GET',
+  path: '/v1/networks',
+  status: 200,
+  ms: 4,
+  auth: 'secret',
+  headers: { authorization: 'Bearer sk_test_****abcd' },
+  ...over,
+});
+const look = {
+  quoteType: (id: string) => (id === 'qt_1' ? ('offramp' as const) : undefined),
+  existing: (m: string) => (m === 'm-1' ? 'ORD1' : undefined),
+};
 
 describe('request facts', () => {
   it('classifies refusals by the diagnosis auth records in the message', () => {
@@ -14,24 +27,76 @@ describe('request facts', () => {
     expect(classifyAuthFailure(401, `${AUTH_MESSAGES.badSignature}: ${SIGNATURE_MISTAKES.reserialised}`)).toBe('raw_body');
     expect(classifyAuthFailure(401, `${AUTH_MESSAGES.badSignature}: ${SIGNATURE_MISTAKES.secretKey}`)).toBe('signature');
     expect(classifyAuthFailure(401, AUTH_MESSAGES.missingSignature)).toBe('signature');
-    expect(classifyAuthFailure(401, 'svc-timestamp is 400 s in the past; allowed skew is ±300 s of the server\'s wall clock')).toBe('signature');
+    expect(classifyAuthFailure(401, "svc-timestamp is 400 s in the past; allowed skew is ±300 s of the server's wall clock")).toBe(
+      'signature',
+    );
     expect(classifyAuthFailure(403, AUTH_MESSAGES.publicOnSecretRoute)).toBe('public_on_secret');
     expect(classifyAuthFailure(401, AUTH_MESSAGES.unknownKey)).toBe('key');
     expect(classifyAuthFailure(200, undefined)).toBeUndefined();
   });
 
   it('reads the key, start, Retry-After and kind', () => {
-    const f = requestFact('req_1', raw({ status: 429, code: 'E_RATE_LIMITED', responseHeaders: { 'retry-after': '2' }, headers: { authorization: 'Bearer pk_live_****wxyz' } }), look);
-    expect(f).toMatchObject({ id: 'req_1', start: 9_996, end: 10_000, kind: 'networks', keyKind: 'pk', env: 'live', retryAfterMs: 2000, key: 'Bearer pk_live_****wxyz' });
+    const f = requestFact(
+      'req_1',
+      raw({
+        status: 429,
+        code: 'E_RATE_LIMITED',
+        responseHeaders: { 'retry-after': '2' },
+        headers: { authorization: 'Bearer pk_live_****wxyz' },
+      }),
+      look,
+    );
+    expect(f).toMatchObject({
+      id: 'req_1',
+      start: 9_996,
+      end: 10_000,
+      kind: 'networks',
+      keyKind: 'pk',
+      env: 'live',
+      retryAfterMs: 2000,
+      key: 'Bearer pk_live_****wxyz',
+    });
   });
 
   it('reads a create: merchant reference, quote type, recipient, the order, an expired quote, the order behind a 409', () => {
-    const body = JSON.stringify({ quote_id: 'qt_1', merchant_reference: 'm-1', recipient: { account_number: '0123', account_name: 'ADA OBI' } });
-    const created = requestFact('req_2', raw({ method: 'POST', path: '/v1/orders', requestBody: body, responseBody: JSON.stringify({ status: true, data: { reference: 'ORD9', type: 'offramp' } }) }), look);
-    expect(created).toMatchObject({ kind: 'create', merchantReference: 'm-1', quoteId: 'qt_1', orderType: 'offramp', accountNumber: '0123', accountName: 'ADA OBI', reference: 'ORD9', hasBody: true });
+    const body = JSON.stringify({
+      quote_id: 'qt_1',
+      merchant_reference: 'm-1',
+      recipient: { account_number: '0123', account_name: 'ADA OBI' },
+    });
+    const created = requestFact(
+      'req_2',
+      raw({
+        method: 'POST',
+        path: '/v1/orders',
+        requestBody: body,
+        responseBody: JSON.stringify({ status: true, data: { reference: 'ORD9', type: 'offramp' } }),
+      }),
+      look,
+    );
+    expect(created).toMatchObject({
+      kind: 'create',
+      merchantReference: 'm-1',
+      quoteId: 'qt_1',
+      orderType: 'offramp',
+      accountNumber: '0123',
+      accountName: 'ADA OBI',
+      reference: 'ORD9',
+      hasBody: true,
+    });
     const conflict = requestFact('req_3', raw({ method: 'POST', path: '/v1/orders', status: 409, requestBody: body }), look);
     expect(conflict).toMatchObject({ orderType: 'offramp', reference: 'ORD1' });
-    const expired = requestFact('req_4', raw({ method: 'POST', path: '/v1/orders', status: 400, message: 'quote_id: quote expired at 2026-01-01T00:00:00.000Z; create a new quote', requestBody: body }), look);
+    const expired = requestFact(
+      'req_4',
+      raw({
+        method: 'POST',
+        path: '/v1/orders',
+        status: 400,
+        message: 'quote_id: quote expired at 2026-01-01T00:00:00.000Z; create a new quote',
+        requestBody: body,
+      }),
+      look,
+    );
     expect(expired.expiredQuote).toBe(true);
   });
 
@@ -44,9 +109,23 @@ describe('request facts', () => {
   });
 
   it('reads an order path and an account lookup, and survives a body cut or a stray %', () => {
-    expect(requestFact('r', raw({ path: '/v1/orders/ORD%201?include=timeline' }), look)).toMatchObject({ kind: 'get_order', reference: 'ORD 1' });
+    expect(requestFact('r', raw({ path: '/v1/orders/ORD%201?include=timeline' }), look)).toMatchObject({
+      kind: 'get_order',
+      reference: 'ORD 1',
+    });
     expect(requestFact('r', raw({ path: '/v1/orders/%E0%A4' }), look)).toMatchObject({ kind: 'get_order', reference: '%E0%A4' });
-    expect(requestFact('r', raw({ path: '/v1/orders/quote', method: 'POST', requestBody: '{"from":', responseBody: '{"status":true' }), look)).toMatchObject({ kind: 'quote' });
-    expect(requestFact('r', raw({ path: '/v1/account-lookup?account_number=0123&bank_code=058', responseBody: JSON.stringify({ data: { account_name: 'ADA OBI', account_number: '0123' } }) }), look)).toMatchObject({ kind: 'lookup', accountNumber: '0123', accountName: 'ADA OBI' });
+    expect(
+      requestFact('r', raw({ path: '/v1/orders/quote', method: 'POST', requestBody: '{"from":', responseBody: '{"status":true' }), look),
+    ).toMatchObject({ kind: 'quote' });
+    expect(
+      requestFact(
+        'r',
+        raw({
+          path: '/v1/account-lookup?account_number=0123&bank_code=058',
+          responseBody: JSON.stringify({ data: { account_name: 'ADA OBI', account_number: '0123' } }),
+        }),
+        look,
+      ),
+    ).toMatchObject({ kind: 'lookup', accountNumber: '0123', accountName: 'ADA OBI' });
   });
 });

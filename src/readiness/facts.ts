@@ -94,7 +94,11 @@ function kindOf(method: string, path: string): RequestKind {
   if (method === 'GET' && ORDER_PATH.test(path) && path !== '/v1/orders/quote') return 'get_order';
   if (method === 'GET' && path === '/v1/account-lookup') return 'lookup';
   if (method === 'GET' && (path === '/v1/networks' || /^\/v1\/crypto-currencies\/[^/]+\/networks$/.test(path))) return 'networks';
-  if (method === 'GET' && (path === '/v1/crypto-currencies' || path === '/v1/fiat-currencies' || /^\/v1\/networks\/[^/]+\/crypto-currencies$/.test(path))) return 'currencies';
+  if (
+    method === 'GET' &&
+    (path === '/v1/crypto-currencies' || path === '/v1/fiat-currencies' || /^\/v1\/networks\/[^/]+\/crypto-currencies$/.test(path))
+  )
+    return 'currencies';
   return 'other';
 }
 
@@ -140,7 +144,8 @@ function decoded(segment: string): string {
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.slice(0, 128) : undefined);
-const record = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const record = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const isOrderType = (type: string): type is OrderType => (ORDER_TYPES as readonly string[]).includes(type);
 
 /** The order type legs describe (spec §4.1 create quote): crypto legs carry a network. */
@@ -158,7 +163,11 @@ function typeOfLegs(body: Record<string, unknown>): OrderType | undefined {
  * `existing` (the order holding a merchant reference, read through the order store) fill in what
  * a create's own record does not say.
  */
-export function requestFact(id: string, raw: Readonly<RawRecord>, look: { quoteType(quoteId: string): OrderType | undefined; existing(merchantReference: string): string | undefined }): RequestFact {
+export function requestFact(
+  id: string,
+  raw: Readonly<RawRecord>,
+  look: { quoteType(quoteId: string): OrderType | undefined; existing(merchantReference: string): string | undefined },
+): RequestFact {
   const q = raw.path.indexOf('?');
   const path = q < 0 ? raw.path : raw.path.slice(0, q);
   const query = q < 0 ? '' : raw.path.slice(q + 1);
@@ -224,7 +233,9 @@ export function requestFact(id: string, raw: Readonly<RawRecord>, look: { quoteT
 
 /** The fact of a delivery as the log holds it now (its finished attempts). */
 export function deliveryFact(d: Readonly<Delivery>): DeliveryFact {
-  const attempts = d.attempts.slice(0, d.inFlight ? -1 : undefined).map((a) => ({ status: a.http_status, ms: a.duration_ms, error: a.error }));
+  const attempts = d.attempts
+    .slice(0, d.inFlight ? -1 : undefined)
+    .map((a) => ({ status: a.http_status, ms: a.duration_ms, error: a.error }));
   return {
     id: d.id,
     order: d.order,

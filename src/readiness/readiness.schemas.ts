@@ -11,13 +11,18 @@ export const OpenRunBodySchema = z
     scope: z
       .enum(['all', 'receiver'])
       .optional()
-      .meta({ description: 'all (default): the API client and the receiver; receiver: only the receiver\'s answers count (a scenario run, whose /v1 calls are the runner\'s, not the partner\'s): the client checks stay not_exercised and the verdict is at best incomplete' }),
+      .meta({
+        description:
+          "all (default): the API client and the receiver; receiver: only the receiver's answers count (a scenario run, whose /v1 calls are the runner's, not the partner's): the client checks stay not_exercised and the verdict is at best incomplete",
+      }),
   })
   .meta({ id: 'ReadinessRunBody', example: { client_id: 'ptr_acme', environment: 'test', probes: true } });
 export type OpenRunBody = z.output<typeof OpenRunBodySchema>;
 
 export const RunParamsSchema = z.object({ id: z.string().min(1).max(64).meta({ description: 'a readiness run id', example: 'rdy_1' }) });
-export const RunsQuerySchema = z.object({ client_id: z.string().min(1).max(128).optional().meta({ description: 'only this partner\'s runs' }) });
+export const RunsQuerySchema = z.object({
+  client_id: z.string().min(1).max(128).optional().meta({ description: "only this partner's runs" }),
+});
 
 export const EvidenceSchema = z
   .object({
@@ -35,7 +40,11 @@ export const CheckResultSchema = z
     clause: z.string().meta({ example: 'spec §5.2' }),
     title: z.string(),
     status: z.enum(['pass', 'fail', 'not_exercised']),
-    applies: z.boolean().meta({ description: 'whether the partner used what the check watches: a not_exercised check that applies makes the verdict incomplete' }),
+    applies: z
+      .boolean()
+      .meta({
+        description: 'whether the partner used what the check watches: a not_exercised check that applies makes the verdict incomplete',
+      }),
     evidence: z.array(EvidenceSchema).meta({ description: 'at most 20 items' }),
     fix: z.string(),
   })
@@ -47,16 +56,31 @@ const EventCoverageSchema = z.object({ acknowledged: z.array(z.string()), reacha
 export const CoverageSchema = z
   .object({
     order_types: z.array(z.string()).meta({ description: 'the order types the partner created in the run' }),
-    statuses: z.record(z.string(), StatusCoverageSchema).meta({ description: 'per order type used: the statuses its orders reached, out of those the machine can reach' }),
-    events: z.record(z.string(), EventCoverageSchema).meta({ description: 'per order type used: the events the receiver acknowledged, out of those the machine can emit' }),
+    statuses: z
+      .record(z.string(), StatusCoverageSchema)
+      .meta({ description: 'per order type used: the statuses its orders reached, out of those the machine can reach' }),
+    events: z
+      .record(z.string(), EventCoverageSchema)
+      .meta({ description: 'per order type used: the events the receiver acknowledged, out of those the machine can emit' }),
     error_codes: z.object({ seen: z.array(z.string()), possible: z.array(z.string()) }),
   })
   .meta({ id: 'ReadinessCoverage' });
 
 export const ProbeRecordSchema = z
   .object({
-    kind: z.enum(['bad_signature', 'stale_timestamp', 'tampered_body', 'duplicate', 'out_of_order', 'lost_response', 'rate_limited', 'quote_ended']),
-    status: z.enum(['planned', 'armed', 'done']).meta({ description: 'planned: waiting for its occasion; armed: a fault waits for the request; done: it happened' }),
+    kind: z.enum([
+      'bad_signature',
+      'stale_timestamp',
+      'tampered_body',
+      'duplicate',
+      'out_of_order',
+      'lost_response',
+      'rate_limited',
+      'quote_ended',
+    ]),
+    status: z
+      .enum(['planned', 'armed', 'done'])
+      .meta({ description: 'planned: waiting for its occasion; armed: a fault waits for the request; done: it happened' }),
     request_id: z.string().optional(),
     delivery_id: z.string().optional(),
     note: z.string().optional(),
@@ -76,7 +100,9 @@ export const ReadinessReportSchema = z
     counted: z.object({
       requests: z.number().int().nonnegative(),
       deliveries: z.number().int().nonnegative(),
-      truncated: z.boolean().meta({ description: 'the run stopped counting at its limit of facts (memory is bounded): later traffic did not count' }),
+      truncated: z
+        .boolean()
+        .meta({ description: 'the run stopped counting at its limit of facts (memory is bounded): later traffic did not count' }),
     }),
     verdict: z.enum(['ready', 'not_ready', 'incomplete']),
     checks: z.array(CheckResultSchema),

@@ -17,14 +17,24 @@ export interface TablePaint {
 const MARK = { pass: '✓', fail: '✗', not_exercised: '–' } as const;
 
 /** One line per check, `✓ id  clause  title`, and `fix: …` under each that did not pass. */
-export function reportTable(report: ReadinessReport, paint: TablePaint = { green: plain, yellow: plain, red: plain, bold: plain, dim: plain }): string {
+export function reportTable(
+  report: ReadinessReport,
+  paint: TablePaint = { green: plain, yellow: plain, red: plain, bold: plain, dim: plain },
+): string {
   const colour = { pass: paint.green, fail: paint.red, not_exercised: paint.yellow } as const;
   const idWidth = Math.max(...report.checks.map((c) => c.id.length));
   const clauseWidth = Math.max(...report.checks.map((c) => c.clause.length));
-  const lines = [`${paint.bold(`Readiness ${report.id}`)} ${report.client_id} (${report.environment}${report.scope === 'receiver' ? ', receiver only' : ''}): ${verdictPaint(report.verdict, paint)}`];
+  const lines = [
+    `${paint.bold(`Readiness ${report.id}`)} ${report.client_id} (${report.environment}${report.scope === 'receiver' ? ', receiver only' : ''}): ${verdictPaint(report.verdict, paint)}`,
+  ];
   for (const c of report.checks) {
-    const status = c.status === 'not_exercised' && !c.applies ? paint.dim(`${MARK.not_exercised} ${c.id.padEnd(idWidth)}`) : colour[c.status](`${MARK[c.status]} ${c.id.padEnd(idWidth)}`);
-    lines.push(`${status}  ${c.clause.padEnd(clauseWidth)}  ${c.title}${c.status === 'not_exercised' ? paint.dim(c.applies ? ' (not exercised)' : ' (not used)') : ''}`);
+    const status =
+      c.status === 'not_exercised' && !c.applies
+        ? paint.dim(`${MARK.not_exercised} ${c.id.padEnd(idWidth)}`)
+        : colour[c.status](`${MARK[c.status]} ${c.id.padEnd(idWidth)}`);
+    lines.push(
+      `${status}  ${c.clause.padEnd(clauseWidth)}  ${c.title}${c.status === 'not_exercised' ? paint.dim(c.applies ? ' (not exercised)' : ' (not used)') : ''}`,
+    );
     if (c.status === 'fail' || (c.status === 'not_exercised' && c.applies)) {
       const first = c.evidence[0];
       if (first) lines.push(`    ${paint.dim(evidenceLine(first))}`);
@@ -59,7 +69,8 @@ export function reportJunit(report: ReadinessReport): string {
     const open = `    <testcase classname="readiness.${c.side}" name="${esc(`${c.id} (${c.clause})`)}" time="0"`;
     const details = esc([c.title, ...c.evidence.map(evidenceLine), `fix: ${c.fix}`].join('\n'));
     if (c.status === 'pass') return `${open}/>`;
-    if (c.status === 'fail') return `${open}>\n      <failure message="${esc(`${c.id}: ${c.fix}`)}" type="ReadinessCheck">${details}</failure>\n    </testcase>`;
+    if (c.status === 'fail')
+      return `${open}>\n      <failure message="${esc(`${c.id}: ${c.fix}`)}" type="ReadinessCheck">${details}</failure>\n    </testcase>`;
     return `${open}>\n      <skipped message="${esc(c.applies ? 'not exercised' : 'not used by the integration')}"/>\n    </testcase>`;
   });
   return [
@@ -84,7 +95,10 @@ export function reportMarkdown(report: ReadinessReport): string {
     '',
     '| check | clause | status | evidence | fix |',
     '|---|---|---|---|---|',
-    ...report.checks.map((c) => `| \`${c.id}\` | ${md(c.clause)} | ${c.status === 'not_exercised' && !c.applies ? 'not used' : c.status} | ${md(c.evidence.slice(0, 3).map(evidenceLine).join('; '))} | ${c.status === 'pass' ? '' : md(c.fix)} |`),
+    ...report.checks.map(
+      (c) =>
+        `| \`${c.id}\` | ${md(c.clause)} | ${c.status === 'not_exercised' && !c.applies ? 'not used' : c.status} | ${md(c.evidence.slice(0, 3).map(evidenceLine).join('; '))} | ${c.status === 'pass' ? '' : md(c.fix)} |`,
+    ),
     '',
     '## Coverage',
     '',
@@ -93,7 +107,9 @@ export function reportMarkdown(report: ReadinessReport): string {
   for (const t of report.coverage.order_types) {
     const s = report.coverage.statuses[t]!;
     const e = report.coverage.events[t]!;
-    lines.push(`- **${t}**: statuses ${s.reached.length}/${s.reachable.length} (missing: ${s.reachable.filter((x) => !s.reached.includes(x)).join(', ') || 'none'}); events acknowledged ${e.acknowledged.length}/${e.reachable.length} (missing: ${e.reachable.filter((x) => !e.acknowledged.includes(x)).join(', ') || 'none'})`);
+    lines.push(
+      `- **${t}**: statuses ${s.reached.length}/${s.reachable.length} (missing: ${s.reachable.filter((x) => !s.reached.includes(x)).join(', ') || 'none'}); events acknowledged ${e.acknowledged.length}/${e.reachable.length} (missing: ${e.reachable.filter((x) => !e.acknowledged.includes(x)).join(', ') || 'none'})`,
+    );
   }
   lines.push(`- error codes seen: ${report.coverage.error_codes.seen.join(', ') || 'none'}`, '');
   return lines.join('\n');

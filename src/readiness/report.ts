@@ -17,8 +17,18 @@ export function evaluate(facts: RunFacts, final: boolean, checks: readonly Check
   return checks.map((c) => {
     const outcome = c.run(facts, { final });
     const evidence = outcome.evidence.slice(0, MAX_EVIDENCE);
-    if (outcome.evidence.length > MAX_EVIDENCE) evidence[MAX_EVIDENCE - 1] = { note: `… and ${outcome.evidence.length - MAX_EVIDENCE + 1} more` };
-    return { id: c.id, side: c.side, clause: c.clause, title: c.title, status: outcome.status, applies: outcome.applies, evidence, fix: c.fix };
+    if (outcome.evidence.length > MAX_EVIDENCE)
+      evidence[MAX_EVIDENCE - 1] = { note: `… and ${outcome.evidence.length - MAX_EVIDENCE + 1} more` };
+    return {
+      id: c.id,
+      side: c.side,
+      clause: c.clause,
+      title: c.title,
+      status: outcome.status,
+      applies: outcome.applies,
+      evidence,
+      fix: c.fix,
+    };
   });
 }
 
@@ -76,7 +86,12 @@ export function coverageOf(facts: RunFacts, orderOf: (reference: string) => Orde
     acknowledged.set(type, set);
   }
   const types = ORDER_TYPES.filter((t) => reached.has(t));
-  const coverage: Coverage = { order_types: [...types], statuses: {}, events: {}, error_codes: { seen: [], possible: [...V1_ERROR_CODES] } };
+  const coverage: Coverage = {
+    order_types: [...types],
+    statuses: {},
+    events: {},
+    error_codes: { seen: [], possible: [...V1_ERROR_CODES] },
+  };
   for (const type of types) {
     const machine = reachable(type);
     coverage.statuses[type] = { reached: machine.statuses.filter((s) => reached.get(type)!.has(s)), reachable: machine.statuses };

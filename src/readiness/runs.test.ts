@@ -20,7 +20,18 @@ function setup() {
     seed: 1,
   };
   const readiness = createReadiness(deps);
-  const request = (clientId: string, n: number): RawRecord => ({ wallMs: 1_000_000 + n, virtualMs: 0, method: 'GET', path: '/v1/networks', status: 200, ms: 1, auth: 'secret', clientId, environment: 'test', headers: { authorization: 'Bearer sk_test_****abcd' } });
+  const request = (clientId: string, n: number): RawRecord => ({
+    wallMs: 1_000_000 + n,
+    virtualMs: 0,
+    method: 'GET',
+    path: '/v1/networks',
+    status: 200,
+    ms: 1,
+    auth: 'secret',
+    clientId,
+    environment: 'test',
+    headers: { authorization: 'Bearer sk_test_****abcd' },
+  });
   return { bus, faults, readiness, request };
 }
 
@@ -32,7 +43,7 @@ describe('readiness runs', () => {
     expect(readiness.report(run.id).counted).toEqual({ requests: MAX_RUN_REQUESTS, deliveries: 0, truncated: true });
   });
 
-  it('counts only the open partner\'s requests, and none once no run is open (it stops listening)', () => {
+  it("counts only the open partner's requests, and none once no run is open (it stops listening)", () => {
     const { bus, readiness, request } = setup();
     const run = readiness.open({ client_id: 'ptr_a', probes: false });
     bus.emit('request.recorded', { id: 'req_1', raw: request('ptr_b', 1) });
@@ -66,7 +77,13 @@ describe('readiness runs', () => {
     const { faults, readiness } = setup();
     const run = readiness.open({ client_id: 'ptr_a', scope: 'receiver' });
     expect(faults.list()).toEqual([]);
-    expect(run.probes.map((p) => p.kind).sort()).toEqual(['bad_signature', 'duplicate', 'out_of_order', 'stale_timestamp', 'tampered_body']);
+    expect(run.probes.map((p) => p.kind).sort()).toEqual([
+      'bad_signature',
+      'duplicate',
+      'out_of_order',
+      'stale_timestamp',
+      'tampered_body',
+    ]);
     expect(run.checks.filter((c) => c.side === 'client').every((c) => c.status === 'not_exercised' && c.applies)).toBe(true);
     expect(run.verdict).toBe('incomplete');
   });

@@ -96,7 +96,8 @@ export function createReadiness(deps: ReadinessDeps) {
     if (!run || run.scope === 'receiver') return;
     const fact = requestFact(id, raw, {
       quoteType: (quoteId) => run.quoteTypes.get(quoteId),
-      existing: (merchantReference) => deps.orders.store.byMerchantReference({ clientId: run.clientId, env: run.environment }, merchantReference)?.reference,
+      existing: (merchantReference) =>
+        deps.orders.store.byMerchantReference({ clientId: run.clientId, env: run.environment }, merchantReference)?.reference,
     });
     if (fact.fault) {
       const probe = run.faultProbes.get(fact.fault);
@@ -106,12 +107,21 @@ export function createReadiness(deps: ReadinessDeps) {
         run.faultProbes.delete(fact.fault);
       }
     }
-    if (fact.kind === 'quote' && fact.quoteId && fact.orderType && run.quoteTypes.size < MAX_RUN_REQUESTS) run.quoteTypes.set(fact.quoteId, fact.orderType);
+    if (fact.kind === 'quote' && fact.quoteId && fact.orderType && run.quoteTypes.size < MAX_RUN_REQUESTS)
+      run.quoteTypes.set(fact.quoteId, fact.orderType);
     // The quote probe waits for the lost create: the create of an ended quote is refused, and a
     // lost answer to a refusal would show nothing of how a partner retries.
     const lostPending = run.probes.some((p) => p.kind === 'lost_response' && p.status !== 'done');
     const quoteProbe = lostPending ? undefined : run.probes.find((p) => p.kind === 'quote_ended' && p.status === 'planned');
-    if (quoteProbe && fact.kind === 'quote' && fact.quoteId && fact.env === run.environment && fact.status >= 200 && fact.status < 300 && deps.orders.endQuote(fact.quoteId)) {
+    if (
+      quoteProbe &&
+      fact.kind === 'quote' &&
+      fact.quoteId &&
+      fact.env === run.environment &&
+      fact.status >= 200 &&
+      fact.status < 300 &&
+      deps.orders.endQuote(fact.quoteId)
+    ) {
       quoteProbe.status = 'done';
       quoteProbe.request_id = id;
       quoteProbe.note = `quote ${fact.quoteId} ended early: its create is refused as an expired quote`;
@@ -163,7 +173,14 @@ export function createReadiness(deps: ReadinessDeps) {
       return;
     }
     run.adversarial.splice(run.adversarial.indexOf(kind), 1);
-    const probe = deps.dispatcher.enqueue({ partner, environment: run.environment, order: base.order, event: base.event, data, probe: { kind, of: base.id } });
+    const probe = deps.dispatcher.enqueue({
+      partner,
+      environment: run.environment,
+      order: base.order,
+      event: base.event,
+      data,
+      probe: { kind, of: base.id },
+    });
     const record = run.probes.find((p) => p.kind === kind)!;
     record.status = 'done';
     record.delivery_id = probe.id;
@@ -175,7 +192,14 @@ export function createReadiness(deps: ReadinessDeps) {
     const facts = { environment: run.environment, requests: run.requests, deliveries: run.deliveries };
     const checks = evaluate(facts, final).map((c) =>
       // A receiver-only run watched no API client: its checks say so, and keep the verdict from `ready`.
-      run.scope === 'receiver' && c.side === 'client' ? { ...c, status: 'not_exercised' as const, applies: true, evidence: [{ note: 'a receiver-only run (scope receiver): the API client was not watched' }] } : c,
+      run.scope === 'receiver' && c.side === 'client'
+        ? {
+            ...c,
+            status: 'not_exercised' as const,
+            applies: true,
+            evidence: [{ note: 'a receiver-only run (scope receiver): the API client was not watched' }],
+          }
+        : c,
     );
     const coverage = coverageOf(facts, (reference) => {
       const order = deps.orders.store.get(reference);
@@ -269,7 +293,8 @@ export function createReadiness(deps: ReadinessDeps) {
     /** Ends the run and returns its final report; finishing it again returns the same. */
     finish(id: string): ReadinessReport {
       const run = find(id);
-      if (run.ended && run.ended.by !== 'finish') throw conflict(`Readiness run ${id} has already ended (${run.ended.by}); its report is final: GET /sandbox/readiness/runs/${id}`);
+      if (run.ended && run.ended.by !== 'finish')
+        throw conflict(`Readiness run ${id} has already ended (${run.ended.by}); its report is final: GET /sandbox/readiness/runs/${id}`);
       return end(run, 'finish');
     },
     /** Runs, newest first, of one partner or of all. */
@@ -299,10 +324,32 @@ export function createReadiness(deps: ReadinessDeps) {
     for (const kind of run.adversarial) run.probes.push({ kind, status: 'planned' });
     if (run.scope === 'receiver') return; // no API client to probe
     const base = { client_id: run.clientId, environment: run.environment, times: 1 };
-    const lost = deps.faults.add({ ...base, method: 'POST', path: '/v1/orders', phase: 'after', error: { status: 503 }, note: `readiness probe: lost response (${run.id})` });
-    const lostRecord: ProbeRecord = { kind: 'lost_response', status: 'armed', note: `fault ${lost.id}: the next create is carried out and answered 503` };
-    const limited = deps.faults.add({ ...base, method: 'GET', path: '/v1/**', phase: 'before', error: { status: 429 }, note: `readiness probe: rate limited (${run.id})` });
-    const limitedRecord: ProbeRecord = { kind: 'rate_limited', status: 'armed', note: `fault ${limited.id}: the next read is answered 429 with Retry-After` };
+    const lost = deps.faults.add({
+      ...base,
+      method: 'POST',
+      path: '/v1/orders',
+      phase: 'after',
+      error: { status: 503 },
+      note: `readiness probe: lost response (${run.id})`,
+    });
+    const lostRecord: ProbeRecord = {
+      kind: 'lost_response',
+      status: 'armed',
+      note: `fault ${lost.id}: the next create is carried out and answered 503`,
+    };
+    const limited = deps.faults.add({
+      ...base,
+      method: 'GET',
+      path: '/v1/**',
+      phase: 'before',
+      error: { status: 429 },
+      note: `readiness probe: rate limited (${run.id})`,
+    });
+    const limitedRecord: ProbeRecord = {
+      kind: 'rate_limited',
+      status: 'armed',
+      note: `fault ${limited.id}: the next read is answered 429 with Retry-After`,
+    };
     run.faultProbes.set(lost.id, lostRecord);
     run.faultProbes.set(limited.id, limitedRecord);
     run.probes.push(lostRecord, limitedRecord, { kind: 'quote_ended', status: 'planned' });

@@ -42,7 +42,13 @@ export function loadFixtures(dir: string = DEFAULT_FIXTURES_DIR): Fixtures {
   return fixtures;
 }
 
-const FIXTURE_FILES = ['fiat-currencies.json', 'crypto-currencies.json', 'networks.json', 'institutions.json', 'market-rates.json'] as const;
+const FIXTURE_FILES = [
+  'fiat-currencies.json',
+  'crypto-currencies.json',
+  'networks.json',
+  'institutions.json',
+  'market-rates.json',
+] as const;
 const loaded = new Map<string, { stamp: string; fixtures: Fixtures }>();
 
 /**

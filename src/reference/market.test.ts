@@ -16,7 +16,10 @@ describe('the market (CONTRACT §22)', () => {
     const a = instants.map((t) => forward.ratesAt('NGN_USDT', t));
     const backward = market(3);
     // read the other way round, and other pairs in between: nothing read changes what is read later
-    const b = [...instants].reverse().map((t) => (backward.ratesAt('NGN_ETH', t), backward.ratesAt('NGN_USDT', t))).reverse();
+    const b = [...instants]
+      .reverse()
+      .map((t) => (backward.ratesAt('NGN_ETH', t), backward.ratesAt('NGN_USDT', t)))
+      .reverse();
     expect(b).toEqual(a);
     expect(instants.map((t) => market(4).ratesAt('NGN_USDT', t))).not.toEqual(a);
     // at the clock's start, and within the first minute, the fixture's rate
@@ -42,12 +45,27 @@ describe('the market (CONTRACT §22)', () => {
   it('is the fixture in fixed mode, and a script holds each point until the next (a step)', () => {
     const m = market(1, 'fixed');
     expect(m.ratesAt('NGN_USDT', T0 + 100 * HOUR)).toBe(fixtures.rates.NGN_USDT);
-    m.script('NGN_USDT', [{ at_ms: T0 + 10_000, rate: 1600 }, { at_ms: T0 + 20_000, rate: 1500 }]);
+    m.script('NGN_USDT', [
+      { at_ms: T0 + 10_000, rate: 1600 },
+      { at_ms: T0 + 20_000, rate: 1500 },
+    ]);
     expect(m.ratesAt('NGN_USDT', T0 + 9_999)).toBe(fixtures.rates.NGN_USDT);
     expect(m.ratesAt('NGN_USDT', T0 + 10_000)).toEqual({ buy_rate: 1616, sell_rate: 1584 });
     expect(m.ratesAt('NGN_USDT', T0 + 19_999)).toEqual({ buy_rate: 1616, sell_rate: 1584 });
     expect(m.ratesAt('NGN_USDT', T0 + 10 * HOUR)).toEqual({ buy_rate: 1515, sell_rate: 1485 });
-    expect(m.exportState()).toEqual({ rates: 'fixed', rate_volatility: 5, scripts: [{ pair: 'NGN_USDT', path: [{ at_ms: T0 + 10_000, rate: 1600 }, { at_ms: T0 + 20_000, rate: 1500 }] }] });
+    expect(m.exportState()).toEqual({
+      rates: 'fixed',
+      rate_volatility: 5,
+      scripts: [
+        {
+          pair: 'NGN_USDT',
+          path: [
+            { at_ms: T0 + 10_000, rate: 1600 },
+            { at_ms: T0 + 20_000, rate: 1500 },
+          ],
+        },
+      ],
+    });
     m.clear();
     expect(m.exportState()).toBeUndefined();
     expect(() => m.script('NGN_XYZ', [{ at_ms: T0, rate: 1 }])).toThrow(/Market pair NGN_XYZ not found/);

@@ -58,9 +58,16 @@ export interface BuySell {
  * rate is a pure function of (seed, pair, instant, the clock's start, the scripts): reading one
  * changes nothing, so the same traffic gives the same rates however often they are read.
  */
-export function createMarket(fixtureRates: Record<string, RateFixture>, deps: { seed: number; clock: Clock & { readonly start?: number } }, options: MarketOptions = {}) {
+export function createMarket(
+  fixtureRates: Record<string, RateFixture>,
+  deps: { seed: number; clock: Clock & { readonly start?: number } },
+  options: MarketOptions = {},
+) {
   const { seed, clock } = deps;
-  const configured: { rates: RateMode; volatility: number } = { rates: options.rates ?? 'fixed', volatility: options.rateVolatility ?? DEFAULT_RATE_VOLATILITY };
+  const configured: { rates: RateMode; volatility: number } = {
+    rates: options.rates ?? 'fixed',
+    volatility: options.rateVolatility ?? DEFAULT_RATE_VOLATILITY,
+  };
   let mode = configured.rates;
   let volatility = configured.volatility;
   const scripts = new Map<string, RatePoint[]>();
@@ -126,7 +133,8 @@ export function createMarket(fixtureRates: Record<string, RateFixture>, deps: { 
   function requirePair(pair: string): string {
     const p = pair.trim().toUpperCase();
     // As GET /v1/market-rates/{pair} answers a pair it does not know: 404.
-    if (!Object.hasOwn(fixtureRates, p)) throw notFound(`Market pair ${pair} not found; use <fiat>_<crypto> as GET /v1/market-rates/{pair} takes it, e.g. NGN_USDT`);
+    if (!Object.hasOwn(fixtureRates, p))
+      throw notFound(`Market pair ${pair} not found; use <fiat>_<crypto> as GET /v1/market-rates/{pair} takes it, e.g. NGN_USDT`);
     return p;
   }
 
@@ -145,13 +153,15 @@ export function createMarket(fixtureRates: Record<string, RateFixture>, deps: { 
       const p = requirePair(pair);
       if (path.length === 0 || path.length > MAX_PATH_POINTS) throw validationError('path', `must have 1 to ${MAX_PATH_POINTS} points`);
       path.forEach((point, i) => {
-        if (i > 0 && point.at_ms <= path[i - 1]!.at_ms) throw validationError(`path.${i}.at`, 'must be later than the point before it (points in time order)');
+        if (i > 0 && point.at_ms <= path[i - 1]!.at_ms)
+          throw validationError(`path.${i}.at`, 'must be later than the point before it (points in time order)');
       });
       const kept = path.map((x) => ({ at_ms: x.at_ms, rate: x.rate }));
       scripts.set(p, kept);
       return { pair: p, path: kept };
     },
-    scripts: (): Array<{ pair: string; path: RatePoint[] }> => [...scripts].map(([pair, path]) => ({ pair, path })).sort((a, b) => (a.pair < b.pair ? -1 : 1)),
+    scripts: (): Array<{ pair: string; path: RatePoint[] }> =>
+      [...scripts].map(([pair, path]) => ({ pair, path })).sort((a, b) => (a.pair < b.pair ? -1 : 1)),
     /** Removes a pair's script; 404 when it has none. */
     unscript(pair: string): { pair: string; path: RatePoint[] } {
       const p = pair.trim().toUpperCase();
@@ -173,14 +183,19 @@ export function createMarket(fixtureRates: Record<string, RateFixture>, deps: { 
     exportState(): MarketState | undefined {
       if (mode === 'fixed' && configured.rates === 'fixed' && scripts.size === 0) return undefined;
       const sorted = [...scripts].sort(([a], [b]) => (a < b ? -1 : 1));
-      return { rates: mode, rate_volatility: volatility, scripts: sorted.map(([pair, path]) => ({ pair, path: path.map((x) => ({ ...x })) })) };
+      return {
+        rates: mode,
+        rate_volatility: volatility,
+        scripts: sorted.map(([pair, path]) => ({ pair, path: path.map((x) => ({ ...x })) })),
+      };
     },
     /** Checks a document's market part against the fixtures (422 naming the field); nothing changes. */
     check(state: MarketState | undefined, field = 'market'): void {
       state?.scripts.forEach((s, i) => {
         if (!Object.hasOwn(fixtureRates, s.pair)) throw validationError(`${field}.scripts.${i}.pair`, `unknown pair ${s.pair}`);
         s.path.forEach((point, j) => {
-          if (j > 0 && point.at_ms <= s.path[j - 1]!.at_ms) throw validationError(`${field}.scripts.${i}.path.${j}.at_ms`, 'must be later than the point before it');
+          if (j > 0 && point.at_ms <= s.path[j - 1]!.at_ms)
+            throw validationError(`${field}.scripts.${i}.path.${j}.at_ms`, 'must be later than the point before it');
         });
       });
     },
@@ -189,7 +204,11 @@ export function createMarket(fixtureRates: Record<string, RateFixture>, deps: { 
       scripts.clear();
       mode = state?.rates ?? configured.rates;
       volatility = state?.rate_volatility ?? configured.volatility;
-      for (const s of state?.scripts ?? []) scripts.set(s.pair, s.path.map((x) => ({ at_ms: x.at_ms, rate: x.rate })));
+      for (const s of state?.scripts ?? [])
+        scripts.set(
+          s.pair,
+          s.path.map((x) => ({ at_ms: x.at_ms, rate: x.rate })),
+        );
     },
   };
 }

@@ -12,7 +12,18 @@ export const FiatCurrencySchema = z
     decimals: z.number().int().nonnegative(),
     logo: z.url(),
   })
-  .meta({ id: 'FiatCurrency', example: { id: 1, code: 'NGN', name: 'Nigerian Naira', short_name: 'Naira', symbol: '₦', decimals: 2, logo: 'https://assets.ramp-sandbox.example/fiat/ngn.svg' } });
+  .meta({
+    id: 'FiatCurrency',
+    example: {
+      id: 1,
+      code: 'NGN',
+      name: 'Nigerian Naira',
+      short_name: 'Naira',
+      symbol: '₦',
+      decimals: 2,
+      logo: 'https://assets.ramp-sandbox.example/fiat/ngn.svg',
+    },
+  });
 export type FiatCurrency = z.output<typeof FiatCurrencySchema>;
 
 export const CryptoCurrencySchema = z
@@ -23,7 +34,16 @@ export const CryptoCurrencySchema = z
     logo: z.url(),
     base_asset_code: z.string().nullable(),
   })
-  .meta({ id: 'CryptoCurrency', example: { id: 1, name: 'Tether USD', symbol: 'USDT', logo: 'https://assets.ramp-sandbox.example/crypto/usdt.svg', base_asset_code: null } });
+  .meta({
+    id: 'CryptoCurrency',
+    example: {
+      id: 1,
+      name: 'Tether USD',
+      symbol: 'USDT',
+      logo: 'https://assets.ramp-sandbox.example/crypto/usdt.svg',
+      base_asset_code: null,
+    },
+  });
 export type CryptoCurrency = z.output<typeof CryptoCurrencySchema>;
 
 export const NetworkSchema = z
@@ -66,7 +86,10 @@ export type Institution = z.output<typeof InstitutionSchema>;
 
 export const AccountLookupSchema = z
   .object({ account_name: z.string(), account_number: z.string(), bank_code: z.string(), bank_name: z.string() })
-  .meta({ id: 'AccountLookup', example: { account_name: 'ADA OBI', account_number: '0123456789', bank_code: '058', bank_name: 'Guaranty Trust Bank' } });
+  .meta({
+    id: 'AccountLookup',
+    example: { account_name: 'ADA OBI', account_number: '0123456789', bank_code: '058', bank_name: 'Guaranty Trust Bank' },
+  });
 export type AccountLookup = z.output<typeof AccountLookupSchema>;
 
 /** CONTRACT §7. */
@@ -79,7 +102,10 @@ export const MarketRateSchema = z
     sell_rate: z.number(),
     timestamp: DateTime,
   })
-  .meta({ id: 'MarketRate', example: { pair: 'NGN_USDT', fiat: 'NGN', crypto: 'USDT', buy_rate: 1595.2, sell_rate: 1570.4, timestamp: '2026-01-15T12:00:00.000Z' } });
+  .meta({
+    id: 'MarketRate',
+    example: { pair: 'NGN_USDT', fiat: 'NGN', crypto: 'USDT', buy_rate: 1595.2, sell_rate: 1570.4, timestamp: '2026-01-15T12:00:00.000Z' },
+  });
 export type MarketRate = z.output<typeof MarketRateSchema>;
 
 /** CONTRACT §7. */
@@ -90,12 +116,19 @@ export type ExchangeRate = z.output<typeof ExchangeRateSchema>;
 
 // ---- requests -------------------------------------------------------------------------------
 
-export const IdentifierParamsSchema = z.object({ identifier: z.string().min(1).meta({ description: 'network identifier or crypto symbol', example: 'base-sepolia' }) });
-export const CryptoSymbolParamsSchema = z.object({ identifier: z.string().min(1).meta({ description: 'a crypto symbol', example: 'USDT' }) });
+export const IdentifierParamsSchema = z.object({
+  identifier: z.string().min(1).meta({ description: 'network identifier or crypto symbol', example: 'base-sepolia' }),
+});
+export const CryptoSymbolParamsSchema = z.object({
+  identifier: z.string().min(1).meta({ description: 'a crypto symbol', example: 'USDT' }),
+});
 export const PairParamsSchema = z.object({ pair: z.string().min(1).meta({ description: '`<fiat>_<crypto>`', example: 'NGN_USDT' }) });
 export const InstitutionsQuerySchema = z.object({ fiat: z.string().min(1).meta({ description: 'a fiat code', example: 'NGN' }) });
 export const AccountLookupQuerySchema = z.object({
-  account_number: z.string().regex(/^[0-9]{10}$/, 'must be exactly 10 digits').meta({ example: '0123456789' }),
+  account_number: z
+    .string()
+    .regex(/^[0-9]{10}$/, 'must be exactly 10 digits')
+    .meta({ example: '0123456789' }),
   bank_code: z.string().min(1).meta({ description: 'an institution code (GET /v1/institutions)', example: '058' }),
 });
 export const ExchangeRateQuerySchema = z.object({

@@ -10,7 +10,7 @@ describe('lookupAccount', () => {
   const clock = new VirtualClock({ start: 0, mode: 'manual' });
 
   it("names the account as faker's default generator seeded per lookup does (same seed, same names as before)", () => {
-    const locales = { NG: [en_NG, en], GH: [en_GH, en], ZA: [en_ZA, en] } as Record<string, typeof en[]>;
+    const locales = { NG: [en_NG, en], GH: [en_GH, en], ZA: [en_ZA, en] } as Record<string, (typeof en)[]>;
     for (const seed of [1, 2, 99]) {
       const store = createReferenceStore(fixtures, { seed, clock });
       for (const [fiat, institutions] of Object.entries(fixtures.institutions)) {

@@ -63,7 +63,10 @@ const LOCALES: Record<string, LocaleDefinition[]> = {
 };
 
 /** Builds the store; wire shapes are computed once here, not per request. */
-export function createReferenceStore(fixtures: Fixtures, options: { seed: number; clock: Clock & { readonly start?: number }; market?: MarketOptions }): ReferenceStore {
+export function createReferenceStore(
+  fixtures: Fixtures,
+  options: { seed: number; clock: Clock & { readonly start?: number }; market?: MarketOptions },
+): ReferenceStore {
   const { seed, clock } = options;
   // CONTRACT §22: every rate read below is the market's at the virtual now.
   const market = createMarket(fixtures.rates, { seed, clock }, options.market);
@@ -86,12 +89,15 @@ export function createReferenceStore(fixtures: Fixtures, options: { seed: number
         },
       ];
     }),
-  ) as Record<Environment, {
-    networks: Network[];
-    networkById: Map<string, NetworkFixture>;
-    cryptos: CryptoCurrency[];
-    cryptoSet: Set<string>;
-  }>;
+  ) as Record<
+    Environment,
+    {
+      networks: Network[];
+      networkById: Map<string, NetworkFixture>;
+      cryptos: CryptoCurrency[];
+      cryptoSet: Set<string>;
+    }
+  >;
 
   const institutionsByFiat = new Map<string, Institution[]>();
   const institutionByCode = new Map<string, Institution>();

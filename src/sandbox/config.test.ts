@@ -21,10 +21,33 @@ describe('loadConfig', () => {
       const { quoteTtlMs, payinWindowMs, webhookTimeoutMs, webhookRetryScheduleMs, lifecycleDelays } = c;
       return { quoteTtlMs, payinWindowMs, webhookTimeoutMs, webhookRetryScheduleMs, lifecycleDelays };
     };
-    const expected = { quoteTtlMs: 120_000, payinWindowMs: 3_600_000, webhookTimeoutMs: 2_500, webhookRetryScheduleMs: [1000, 10_000], lifecycleDelays: { processing: 30_000, payout: 600_000 } };
-    const flags = ['--quote-ttl', '2m', '--payin-window', '1h', '--webhook-timeout', '2.5s', '--webhook-retries', '1s, 10s', '--lifecycle', 'processing=30s,payout=10m'];
+    const expected = {
+      quoteTtlMs: 120_000,
+      payinWindowMs: 3_600_000,
+      webhookTimeoutMs: 2_500,
+      webhookRetryScheduleMs: [1000, 10_000],
+      lifecycleDelays: { processing: 30_000, payout: 600_000 },
+    };
+    const flags = [
+      '--quote-ttl',
+      '2m',
+      '--payin-window',
+      '1h',
+      '--webhook-timeout',
+      '2.5s',
+      '--webhook-retries',
+      '1s, 10s',
+      '--lifecycle',
+      'processing=30s,payout=10m',
+    ];
     expect(read(flags, {})).toEqual(expected);
-    const env = { SANDBOX_QUOTE_TTL: '2m', SANDBOX_PAYIN_WINDOW: '1h', SANDBOX_WEBHOOK_TIMEOUT: '2.5s', SANDBOX_WEBHOOK_RETRIES: '1s, 10s', SANDBOX_LIFECYCLE: 'processing=30s,payout=10m' };
+    const env = {
+      SANDBOX_QUOTE_TTL: '2m',
+      SANDBOX_PAYIN_WINDOW: '1h',
+      SANDBOX_WEBHOOK_TIMEOUT: '2.5s',
+      SANDBOX_WEBHOOK_RETRIES: '1s, 10s',
+      SANDBOX_LIFECYCLE: 'processing=30s,payout=10m',
+    };
     expect(read([], env)).toEqual(expected);
     expect(read([], {})).toEqual({
       quoteTtlMs: DEFAULT_CONFIG.quoteTtlMs,
@@ -37,7 +60,11 @@ describe('loadConfig', () => {
 
   it('reads --allowed-host (repeatable, comma-separated too) over SANDBOX_ALLOWED_HOSTS, as lower-case names without a port', () => {
     expect(DEFAULT_CONFIG.allowedHosts).toEqual([]);
-    expect(loadConfig(['--allowed-host', 'Sandbox.Test:8080', '--allowed-host', 'b.test,192.168.1.5', '--allowed-host', 'fd00::1'], { SANDBOX_ALLOWED_HOSTS: 'env.test' })).toMatchObject({
+    expect(
+      loadConfig(['--allowed-host', 'Sandbox.Test:8080', '--allowed-host', 'b.test,192.168.1.5', '--allowed-host', 'fd00::1'], {
+        SANDBOX_ALLOWED_HOSTS: 'env.test',
+      }),
+    ).toMatchObject({
       allowedHosts: ['sandbox.test', 'b.test', '192.168.1.5', '[fd00::1]'],
     });
     expect(loadConfig([], { SANDBOX_ALLOWED_HOSTS: 'a.test, B.test ,,a.test' })).toMatchObject({ allowedHosts: ['a.test', 'b.test'] });

@@ -171,7 +171,9 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
   if (startRaw && !Number.isFinite(clockStart)) throw new ConfigError(`--clock-start: ${startRaw} is not an ISO date`);
   // The clock's range (CONTRACT §13): dates render as RFC 3339, and what is saved loads again.
   if (clockStart !== undefined && !(clockStart >= 0 && clockStart <= MAX_INSTANT)) {
-    throw new ConfigError(`--clock-start: ${startRaw} is outside the clock's range (1970-01-01T00:00:00.000Z to ${new Date(MAX_INSTANT).toISOString()})`);
+    throw new ConfigError(
+      `--clock-start: ${startRaw} is outside the clock's range (1970-01-01T00:00:00.000Z to ${new Date(MAX_INSTANT).toISOString()})`,
+    );
   }
   const duration = (raw: string | undefined, name: string, fallback: number) => {
     if (raw === undefined || raw === '') return fallback;
@@ -198,17 +200,30 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
   if (!RATE_MODES.includes(rates as RateMode)) throw new ConfigError(`--rates: ${rates} is not fixed or walk`);
   const allowedRaw = values['allowed-host'] ?? (env.SANDBOX_ALLOWED_HOSTS ? [env.SANDBOX_ALLOWED_HOSTS] : []);
   const allowedHosts: string[] = [];
-  for (const given of allowedRaw.flatMap((value) => value.split(',')).map((part) => part.trim()).filter(Boolean)) {
+  for (const given of allowedRaw
+    .flatMap((value) => value.split(','))
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const name = hostNameOf(given);
-    if (name === undefined) throw new ConfigError(`--allowed-host: ${given} is not a host name such as sandbox.local, 192.168.1.5 or [fd00::1]`);
+    if (name === undefined)
+      throw new ConfigError(`--allowed-host: ${given} is not a host name such as sandbox.local, 192.168.1.5 or [fd00::1]`);
     if (!allowedHosts.includes(name)) allowedHosts.push(name);
   }
   return {
     allowedHosts,
     rates: rates as RateMode,
-    rateVolatility: num(pick(values['rate-volatility'], 'SANDBOX_RATE_VOLATILITY'), '--rate-volatility', DEFAULT_CONFIG.rateVolatility, (n) => n >= 0 && n <= MAX_RATE_VOLATILITY),
+    rateVolatility: num(
+      pick(values['rate-volatility'], 'SANDBOX_RATE_VOLATILITY'),
+      '--rate-volatility',
+      DEFAULT_CONFIG.rateVolatility,
+      (n) => n >= 0 && n <= MAX_RATE_VOLATILITY,
+    ),
     lifecycleDelays,
-    webhookTimeoutMs: duration(pick(values['webhook-timeout'], 'SANDBOX_WEBHOOK_TIMEOUT'), '--webhook-timeout', DEFAULT_CONFIG.webhookTimeoutMs),
+    webhookTimeoutMs: duration(
+      pick(values['webhook-timeout'], 'SANDBOX_WEBHOOK_TIMEOUT'),
+      '--webhook-timeout',
+      DEFAULT_CONFIG.webhookTimeoutMs,
+    ),
     webhookRetryScheduleMs,
     quoteTtlMs: duration(pick(values['quote-ttl'], 'SANDBOX_QUOTE_TTL'), '--quote-ttl', DEFAULT_CONFIG.quoteTtlMs),
     payinWindowMs: duration(pick(values['payin-window'], 'SANDBOX_PAYIN_WINDOW'), '--payin-window', DEFAULT_CONFIG.payinWindowMs),
@@ -224,10 +239,20 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       capacity: num(pick(values['rate-capacity'], 'SANDBOX_RATE_CAPACITY'), '--rate-capacity', 60, (n) => n >= 2),
       refillPerSecond: num(pick(values['rate-refill'], 'SANDBOX_RATE_REFILL'), '--rate-refill', 30, (n) => n > 0),
     },
-    inspectLimit: num(pick(values['inspect-limit'], 'SANDBOX_INSPECT_LIMIT'), '--inspect-limit', DEFAULT_CONFIG.inspectLimit, (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000),
+    inspectLimit: num(
+      pick(values['inspect-limit'], 'SANDBOX_INSPECT_LIMIT'),
+      '--inspect-limit',
+      DEFAULT_CONFIG.inspectLimit,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 1_000_000,
+    ),
     statePath: pick(values.state, 'SANDBOX_STATE') || undefined,
     readyFile: pick(values['ready-file'], 'SANDBOX_READY_FILE') || undefined,
-    maxOrders: num(pick(values['max-orders'], 'SANDBOX_MAX_ORDERS'), '--max-orders', DEFAULT_CONFIG.maxOrders, (n) => Number.isInteger(n) && n >= 1 && n <= 100_000_000),
+    maxOrders: num(
+      pick(values['max-orders'], 'SANDBOX_MAX_ORDERS'),
+      '--max-orders',
+      DEFAULT_CONFIG.maxOrders,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 100_000_000,
+    ),
     logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
     clockStart,
   };

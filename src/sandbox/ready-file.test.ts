@@ -15,7 +15,13 @@ const tempDir = () => {
 };
 
 const keys = { public_key: 'pk_test_a', secret_key: 'sk_test_a', encryption_key: 'enc_test_a' };
-const info: ReadyInfo = { url: 'http://127.0.0.1:40123', pid: 42, version: '0.1.0', client_id: 'ptr_demo_x', keys: { test: keys, live: { ...keys } } };
+const info: ReadyInfo = {
+  url: 'http://127.0.0.1:40123',
+  pid: 42,
+  version: '0.1.0',
+  client_id: 'ptr_demo_x',
+  keys: { test: keys, live: { ...keys } },
+};
 
 describe('the ready file (CONTRACT §18)', () => {
   it('is the whole document, readable by its owner only, with no temporary file left', () => {
@@ -45,7 +51,9 @@ describe('the ready file (CONTRACT §18)', () => {
     prepareReadyFile(file);
     expect(existsSync(file)).toBe(false);
     expect(() => prepareReadyFile(join(dir, 'missing', 'ready.json'))).toThrow(ReadyFileError);
-    expect(() => prepareReadyFile(join(dir, 'missing', 'ready.json'))).toThrow(/^--ready-file .*missing\/ready\.json: cannot write there \(ENOENT\)$/);
+    expect(() => prepareReadyFile(join(dir, 'missing', 'ready.json'))).toThrow(
+      /^--ready-file .*missing\/ready\.json: cannot write there \(ENOENT\)$/,
+    );
     expect(() => writeReadyFile(join(dir, 'missing', 'ready.json'), info)).toThrow(ReadyFileError);
     expect(readdirSync(dir)).toEqual([]);
     writeReadyFile(file, info);

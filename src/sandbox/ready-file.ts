@@ -28,7 +28,9 @@ export function prepareReadyFile(path: string): void {
     accessSync(dirname(file), constants.W_OK);
     rmSync(file, { force: true });
   } catch (error) {
-    throw new ReadyFileError(`--ready-file ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ReadyFileError(
+      `--ready-file ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 

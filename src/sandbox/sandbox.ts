@@ -20,7 +20,7 @@ import { registerOrderRoutes } from '../http/routes/orders.routes';
 import { registerOrderControlRoutes } from '../http/control/orders.routes';
 import { LiveFeed, registerDashboard } from '../http/routes/dashboard.routes';
 import { createOrderService, type OrderEvents, type OrderService } from '../orders';
-import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher, type DispatcherOptions } from '../webhooks';
+import { createDispatcher, routeOrderEvents, webhookPayloadSchema, type DeliveryEvents, type Dispatcher } from '../webhooks';
 import { registerWebhookRoutes } from '../http/control/webhooks.routes';
 import { registerTailRoute } from '../http/control/tail.routes';
 import { TailFeed } from '../http/inspector/tail-feed';
@@ -139,7 +139,11 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     onError: (err, label) => logger.error({ err, timer: label }, 'timer failed'),
   });
   const fixtures = loadFixturesOnce(config.fixturesDir);
-  const reference = createReferenceStore(fixtures, { seed: config.seed, clock, market: { rates: config.rates, rateVolatility: config.rateVolatility } });
+  const reference = createReferenceStore(fixtures, {
+    seed: config.seed,
+    clock,
+    market: { rates: config.rates, rateVolatility: config.rateVolatility },
+  });
 
   // The demo partner has its own id stream, so its keys depend on the seed alone.
   const demoIds = createIds(config.seed);
@@ -169,11 +173,23 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     maxOrders: config.maxOrders,
     onEvicted: (evicted) => {
       const deliveries = dispatcher.forgetOrders(new Set([...evicted].map((o) => o.reference)));
-      logger.info({ evicted: evicted.size, deliveries, evictedTotal: orders.evictedCount, kept: orders.store.orders.size, maxOrders: config.maxOrders }, 'evicted the oldest finished orders (--max-orders)');
+      logger.info(
+        {
+          evicted: evicted.size,
+          deliveries,
+          evictedTotal: orders.evictedCount,
+          kept: orders.store.orders.size,
+          maxOrders: config.maxOrders,
+        },
+        'evicted the oldest finished orders (--max-orders)',
+      );
     },
     // Once per process (again after a reset or restore): near the limit the store stays there.
     onNearlyFull: (info) => {
-      logger.warn(info, 'the order store is over 90% of --max-orders: at the limit, creates are refused (409) unless finished orders can be evicted');
+      logger.warn(
+        info,
+        'the order store is over 90% of --max-orders: at the limit, creates are refused (409) unless finished orders can be evicted',
+      );
     },
   });
   const startedAt = wall.now();
@@ -199,7 +215,18 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
 
   // CONTRACT §13: while the state streams, requests that may change it wait here.
   const changes = new ChangeGate();
-  const stateParts: StateParts = { seed: config.seed, version: VERSION, clock, ids, partners, orders, dispatcher, faults, market: reference.market, changes };
+  const stateParts: StateParts = {
+    seed: config.seed,
+    version: VERSION,
+    clock,
+    ids,
+    partners,
+    orders,
+    dispatcher,
+    faults,
+    market: reference.market,
+    changes,
+  };
   const streamState = (onTaken?: () => void) => exportStateStream(stateParts, { slicing: stateSlicing, ...(onTaken ? { onTaken } : {}) });
   if (saved) {
     restoreState(stateParts, saved);
@@ -217,7 +244,19 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     onError: (err) => logger.error({ err }, 'readiness run: a fact could not be counted'),
   });
 
-  const simulation = createSimulation({ clock, dispatcher, orders, partners, rateLimiter, faults, requests, ids, runSeed, demoClientId: demoPartner.client_id, market: reference.market });
+  const simulation = createSimulation({
+    clock,
+    dispatcher,
+    orders,
+    partners,
+    rateLimiter,
+    faults,
+    requests,
+    ids,
+    runSeed,
+    demoClientId: demoPartner.client_id,
+    market: reference.market,
+  });
 
   // CONTRACT §21: a reset ends every readiness run (their probes' faults go with the reset).
   const reset = () => {
@@ -242,7 +281,14 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     version: VERSION,
     webhooks: WEBHOOK_EVENTS.map((event) => ({ event, summary: WEBHOOK_SUMMARIES[event], payload: webhookPayloadSchema(event) })),
     // Each route's own auth kind is what guards it (CONTRACT §4: the control API, §15: the page).
-    guard: (auth, cost) => (auth === 'read' || auth === 'secret' ? secretOrRead(auth, cost) : auth === 'admin' ? control.admin : auth === 'page' ? control.page : undefined),
+    guard: (auth, cost) =>
+      auth === 'read' || auth === 'secret'
+        ? secretOrRead(auth, cost)
+        : auth === 'admin'
+          ? control.admin
+          : auth === 'page'
+            ? control.page
+            : undefined,
     register: (api) => {
       registerHealthRoutes(api, {
         clock,
@@ -273,7 +319,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
         statePath: config.statePath,
         async save(path) {
           let summary = summarise(stateParts);
-          const bytes = await writeStateFile(path, streamState(() => (summary = summarise(stateParts))));
+          const bytes = await writeStateFile(
+            path,
+            streamState(() => (summary = summarise(stateParts))),
+          );
           return { bytes, summary };
         },
       });
@@ -401,11 +450,19 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
       }),
     async shutdown() {
       const { dispatcher, logger, wall } = sandbox;
-      logger.info({ requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount }, 'shutting down: finishing requests and webhook attempts in flight');
+      logger.info(
+        { requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount },
+        'shutting down: finishing requests and webhook attempts in flight',
+      );
       const report = await gracefulStop({
         server,
         requests,
-        attempts: { get count() { return dispatcher.inFlightCount; }, idle: () => dispatcher.idle() },
+        attempts: {
+          get count() {
+            return dispatcher.inFlightCount;
+          },
+          idle: () => dispatcher.idle(),
+        },
         graceMs: sandbox.config.webhookTimeoutMs + SHUTDOWN_MARGIN_MS,
         now: () => wall.now(),
         // Event streams (the dashboard's, tails, listeners) are requests that never finish on their
@@ -419,15 +476,23 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
       if (sandbox.config.statePath) {
         try {
           const bytes = await sandbox.saveState();
-          logger.info({ path: sandbox.config.statePath, bytes, orders: sandbox.orders.store.orders.size, timers: sandbox.clock.pending }, 'state saved');
+          logger.info(
+            { path: sandbox.config.statePath, bytes, orders: sandbox.orders.store.orders.size, timers: sandbox.clock.pending },
+            'state saved',
+          );
         } catch (err) {
           // CONTRACT §13: a lost save is loud, and the exit code says so (the caller exits non-zero).
           saveError = (err as Error).message;
           logger.error({ err, path: sandbox.config.statePath }, 'state could not be saved: the state of this run is lost');
         }
       }
-      const pending = { ...report, pendingTimers: sandbox.clock.pending, retryingDeliveries: dispatcher.list().filter((d) => d.status === 'retrying').length };
-      if (report.requestsCut > 0 || report.attemptsCut > 0) logger.warn(pending, 'stopped: cut work still in flight after the grace period');
+      const pending = {
+        ...report,
+        pendingTimers: sandbox.clock.pending,
+        retryingDeliveries: dispatcher.list().filter((d) => d.status === 'retrying').length,
+      };
+      if (report.requestsCut > 0 || report.attemptsCut > 0)
+        logger.warn(pending, 'stopped: cut work still in flight after the grace period');
       else logger.info(pending, 'stopped: nothing in flight was cut');
       return saveError === undefined ? report : { ...report, saveError };
     },

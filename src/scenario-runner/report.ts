@@ -1,7 +1,9 @@
 import type { ScenarioResult } from './runner';
 
 const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  s
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /** The failure block: the step, what was expected, what was seen, and the orders so far. */
 export function describeFailure(r: ScenarioResult): string {
@@ -26,7 +28,13 @@ export function summaryTable(results: ScenarioResult[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   const passed = results.filter((r) => r.ok).length;
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', `${passed} passed, ${results.length - passed} failed`].join('\n');
+  return [
+    line(head),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    `${passed} passed, ${results.length - passed} failed`,
+  ].join('\n');
 }
 
 /** A JUnit XML report: one testsuite, one testcase per scenario. */

@@ -146,7 +146,7 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
 
   let readinessRun: string | undefined;
   if (options.readinessFile) {
-    if (!identity) throw new Error('readinessFile needs partnerFile: a readiness run is one partner\'s');
+    if (!identity) throw new Error("readinessFile needs partnerFile: a readiness run is one partner's");
     readinessRun = await openReadiness(clients[0]!, identity);
   }
 
@@ -161,7 +161,10 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
   const worker = async (client: SandboxClient) => {
     for (let i = next++; i < scenarios.length; i = next++) {
       const scenario = scenarios[i]!;
-      const key = `s${i}-${scenario.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40)}`;
+      const key = `s${i}-${scenario.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .slice(0, 40)}`;
       progress.set(i, `… ${scenario.name}: starting`);
       render();
       const result = await runScenario(scenario, {
@@ -178,7 +181,9 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
       });
       results[i] = result;
       progress.delete(i);
-      write(`${options.live ? '\u001b[2K' : ''}${result.ok ? '✓' : '✗'} ${scenario.name} (${result.steps.length} steps, ${result.ms} ms)\n`);
+      write(
+        `${options.live ? '\u001b[2K' : ''}${result.ok ? '✓' : '✗'} ${scenario.name} (${result.steps.length} steps, ${result.ms} ms)\n`,
+      );
       render();
     }
   };
@@ -204,7 +209,10 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
 /** Provisions the partner (its scenarios set its receiver up) and opens a receiver-only readiness run for it. */
 async function openReadiness(client: SandboxClient, identity: PartnerIdentity): Promise<string> {
   const created = await client.createPartner({ client_id: identity.client_id, keys: identity.keys, name: 'readiness' });
-  if (!created.ok && created.error.status !== 409) throw new Error(`could not provision partner ${identity.client_id} for the readiness run: ${created.error.status} ${created.error.message}`);
+  if (!created.ok && created.error.status !== 409)
+    throw new Error(
+      `could not provision partner ${identity.client_id} for the readiness run: ${created.error.status} ${created.error.message}`,
+    );
   const run = await client.control.openReadinessRun({ body: { client_id: identity.client_id, scope: 'receiver' } });
   return run.id;
 }
@@ -216,7 +224,10 @@ async function openReadiness(client: SandboxClient, identity: PartnerIdentity): 
 async function finishReadiness(client: SandboxClient, id: string): Promise<ReadinessReport> {
   for (let i = 0; i < 20; i++) {
     const sofar = await client.control.getReadinessRun({ params: { id } });
-    const waiting = sofar.checks.some((c) => c.side === 'receiver' && c.status === 'not_exercised' && c.applies && c.evidence.some((e) => e.note.startsWith('no answer yet')));
+    const waiting = sofar.checks.some(
+      (c) =>
+        c.side === 'receiver' && c.status === 'not_exercised' && c.applies && c.evidence.some((e) => e.note.startsWith('no answer yet')),
+    );
     if (!waiting) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -71,7 +71,8 @@ export async function runScenario(scenario: Scenario, run: RunContext): Promise<
       },
       async accountName(bankCode, accountNumber) {
         const res = await api.accountLookup(bankCode, accountNumber);
-        if (res.status !== 200) throw new StepFailure(`account lookup at ${bankCode} answered ${res.status}: ${res.body?.message ?? res.text}`);
+        if (res.status !== 200)
+          throw new StepFailure(`account lookup at ${bankCode} answered ${res.status}: ${res.body?.message ?? res.text}`);
         return res.body.data.account_name;
       },
     });
@@ -80,7 +81,21 @@ export async function runScenario(scenario: Scenario, run: RunContext): Promise<
       ['partner', { client_id: partner.client_id, environment: env }],
       ['target', { url: targetUrl }],
     ]);
-    ctx = createStepContext({ client, api, partner, env, targetUrl, receiver: run.receiver, key: run.key, scope, fake, orders: [], faults: new Set(), rates: new Set(), chaos: { set: false } });
+    ctx = createStepContext({
+      client,
+      api,
+      partner,
+      env,
+      targetUrl,
+      receiver: run.receiver,
+      key: run.key,
+      scope,
+      fake,
+      orders: [],
+      faults: new Set(),
+      rates: new Set(),
+      chaos: { set: false },
+    });
   } catch (error) {
     failure = { index: 0, kind: 'setup', label: 'partner setup', ok: false, ms: 0, error: (error as Error).message };
     results.push(failure);
@@ -102,7 +117,10 @@ export async function runScenario(scenario: Scenario, run: RunContext): Promise<
         label,
         ok: false,
         ms: Math.round(performance.now() - t0),
-        error: error instanceof StepFailure || error instanceof ReferenceError_ ? e.message : `${(error as Error).name}: ${(error as Error).message}`,
+        error:
+          error instanceof StepFailure || error instanceof ReferenceError_
+            ? e.message
+            : `${(error as Error).name}: ${(error as Error).message}`,
         expected: e.expected,
         seen: e.seen,
       };
@@ -152,11 +170,14 @@ async function describeOrders(ctx: StepContext): Promise<string> {
     try {
       const order = await ctx.readOrder(reference);
       lines.push(`  order ${reference} (${order.type}) is ${order.status}; timeline:`);
-      for (const t of order.timeline) lines.push(`    ${t.created_at}  ${t.group.padEnd(7)} ${t.event}${t.details ? `  ${JSON.stringify(t.details)}` : ''}`);
+      for (const t of order.timeline)
+        lines.push(`    ${t.created_at}  ${t.group.padEnd(7)} ${t.event}${t.details ? `  ${JSON.stringify(t.details)}` : ''}`);
       const list = dataOf('GET /sandbox/webhooks/deliveries', await ctx.client.deliveries(reference)).reverse();
       lines.push(`  deliveries of ${reference}:${list.length ? '' : ' none'}`);
       for (const d of list) {
-        lines.push(`    ${d.event.padEnd(22)} ${d.status.padEnd(9)} attempts: ${d.attempts.map((x) => x.http_status ?? x.error).join(', ')}`);
+        lines.push(
+          `    ${d.event.padEnd(22)} ${d.status.padEnd(9)} attempts: ${d.attempts.map((x) => x.http_status ?? x.error).join(', ')}`,
+        );
       }
     } catch (error) {
       lines.push(`  order ${reference}: ${(error as Error).message}`);

@@ -46,12 +46,9 @@ export class ApiError extends Error {
 }
 
 /** Shorthands, so call sites read as the condition they raise. */
-export const badRequest = (message: string, options?: ApiErrorOptions) =>
-  new ApiError('E_BADREQUEST', message, options);
+export const badRequest = (message: string, options?: ApiErrorOptions) => new ApiError('E_BADREQUEST', message, options);
 export const notFound = (message: string) => new ApiError('E_NOTFOUND', message);
 export const conflict = (message: string) => new ApiError('E_CONFLICT', message);
-export const unauthorized = (message: string, options?: ApiErrorOptions) =>
-  new ApiError('E_UNAUTHORIZED', message, options);
+export const unauthorized = (message: string, options?: ApiErrorOptions) => new ApiError('E_UNAUTHORIZED', message, options);
 export const forbidden = (message: string) => new ApiError('E_FORBIDDEN', message);
-export const validationError = (field: string, reason: string) =>
-  new ApiError('E_VALIDATION_ERROR', `${field}: ${reason}`);
+export const validationError = (field: string, reason: string) => new ApiError('E_VALIDATION_ERROR', `${field}: ${reason}`);

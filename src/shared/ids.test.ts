@@ -4,7 +4,7 @@ import { createIds, DRAWS_PER_EPOCH, MAX_DRAWS } from './ids';
 import { seeded } from '../../test/support/property';
 
 describe('createIds', () => {
-  it("draws what faker.number.int(0xffffffff) draws from the same seed, and counts it the same (seeded)", () => {
+  it('draws what faker.number.int(0xffffffff) draws from the same seed, and counts it the same (seeded)', () => {
     fc.assert(
       fc.property(fc.integer(), fc.integer({ min: 1, max: 300 }), (seed, n) => {
         const ours = createIds(seed);

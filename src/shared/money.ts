@@ -44,7 +44,10 @@ export function ceil(value: number, decimals: number): number {
 
 /** Sums amounts and rounds the result, so `total` equals the sum of its rounded parts. */
 export function sum(values: readonly number[], decimals: number): number {
-  return round(values.reduce((a, b) => a + b, 0), decimals);
+  return round(
+    values.reduce((a, b) => a + b, 0),
+    decimals,
+  );
 }
 
 /**

@@ -35,12 +35,19 @@ export const ErrorEnvelopeSchema = z
 export const AlternativeErrorSchema = z
   .object({ status: z.literal('failed'), message: z.string().min(1), data: z.null() })
   .strict()
-  .meta({ id: 'AlternativeError', description: 'Spec §5.4: some authentication failures use this body', example: { status: 'failed', message: 'Missing svc-client-id header', data: null } });
+  .meta({
+    id: 'AlternativeError',
+    description: 'Spec §5.4: some authentication failures use this body',
+    example: { status: 'failed', message: 'Missing svc-client-id header', data: null },
+  });
 
 /** Both auth failure bodies. */
 export const AuthErrorSchema = z
   .union([ErrorEnvelopeSchema, AlternativeErrorSchema])
-  .meta({ id: 'AuthError', description: 'An authentication failure: the error envelope, or the spec §5.4 alternative body (`status` tells them apart)' });
+  .meta({
+    id: 'AuthError',
+    description: 'An authentication failure: the error envelope, or the spec §5.4 alternative body (`status` tells them apart)',
+  });
 
 /**
  * The last instant RFC 3339 writes, 9999-12-31T23:59:59.999Z: past it `toISOString` writes a

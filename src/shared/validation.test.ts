@@ -64,18 +64,44 @@ describe('parseOrThrow with compiled schemas', () => {
   });
 
   it("answers what zod's runtime parser answers: the same output, the same first issue (seeded)", () => {
-    const text = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', ' ', 'USDT', 'ngn', 'base-sepolia', 'ada@example.com', 'not-an-email', '0123456789', '12345'));
-    const value = fc.oneof(text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(fc.nat(), { maxLength: 2 }));
-    const leg = fc.record({ currency: fc.oneof(text, value), network: fc.oneof(text, value), amount: fc.oneof(fc.double({ min: -1, max: 2e12 }), value) }, { requiredKeys: [] });
+    const text = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('', ' ', 'USDT', 'ngn', 'base-sepolia', 'ada@example.com', 'not-an-email', '0123456789', '12345'),
+    );
+    const value = fc.oneof(
+      text,
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.array(fc.nat(), { maxLength: 2 }),
+    );
+    const leg = fc.record(
+      { currency: fc.oneof(text, value), network: fc.oneof(text, value), amount: fc.oneof(fc.double({ min: -1, max: 2e12 }), value) },
+      { requiredKeys: [] },
+    );
     const body = fc.record(
       {
         from: fc.oneof(leg, value),
         to: fc.oneof(leg, value),
         quote_id: fc.oneof(text, value),
         merchant_reference: fc.oneof(text, value),
-        recipient: fc.oneof(fc.dictionary(fc.constantFrom('institution_code', 'account_number', 'account_name', 'address', 'memo'), fc.oneof(text, value)), value),
+        recipient: fc.oneof(
+          fc.dictionary(fc.constantFrom('institution_code', 'account_number', 'account_name', 'address', 'memo'), fc.oneof(text, value)),
+          value,
+        ),
         customer: fc.oneof(
-          fc.record({ reference: fc.oneof(text, value), name: fc.oneof(text, value), email: fc.oneof(text, value), phone: fc.oneof(text, value), dob: fc.oneof(text, fc.constantFrom('14-02-1990', '31-02-1990', '29-02-2000')) }, { requiredKeys: [] }),
+          fc.record(
+            {
+              reference: fc.oneof(text, value),
+              name: fc.oneof(text, value),
+              email: fc.oneof(text, value),
+              phone: fc.oneof(text, value),
+              dob: fc.oneof(text, fc.constantFrom('14-02-1990', '31-02-1990', '29-02-2000')),
+            },
+            { requiredKeys: [] },
+          ),
           value,
         ),
         partner_fee: fc.oneof(fc.double({ min: -1, max: 11 }), value),
@@ -85,11 +111,19 @@ describe('parseOrThrow with compiled schemas', () => {
       },
       { requiredKeys: [] },
     );
-    const cases = fc.oneof(body, body.map((b) => ({ ...validOfframp, ...b })), fc.constant(validOfframp), value);
+    const cases = fc.oneof(
+      body,
+      body.map((b) => ({ ...validOfframp, ...b })),
+      fc.constant(validOfframp),
+      value,
+    );
     fc.assert(
       fc.property(cases, (input) => {
         for (const schema of [CreateOrderBodySchema, QuoteBodySchema, FiatRecipientSchema, CryptoRecipientSchema] as z.ZodType[]) {
-          const part = schema === FiatRecipientSchema || schema === CryptoRecipientSchema ? (input as { recipient?: unknown } | null)?.recipient : input;
+          const part =
+            schema === FiatRecipientSchema || schema === CryptoRecipientSchema
+              ? (input as { recipient?: unknown } | null)?.recipient
+              : input;
           expect(throughParseOrThrow(schema, part)).toEqual(runtime(schema, part));
         }
       }),

@@ -28,7 +28,11 @@ export const ChaosDuration = z
   .max(64)
   .refine((d) => parseDuration(d) !== undefined, 'must be a duration such as 90s, 5m, 2h, 1d or 1h30m')
   .refine((d) => (parseDuration(d) ?? 0) <= MAX_DELAY_MS, 'must be at most 10 years (3650d)')
-  .meta({ pattern: DURATION_PATTERN, description: 'a virtual duration such as 90s, 5m, 2h, 1d or 1h30m (at most 10 years)', example: '30s' });
+  .meta({
+    pattern: DURATION_PATTERN,
+    description: 'a virtual duration such as 90s, 5m, 2h, 1d or 1h30m (at most 10 years)',
+    example: '30s',
+  });
 
 const DelayRange = z
   .object({ min: ChaosDuration, max: ChaosDuration })
@@ -42,12 +46,22 @@ const DelayRange = z
   });
 
 const ChaosFields = {
-  duplicate_rate: z.number().min(0).max(1).optional().meta({ description: 'the share of deliveries sent twice (a second delivery, the same body, marked `duplicate`)', example: 0.3 }),
-  reorder_window: ChaosDuration.optional().meta({ description: 'each delivery is held a random time up to this, so events of one order within it may arrive in any order (those overtaken are marked `reordered`)', example: '1m' }),
+  duplicate_rate: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({ description: 'the share of deliveries sent twice (a second delivery, the same body, marked `duplicate`)', example: 0.3 }),
+  reorder_window: ChaosDuration.optional().meta({
+    description:
+      'each delivery is held a random time up to this, so events of one order within it may arrive in any order (those overtaken are marked `reordered`)',
+    example: '1m',
+  }),
   delay: DelayRange.optional(),
 };
 const HAS_ONE = { message: 'give at least one of duplicate_rate, reorder_window or delay', path: ['duplicate_rate'] };
-const hasOne = (c: { duplicate_rate?: unknown; reorder_window?: unknown; delay?: unknown }) => c.duplicate_rate !== undefined || c.reorder_window !== undefined || c.delay !== undefined;
+const hasOne = (c: { duplicate_rate?: unknown; reorder_window?: unknown; delay?: unknown }) =>
+  c.duplicate_rate !== undefined || c.reorder_window !== undefined || c.delay !== undefined;
 
 /** `PUT /sandbox/partners/{client_id}/webhook-chaos` (CONTRACT §22). */
 export const WebhookChaosBodySchema = z

@@ -27,7 +27,10 @@ export interface DeliverySigning {
 export function deliveryHeaders(d: DeliverySigning): Record<string, string> {
   return {
     'content-type': 'application/json',
-    'svc-signature': sign({ clientId: d.clientId, timestamp: d.timestamp, method: 'POST', path: signedPath(d.url), rawBody: d.body }, d.encryptionKey),
+    'svc-signature': sign(
+      { clientId: d.clientId, timestamp: d.timestamp, method: 'POST', path: signedPath(d.url), rawBody: d.body },
+      d.encryptionKey,
+    ),
     'svc-timestamp': d.timestamp,
     'svc-event': d.event,
     'svc-delivery-id': d.deliveryId,

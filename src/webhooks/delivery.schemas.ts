@@ -39,7 +39,9 @@ export const AttemptSchema = z
     via: z
       .literal('listener')
       .optional()
-      .meta({ description: 'handed to a `ramp-sandbox listen` (GET /sandbox/listen) instead of POSTed: `url` is where the listener forwarded it' }),
+      .meta({
+        description: 'handed to a `ramp-sandbox listen` (GET /sandbox/listen) instead of POSTed: `url` is where the listener forwarded it',
+      }),
   })
   .meta({ id: 'DeliveryAttempt' });
 
@@ -53,14 +55,20 @@ export const DeliverySchema = z
     event: WebhookEventSchema,
     status: DeliveryStatusSchema,
     in_flight: z.boolean(),
-    source: z.enum(['lifecycle', 'manual', 'probe']).meta({ description: '`probe`: an adversarial delivery of a readiness run (CONTRACT §21), sent once, never retried' }),
+    source: z
+      .enum(['lifecycle', 'manual', 'probe'])
+      .meta({ description: '`probe`: an adversarial delivery of a readiness run (CONTRACT §21), sent once, never retried' }),
     probe: z
       .object({
         kind: z.enum(['bad_signature', 'stale_timestamp', 'tampered_body', 'duplicate', 'out_of_order']),
         of: z.string().meta({ description: 'the delivery whose body (and, for a duplicate, svc-delivery-id) it repeats' }),
       })
       .optional()
-      .meta({ id: 'DeliveryProbe', description: 'what the probe does; the receiver must refuse bad_signature, stale_timestamp and tampered_body, and acknowledge duplicate and out_of_order' }),
+      .meta({
+        id: 'DeliveryProbe',
+        description:
+          'what the probe does; the receiver must refuse bad_signature, stale_timestamp and tampered_body, and acknowledge duplicate and out_of_order',
+      }),
     url: z.string().nullable().meta({ description: 'a fixed target given to send; null: the partner’s webhook_url' }),
     payload: z.unknown().meta({ description: 'the body sent, parsed' }),
     raw_body: z.string(),
@@ -70,8 +78,15 @@ export const DeliverySchema = z
     chaos: z
       .array(z.enum(CHAOS_MARKS))
       .optional()
-      .meta({ description: 'CONTRACT §22, only when webhook chaos touched it: `duplicate` (a second delivery of the same body), `delayed` (its first attempt held), `reordered` (a later event of its order went first)', example: ['delayed', 'reordered'] }),
-    duplicate_of: z.string().optional().meta({ description: 'a chaos duplicate: the id of the delivery it repeats', example: 'dlv_8kq2m4x7p1' }),
+      .meta({
+        description:
+          'CONTRACT §22, only when webhook chaos touched it: `duplicate` (a second delivery of the same body), `delayed` (its first attempt held), `reordered` (a later event of its order went first)',
+        example: ['delayed', 'reordered'],
+      }),
+    duplicate_of: z
+      .string()
+      .optional()
+      .meta({ description: 'a chaos duplicate: the id of the delivery it repeats', example: 'dlv_8kq2m4x7p1' }),
   })
   .meta({ id: 'Delivery' });
 export type DeliveryView = z.output<typeof DeliverySchema>;

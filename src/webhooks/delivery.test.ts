@@ -4,11 +4,34 @@ import { PackedBody } from './packed-body';
 
 const body = JSON.stringify({
   event: 'order.settled',
-  data: { reference: 'ORDWGNUSZJESLH33', merchant_reference: 'm-1', customer_reference: 'cus_1', type: 'offramp', from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'NGN', amount: 152547.71 }, metadata: { note: 'ünïcödé ✓' }, status: 'settled', created_at: '2026-01-15T12:00:00.000Z' },
+  data: {
+    reference: 'ORDWGNUSZJESLH33',
+    merchant_reference: 'm-1',
+    customer_reference: 'cus_1',
+    type: 'offramp',
+    from: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
+    to: { currency: 'NGN', amount: 152547.71 },
+    metadata: { note: 'ünïcödé ✓' },
+    status: 'settled',
+    created_at: '2026-01-15T12:00:00.000Z',
+  },
 });
 const delivery = (): Delivery => ({
-  id: 'dlv_1', client_id: 'ptr_1', environment: 'test', order: 'ORDWGNUSZJESLH33', event: 'order.settled', body, urlOverride: null, source: 'lifecycle',
-  status: 'succeeded', attempts: [], automaticAttempts: 1, next_attempt_at: null, created_at: 0, inFlight: false, timer: null,
+  id: 'dlv_1',
+  client_id: 'ptr_1',
+  environment: 'test',
+  order: 'ORDWGNUSZJESLH33',
+  event: 'order.settled',
+  body,
+  urlOverride: null,
+  source: 'lifecycle',
+  status: 'succeeded',
+  attempts: [],
+  automaticAttempts: 1,
+  next_attempt_at: null,
+  created_at: 0,
+  inFlight: false,
+  timer: null,
 });
 
 describe('finished delivery bodies (kept packed)', () => {
@@ -27,7 +50,17 @@ describe('finished delivery bodies (kept packed)', () => {
   });
 
   it('keeps a finished delivery’s attempts as they were, exactly sized, a short answer shared with other deliveries’', () => {
-    const attempt = (excerpt: string | null) => ({ number: 1, manual: false, url: 'http://127.0.0.1:1/h', virtual_at: 5, wall_at: 7, duration_ms: 3, http_status: 200, error: null, response_excerpt: excerpt });
+    const attempt = (excerpt: string | null) => ({
+      number: 1,
+      manual: false,
+      url: 'http://127.0.0.1:1/h',
+      virtual_at: 5,
+      wall_at: 7,
+      duration_ms: 3,
+      http_status: 200,
+      error: null,
+      response_excerpt: excerpt,
+    });
     const a = { ...delivery(), attempts: [] as Delivery['attempts'] };
     const b = { ...delivery(), attempts: [] as Delivery['attempts'] };
     a.attempts.push(attempt(['o', 'k'].join('')));

@@ -147,4 +147,3 @@ export function deliveryView(d: Delivery): DeliveryView {
     ...(d.duplicate_of !== undefined ? { duplicate_of: d.duplicate_of } : {}),
   };
 }
-

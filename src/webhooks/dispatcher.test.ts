@@ -40,7 +40,8 @@ function makeDispatcher(answer: Answer, options?: Partial<DispatcherOptions>) {
   const errors: unknown[] = [];
   const dispatcher = createDispatcher({ clock, wall, ids, partners, options, onError: (e) => errors.push(e) });
   /** Advances the clock as the sandbox does: each attempt finishes at the virtual time it started. */
-  const advance = (ms: number) => clock.advanceToAsync(clock.now() + ms, () => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined));
+  const advance = (ms: number) =>
+    clock.advanceToAsync(clock.now() + ms, () => (dispatcher.inFlightCount > 0 ? dispatcher.idle() : undefined));
   const send = (url: string | null = null) =>
     dispatcher.enqueue({ partner, environment: 'test', order: 'ORD1', event: 'order.created', data: { reference: 'ORD1' }, url });
   return { clock, wall, partners, partner, dispatcher, calls, errors, advance, send };
@@ -79,7 +80,9 @@ describe('createDispatcher', () => {
     const delays = [0, 5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 10 * H];
     const expected = delays.map((_, i) => T0 + delays.slice(0, i + 1).reduce((a, b) => a + b, 0));
     expect(t.calls.map((c) => c.at)).toEqual(expected);
-    expect(d.attempts.map((a) => [a.number, a.virtual_at, a.manual, a.http_status, a.error])).toEqual(expected.map((at, i) => [i + 1, at, false, 500, 'HTTP 500']));
+    expect(d.attempts.map((a) => [a.number, a.virtual_at, a.manual, a.http_status, a.error])).toEqual(
+      expected.map((at, i) => [i + 1, at, false, 500, 'HTTP 500']),
+    );
     expect(d.status).toBe('failed');
     expect(d.next_attempt_at).toBeNull();
     expect(t.clock.pending).toBe(0);
@@ -247,7 +250,11 @@ describe('createDispatcher with a listener', () => {
     const handed: ListenerAttempt[] = [];
     const ended: string[] = [];
     const listener = t.dispatcher.listen(
-      { client_id: t.partner.client_id, events: options.events ?? null, forward_to: options.forward_to === undefined ? FORWARD : options.forward_to },
+      {
+        client_id: t.partner.client_id,
+        events: options.events ?? null,
+        forward_to: options.forward_to === undefined ? FORWARD : options.forward_to,
+      },
       { send: (a) => handed.push(a), end: (reason) => ended.push(reason) },
     );
     return { listener, handed, ended };
@@ -263,15 +270,43 @@ describe('createDispatcher with a listener', () => {
     expect(t.calls).toEqual([]);
     expect(l.handed).toHaveLength(1);
     const a = l.handed[0]!;
-    expect(a).toMatchObject({ id: `${d.id}.1`, delivery_id: d.id, client_id: 'ptr_hooks', environment: 'test', event: 'order.created', order: 'ORD1', attempt: 1, path: '/webhooks?from=listen', body: bodyOf(d) });
-    expect(a.headers).toMatchObject({ 'content-type': 'application/json', 'svc-event': 'order.created', 'svc-delivery-id': d.id, 'svc-attempt': '1', 'svc-timestamp': String(T0) });
-    const expected = createHmac('sha256', t.partner.keys.test.encryption_key).update(`ptr_hooks|${T0}|POST|/webhooks?from=listen|${a.body}`).digest('hex');
+    expect(a).toMatchObject({
+      id: `${d.id}.1`,
+      delivery_id: d.id,
+      client_id: 'ptr_hooks',
+      environment: 'test',
+      event: 'order.created',
+      order: 'ORD1',
+      attempt: 1,
+      path: '/webhooks?from=listen',
+      body: bodyOf(d),
+    });
+    expect(a.headers).toMatchObject({
+      'content-type': 'application/json',
+      'svc-event': 'order.created',
+      'svc-delivery-id': d.id,
+      'svc-attempt': '1',
+      'svc-timestamp': String(T0),
+    });
+    const expected = createHmac('sha256', t.partner.keys.test.encryption_key)
+      .update(`ptr_hooks|${T0}|POST|/webhooks?from=listen|${a.body}`)
+      .digest('hex');
     expect(a.headers['svc-signature']).toBe(`sha256=${expected}`);
     expect(d.inFlight).toBe(true);
     expect(answer(t, a, 204, 'accepted')).toEqual({ id: a.id, delivery_id: d.id, attempt: 1, succeeded: true });
     await t.dispatcher.idle();
     expect(d.status).toBe('succeeded');
-    expect(d.attempts).toEqual([expect.objectContaining({ number: 1, url: FORWARD, via: 'listener', http_status: 204, response_excerpt: 'accepted', duration_ms: 12, error: null })]);
+    expect(d.attempts).toEqual([
+      expect.objectContaining({
+        number: 1,
+        url: FORWARD,
+        via: 'listener',
+        http_status: 204,
+        response_excerpt: 'accepted',
+        duration_ms: 12,
+        error: null,
+      }),
+    ]);
   });
 
   it('retries an attempt the listener reports as failed on the §5 schedule, through the listener again', async () => {
@@ -285,7 +320,10 @@ describe('createDispatcher with a listener', () => {
     expect(d.next_attempt_at).toBe(T0 + 5 * S);
     const advanced = t.advance(5 * S);
     await flush();
-    expect(l.handed.map((a) => [a.attempt, a.headers['svc-attempt']])).toEqual([[1, '1'], [2, '2']]);
+    expect(l.handed.map((a) => [a.attempt, a.headers['svc-attempt']])).toEqual([
+      [1, '1'],
+      [2, '2'],
+    ]);
     t.dispatcher.answerListener(l.handed[1]!.id, { error: 'connection refused', duration_ms: 1 });
     await advanced;
     expect(d.attempts[1]).toMatchObject({ virtual_at: T0 + 5 * S, http_status: null, error: 'connection refused', via: 'listener' });
@@ -317,7 +355,9 @@ describe('createDispatcher with a listener', () => {
     expect(d.attempts[0]).toMatchObject({ error: 'timed out after 1 ms', http_status: null });
     expect(d.status).toBe('retrying');
     // A late answer changes nothing.
-    expect(() => answer(t, l.handed[0]!, 200)).toThrow(expect.objectContaining({ status: 409, message: expect.stringMatching(/already ended \(timed out after 1 ms\)/) }));
+    expect(() => answer(t, l.handed[0]!, 200)).toThrow(
+      expect.objectContaining({ status: 409, message: expect.stringMatching(/already ended \(timed out after 1 ms\)/) }),
+    );
   });
 
   it('refuses a second answer (409) and an answer for an attempt no listener was handed (404)', async () => {
@@ -326,14 +366,18 @@ describe('createDispatcher with a listener', () => {
     const d = t.send();
     answer(t, l.handed[0]!, 200);
     await t.dispatcher.idle();
-    expect(() => answer(t, l.handed[0]!, 500)).toThrow(expect.objectContaining({ status: 409, code: 'E_CONFLICT', message: expect.stringMatching(/already ended \(answered 200\)/) }));
+    expect(() => answer(t, l.handed[0]!, 500)).toThrow(
+      expect.objectContaining({ status: 409, code: 'E_CONFLICT', message: expect.stringMatching(/already ended \(answered 200\)/) }),
+    );
     expect(d.attempts).toHaveLength(1);
     expect(d.attempts[0]!.http_status).toBe(200);
     t.dispatcher.unlisten(l.listener);
     const posted = t.send();
     await t.dispatcher.idle();
     for (const id of [`${posted.id}.1`, `${d.id}.2`, 'dlv_nope.1', 'nothing', '.1', `${d.id}.x`]) {
-      expect(() => t.dispatcher.answerListener(id, { status: 200, duration_ms: 1 }), id).toThrow(expect.objectContaining({ status: 404, code: 'E_NOTFOUND' }));
+      expect(() => t.dispatcher.answerListener(id, { status: 200, duration_ms: 1 }), id).toThrow(
+        expect.objectContaining({ status: 404, code: 'E_NOTFOUND' }),
+      );
     }
   });
 

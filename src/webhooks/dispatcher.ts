@@ -6,7 +6,17 @@ import { createBus, type Bus } from '../shared/bus';
 import { conflict, notFound } from '../shared/errors';
 import { unused, type Ids } from '../shared/ids';
 import { ShardedMap } from '../shared/sharded-map';
-import { bodyOf, deliveryRecord, deliveryRecordView, packBody, type Attempt, type SharedAnswers, type Delivery, type DeliveryProbe, type DeliveryRecord } from './delivery';
+import {
+  bodyOf,
+  deliveryRecord,
+  deliveryRecordView,
+  packBody,
+  type Attempt,
+  type SharedAnswers,
+  type Delivery,
+  type DeliveryProbe,
+  type DeliveryRecord,
+} from './delivery';
 import { createListeners, type Listener, type ListenerAnswer, type ListenerOptions, type ListenerSink } from './listeners';
 import { probeOrPlain, signedPath } from './delivery-headers';
 import { postAttempt } from './transport';
@@ -159,7 +169,10 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   function create(input: DeliveryInput, extra: { chaos?: ChaosMark[]; duplicate_of?: string } = {}): Delivery {
     const delivery: Delivery = {
-      id: unused(() => ids.id('dlv_'), (id) => deliveries.has(id)),
+      id: unused(
+        () => ids.id('dlv_'),
+        (id) => deliveries.has(id),
+      ),
       client_id: input.partner.client_id,
       environment: input.environment,
       order: input.order,
@@ -230,7 +243,18 @@ export function createDispatcher(deps: DispatcherDeps) {
         deliveryId: delivery_id,
         attempt: number,
       });
-      const handed = { id: `${delivery_id}.${number}`, delivery_id, client_id, environment, event, order, attempt: number, path: signedPath(target), headers: { ...sent.headers, 'user-agent': userAgent }, body: sent.body };
+      const handed = {
+        id: `${delivery_id}.${number}`,
+        delivery_id,
+        client_id,
+        environment,
+        event,
+        order,
+        attempt: number,
+        path: signedPath(target),
+        headers: { ...sent.headers, 'user-agent': userAgent },
+        body: sent.body,
+      };
       ok = await listeners.hand(listener, handed, record);
     } else if (!url || !partner) {
       record.error = partner ? 'no webhook_url configured for the partner' : 'partner no longer exists';
@@ -310,7 +334,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     const record = dot > 0 && Number.isInteger(number) && number > 0 ? deliveries.get(deliveryId)?.attempts[number - 1] : undefined;
     if (record?.via !== 'listener') throw notFound(`No attempt ${id} was handed to a listener`);
     const outcome = record.error ?? `answered ${record.http_status}`;
-    throw conflict(`Attempt ${id} has already ended (${outcome}): an answer counts once, within the webhook timeout (${options.timeoutMs} ms)`);
+    throw conflict(
+      `Attempt ${id} has already ended (${outcome}): an answer counts once, within the webhook timeout (${options.timeoutMs} ms)`,
+    );
   }
 
   return {
@@ -436,4 +462,3 @@ function listenerTarget(url: string | null): URL {
     return root;
   }
 }
-

@@ -6,9 +6,12 @@ import { seeded } from '../../test/support/property';
 describe('PackedBody', () => {
   it('unpacks to exactly the text packed, whatever it holds (seeded)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 2_000 }), fc.string({ unit: 'binary', maxLength: 500 }), fc.json()), (text) => {
-        expect(PackedBody.pack(text).unpack()).toBe(text);
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit: 'grapheme', maxLength: 2_000 }), fc.string({ unit: 'binary', maxLength: 500 }), fc.json()),
+        (text) => {
+          expect(PackedBody.pack(text).unpack()).toBe(text);
+        },
+      ),
       seeded({ numRuns: 2_000 }),
     );
   });
@@ -16,7 +19,17 @@ describe('PackedBody', () => {
   it('keeps a webhook body in a fraction of its length', () => {
     const body = JSON.stringify({
       event: 'order.created',
-      data: { reference: 'ORDWGNUSZJESLH33', merchant_reference: null, customer_reference: 'cus_1', type: 'onramp', from: { currency: 'NGN', amount: 150000 }, to: { currency: 'USDT', network: 'base-sepolia', amount: 98.12 }, status: 'awaiting_user_payment', created_at: '2026-03-02T09:41:07.123Z', updated_at: '2026-03-02T09:41:07.123Z' },
+      data: {
+        reference: 'ORDWGNUSZJESLH33',
+        merchant_reference: null,
+        customer_reference: 'cus_1',
+        type: 'onramp',
+        from: { currency: 'NGN', amount: 150000 },
+        to: { currency: 'USDT', network: 'base-sepolia', amount: 98.12 },
+        status: 'awaiting_user_payment',
+        created_at: '2026-03-02T09:41:07.123Z',
+        updated_at: '2026-03-02T09:41:07.123Z',
+      },
     });
     const packed = PackedBody.pack(body);
     expect(packed.unpack()).toBe(body);

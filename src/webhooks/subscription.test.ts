@@ -76,14 +76,18 @@ describe('routeOrderEvents', () => {
   it('skips an event the partner does not subscribe to, saying so', () => {
     const t = setup();
     t.partners.create({ client_id: 'ptr_sub', webhook_url: HOOK, events: ['order.settled'] });
-    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery: 'skipped: event not subscribed' }]);
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([
+      { delivery: 'skipped: event not subscribed' },
+    ]);
     expect(t.enqueued).toEqual([]);
   });
 
   it('skips every event of a partner with no webhook_url, saying so', () => {
     const t = setup();
     t.partners.create({ client_id: 'ptr_sub', webhook_url: null });
-    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery: 'skipped: no webhook_url' }]);
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([
+      { delivery: 'skipped: no webhook_url' },
+    ]);
     expect(t.enqueued).toEqual([]);
   });
 
@@ -92,13 +96,17 @@ describe('routeOrderEvents', () => {
     t.partners.create({ client_id: 'ptr_sub', webhook_url: null });
     t.listening.add('ptr_sub order.created');
     expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery_id: 'dlv_1' }]);
-    expect(t.emit('order.cancelled', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([{ delivery: 'skipped: no webhook_url' }]);
+    expect(t.emit('order.cancelled', { reference: 'ORD1', clientId: 'ptr_sub', env: 'test' })).toEqual([
+      { delivery: 'skipped: no webhook_url' },
+    ]);
     expect(t.enqueued.map((d) => d.event)).toEqual(['order.created']);
   });
 
   it('skips the events of an order whose partner was removed, saying so', () => {
     const t = setup();
-    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_gone', env: 'test' })).toEqual([{ delivery: 'skipped: partner removed' }]);
+    expect(t.emit('order.created', { reference: 'ORD1', clientId: 'ptr_gone', env: 'test' })).toEqual([
+      { delivery: 'skipped: partner removed' },
+    ]);
     expect(t.enqueued).toEqual([]);
   });
 
@@ -146,6 +154,11 @@ describe('routeOrderEvents', () => {
       ['order.cancelled', { delivery_id: 'dlv_1' }],
     ]);
     expect(enqueued).toHaveLength(1);
-    expect(enqueued[0]).toMatchObject({ environment: 'test', order: order.reference, event: 'order.cancelled', data: { reference: order.reference, status: 'cancelled' } });
+    expect(enqueued[0]).toMatchObject({
+      environment: 'test',
+      order: order.reference,
+      event: 'order.cancelled',
+      data: { reference: order.reference, status: 'cancelled' },
+    });
   });
 });

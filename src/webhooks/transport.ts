@@ -19,7 +19,14 @@ export interface TransportOptions {
  * delivery's environment, the `svc-*` headers, the answer (or failure) written into `record`.
  * True when the receiver answered 2xx.
  */
-export async function postAttempt(delivery: Delivery, partner: Partner, url: string, number: number, record: Attempt, opts: TransportOptions): Promise<boolean> {
+export async function postAttempt(
+  delivery: Delivery,
+  partner: Partner,
+  url: string,
+  number: number,
+  record: Attempt,
+  opts: TransportOptions,
+): Promise<boolean> {
   let target: URL;
   try {
     target = new URL(url);

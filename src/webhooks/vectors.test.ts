@@ -78,7 +78,9 @@ describe('webhook signature vectors (CONTRACT §18)', () => {
     }
     expect(byName('signed_with_secret_key').headers['svc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(byName('signed_with_secret_key').headers['svc-signature']).not.toBe(sig);
-    expect(byName('signed_with_other_environment_key').headers['svc-signature']).toBe(hmac(byName('valid_live_environment').encryption_key, valid.client_id, ts, valid.url, valid.raw_body));
+    expect(byName('signed_with_other_environment_key').headers['svc-signature']).toBe(
+      hmac(byName('valid_live_environment').encryption_key, valid.client_id, ts, valid.url, valid.raw_body),
+    );
   });
 
   it('carry bodies that are spec §6.2 payloads, as the dispatcher writes them', () => {

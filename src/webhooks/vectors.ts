@@ -134,7 +134,11 @@ function withHeader(headers: Record<string, string>, name: string, value: string
 function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversedKeys(v)]),
+  );
 }
 
 /** The test vectors of CONTRACT §18, built afresh (a pure function of the constants above). */
@@ -148,7 +152,8 @@ export function webhookSignatureVectors(): WebhookVectors {
     }),
     vector({
       name: 'valid_query_string',
-      description: 'The webhook URL has a query string: the signed path is the pathname plus the query (`/webhooks/ramp?source=sandbox&tenant=42`).',
+      description:
+        'The webhook URL has a query string: the signed path is the pathname plus the query (`/webhooks/ramp?source=sandbox&tenant=42`).',
       url: URL_QUERY,
       headers: delivered({ url: URL_QUERY }),
     }),
@@ -250,7 +255,8 @@ export function webhookSignatureVectors(): WebhookVectors {
     }),
     vector({
       name: 'uppercase_hex',
-      description: 'The right HMAC with its hex in uppercase: the header is `sha256=` and lowercase hex (spec §5.2), compared as a string in constant time.',
+      description:
+        'The right HMAC with its hex in uppercase: the header is `sha256=` and lowercase hex (spec §5.2), compared as a string in constant time.',
       headers: withHeader(delivered(), 'svc-signature', `sha256=${sig({}).slice('sha256='.length).toUpperCase()}`),
       reason: 'bad_signature',
     }),
@@ -258,7 +264,8 @@ export function webhookSignatureVectors(): WebhookVectors {
   return {
     description:
       'Webhook signature test vectors of ramp-sandbox (CONTRACT §18, spec §6.4). For each case, verify raw_body and headers as your receiver would, with client_id, encryption_key, the path and query of url, and now_ms as the current time; accept exactly the cases where valid is true.',
-    canonical_string: 'clientId|svc-timestamp|POST|path?query|rawBody, HMAC-SHA256 keyed with enc_*, sent as svc-signature: sha256=<lowercase hex>',
+    canonical_string:
+      'clientId|svc-timestamp|POST|path?query|rawBody, HMAC-SHA256 keyed with enc_*, sent as svc-signature: sha256=<lowercase hex>',
     tolerance_ms: VECTOR_TOLERANCE_MS,
     cases,
   };

@@ -57,7 +57,13 @@ describe('module boundaries (STYLE: domain folders are pure)', () => {
         ['orders/g.ts', 'const d = new Date();'],
       ]),
     ).toHaveLength(7);
-    expect(violations([['clock/x.ts', 'const now = Date.now();'], ['http/y.ts', "import Koa from 'koa';"], ['orders/z.ts', '// Date.now() is not used here\nconst d = new Date(ms);']])).toEqual([]);
+    expect(
+      violations([
+        ['clock/x.ts', 'const now = Date.now();'],
+        ['http/y.ts', "import Koa from 'koa';"],
+        ['orders/z.ts', '// Date.now() is not used here\nconst d = new Date(ms);'],
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -66,7 +72,8 @@ describe('module boundaries (STYLE: domain folders are pure)', () => {
  * import sandbox/sandbox.ts, directly or through another module (type-only imports are erased, so they
  * do not count); whoever runs scenarios hands it a sandbox URL or a starter.
  */
-const VALUE_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
+const VALUE_IMPORT =
+  /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
 
 /** The files (paths under src/) that `from` reaches through value imports. */
 function reachable(files: Map<string, string>, from: string[]): Set<string> {
@@ -100,12 +107,28 @@ describe('the scenario runner is an HTTP client (issue 9)', () => {
 
   it('catches a direct import, one through another module, and a dynamic one, but not a type-only import', () => {
     const main = ['sandbox/sandbox.ts', 'export const startSandbox = 1;'];
-    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/a.ts', "import { startSandbox } from '../sandbox/sandbox';"]]))).toEqual(['scenario-runner/a.ts']);
     expect(
-      runnerImportsMain(new Map([main as [string, string], ['index.ts', "export { startSandbox } from './sandbox/sandbox';"], ['scenario-runner/steps/b.ts', "import { startSandbox } from '../../index';"]])),
+      runnerImportsMain(
+        new Map([main as [string, string], ['scenario-runner/a.ts', "import { startSandbox } from '../sandbox/sandbox';"]]),
+      ),
+    ).toEqual(['scenario-runner/a.ts']);
+    expect(
+      runnerImportsMain(
+        new Map([
+          main as [string, string],
+          ['index.ts', "export { startSandbox } from './sandbox/sandbox';"],
+          ['scenario-runner/steps/b.ts', "import { startSandbox } from '../../index';"],
+        ]),
+      ),
     ).toEqual(['scenario-runner/steps/b.ts']);
-    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/c.ts', "const m = await import('../sandbox/sandbox');"]]))).toEqual(['scenario-runner/c.ts']);
-    expect(runnerImportsMain(new Map([main as [string, string], ['scenario-runner/d.ts', "import type { Sandbox } from '../sandbox/sandbox';"]]))).toEqual([]);
+    expect(
+      runnerImportsMain(new Map([main as [string, string], ['scenario-runner/c.ts', "const m = await import('../sandbox/sandbox');"]])),
+    ).toEqual(['scenario-runner/c.ts']);
+    expect(
+      runnerImportsMain(
+        new Map([main as [string, string], ['scenario-runner/d.ts', "import type { Sandbox } from '../sandbox/sandbox';"]]),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -121,7 +144,9 @@ const USES_ROUTER = /^\s*import\b[^;]*\bfrom\s+['"]@koa\/router['"]/m;
 
 /** The insides of @koa/router that each (path, text) pair reaches for, in files that import it. */
 function routerInsides(files: Array<[string, string]>): string[] {
-  return files.filter(([, raw]) => USES_ROUTER.test(raw)).flatMap(([rel, raw]) => [...code(raw).matchAll(ROUTER_INSIDES)].map((m) => `${rel}: ${m[0]}`));
+  return files
+    .filter(([, raw]) => USES_ROUTER.test(raw))
+    .flatMap(([rel, raw]) => [...code(raw).matchAll(ROUTER_INSIDES)].map((m) => `${rel}: ${m[0]}`));
 }
 
 describe('routing through public APIs only (store issue item 5)', () => {
@@ -138,9 +163,20 @@ describe('routing through public APIs only (store issue item 5)', () => {
         ['http/a.ts', `${router}router.match(path, 'GET');`],
         ['http/b.ts', `${router}for (const layer of router.stack) run(layer.stack, layer.regexp);`],
         ['http/c.ts', `${router}const names = layer.paramNames; layer.params(path, captures); ctx._matchedRoute;`],
-        ['http/d.ts', "import Router, { type RouterContext } from '@koa/router';\nfor (const layer of ctx.matched ?? []) allow(layer.methods); router.routes();"],
+        [
+          'http/d.ts',
+          "import Router, { type RouterContext } from '@koa/router';\nfor (const layer of ctx.matched ?? []) allow(layer.methods); router.routes();",
+        ],
         ['http/e.ts', 'faults.match(request); error.stack;'],
       ]),
-    ).toEqual(['http/a.ts: .match(', 'http/b.ts: .stack', 'http/b.ts: .stack', 'http/b.ts: .regexp', 'http/c.ts: .paramNames', 'http/c.ts: .params(', 'http/c.ts: ._matchedRoute']);
+    ).toEqual([
+      'http/a.ts: .match(',
+      'http/b.ts: .stack',
+      'http/b.ts: .stack',
+      'http/b.ts: .regexp',
+      'http/c.ts: .paramNames',
+      'http/c.ts: .params(',
+      'http/c.ts: ._matchedRoute',
+    ]);
   });
 });

@@ -65,7 +65,7 @@ describe('module-level state', () => {
   it('would catch a planted top-level let, or an unlisted cache', () => {
     const planted = moduleState([
       ['clock/x.ts', 'let last = 0;\nexport function f() { return last++; }'],
-      ['auth/y.ts', 'const cache = new Map<string, number>();\nconst KINDS: ReadonlySet<string> = new Set([\'a\']);'],
+      ['auth/y.ts', "const cache = new Map<string, number>();\nconst KINDS: ReadonlySet<string> = new Set(['a']);"],
       ['auth/z.ts', 'function g() {\n  let local = 1;\n  const m = new Map();\n  return local + m.size;\n}'],
     ]);
     expect(planted.lets).toEqual(['clock/x.ts last']);

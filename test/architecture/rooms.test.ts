@@ -11,9 +11,24 @@ import { describe, expect, it } from 'vitest';
 const SRC = join(import.meta.dirname, '../../src');
 
 /** Lowest first: each room may import the rooms before it. */
-const ROOMS = ['shared', 'clock', 'reference', 'auth', 'orders', 'webhooks', 'dashboard', 'http', 'readiness', 'sandbox', 'client', 'scenario-runner', 'cli'];
+const ROOMS = [
+  'shared',
+  'clock',
+  'reference',
+  'auth',
+  'orders',
+  'webhooks',
+  'dashboard',
+  'http',
+  'readiness',
+  'sandbox',
+  'client',
+  'scenario-runner',
+  'cli',
+];
 
-const IMPORT = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
+const IMPORT =
+  /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\bfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/gm;
 const stripComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
 
 function sources(dir: string): string[] {
@@ -30,7 +45,10 @@ function importGraph(files: Map<string, string>): Map<string, string[]> {
   for (const [rel, text] of files) {
     const targets: string[] = [];
     for (const m of stripComments(text).matchAll(IMPORT)) {
-      const base = join(dirname(rel), m[1] ?? m[2]!).split('\\').join('/').replace(/\.(?:ts|js)$/, '');
+      const base = join(dirname(rel), m[1] ?? m[2]!)
+        .split('\\')
+        .join('/')
+        .replace(/\.(?:ts|js)$/, '');
       const target = [`${base}.ts`, `${base}.js`, `${base}/index.ts`].find((c) => files.has(c));
       if (target) targets.push(target);
     }
@@ -199,7 +217,7 @@ describe('the rooms of src/ (docs/architecture.md)', () => {
     for (let depth = 1; depth <= maxDepth(graph); depth++) expect(cycles(folderGraph(graph, depth)), `depth ${depth}`).toEqual([]);
   });
 
-  it('has no loop between a folder\'s own files and its sub-folders, type-only imports included', () => {
+  it("has no loop between a folder's own files and its sub-folders, type-only imports included", () => {
     const graph = importGraph(load());
     expect(cycles(ownFilesGraph(graph))).toEqual([]);
   });
@@ -210,7 +228,7 @@ describe('the rooms of src/ (docs/architecture.md)', () => {
     expect(throughTheWall(graph)).toEqual([]);
   });
 
-  it('catches a planted sub-folder cycle and an import through the store\'s wall (the checks are not no-ops)', () => {
+  it("catches a planted sub-folder cycle and an import through the store's wall (the checks are not no-ops)", () => {
     const graph = importGraph(
       new Map([
         ['orders/store/index.ts', "export type { S } from './types';"],
@@ -228,7 +246,7 @@ describe('the rooms of src/ (docs/architecture.md)', () => {
     expect(throughTheWall(graph)).toEqual(['orders/intake.ts -> orders/store/plain.ts']);
   });
 
-  it('catches a planted loop between a folder\'s own files and a sub-folder, which no depth graph shows', () => {
+  it("catches a planted loop between a folder's own files and a sub-folder, which no depth graph shows", () => {
     const graph = importGraph(
       new Map([
         ['http/app.ts', "import { e } from './middleware/errors';"],

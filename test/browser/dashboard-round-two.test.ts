@@ -82,11 +82,17 @@ describe('dashboard, round two (issue 20)', () => {
     const copied = await page.evaluate<string>('navigator.clipboard.readText()');
     expect(copied).toBe(await start.locator('[data-testid="curl"]').innerText());
     const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
-      execFile('sh', ['-c', copied], { timeout: 15_000 }, (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out }))),
+      execFile('sh', ['-c', copied], { timeout: 15_000 }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out }),
+      ),
     );
     expect(stdout).toMatch(/^HTTP\/1\.1 200/);
     expect(stdout).toContain('"status":true');
-    expect(await s.sandbox.requests.list({ q: '/v1/orders' })[0]).toMatchObject({ status: 200, auth: 'secret', client_id: s.demo.clientId });
+    expect(await s.sandbox.requests.list({ q: '/v1/orders' })[0]).toMatchObject({
+      status: 200,
+      auth: 'secret',
+      client_id: s.demo.clientId,
+    });
 
     // The demo partner has no webhook URL: the panel asks for one, and then says where they go.
     await start.locator('input[name="start_webhook_url"]').fill(receiver.url);
@@ -99,7 +105,11 @@ describe('dashboard, round two (issue 20)', () => {
   it('reaches the 150th delivery through the pager (kept in the URL), by search, and from an order’s timeline', async () => {
     const order = await createOrder(s, 'onramp');
     for (let i = 0; i < 160; i++) {
-      const res = await s.control('POST', '/sandbox/webhooks/send', { client_id: s.demo.clientId, event: 'order.created', data: { reference: `ORDBULK${i}` } });
+      const res = await s.control('POST', '/sandbox/webhooks/send', {
+        client_id: s.demo.clientId,
+        event: 'order.created',
+        data: { reference: `ORDBULK${i}` },
+      });
       expect(res.status, res.text).toBe(200);
     }
     const all = (await s.control('GET', '/sandbox/webhooks/deliveries?per_page=500')).body.data as Array<{ id: string }>;
@@ -274,7 +284,10 @@ describe('dashboard, round two (issue 20)', () => {
       expect(await button.isDisabled()).toBe(true);
       // Enter in a field (the form's implicit submission) sends nothing either.
       await page.locator('input[name="from_amount"]').press('Enter');
-      await page.locator('input[name="from_amount"]').evaluate('(el) => el.form.requestSubmit()').catch(() => undefined);
+      await page
+        .locator('input[name="from_amount"]')
+        .evaluate('(el) => el.form.requestSubmit()')
+        .catch(() => undefined);
       expect(posts).toEqual([]);
       await shot('24-create-waits-for-partners');
 
@@ -320,7 +333,16 @@ describe('dashboard, round two (issue 20)', () => {
     const order = (await s.control('GET', '/sandbox/orders?per_page=1')).body.data[0].reference;
     const delivery = (await s.control('GET', '/sandbox/webhooks/deliveries?per_page=1')).body.data[0].id;
     const request = (await s.control('GET', '/sandbox/requests?per_page=1')).body.data[0].id;
-    const screens = ['#/orders', `#/orders/${order}`, '#/deliveries', `#/deliveries/${delivery}`, '#/requests', `#/requests/${request}`, '#/partners', '#/start'];
+    const screens = [
+      '#/orders',
+      `#/orders/${order}`,
+      '#/deliveries',
+      `#/deliveries/${delivery}`,
+      '#/requests',
+      `#/requests/${request}`,
+      '#/partners',
+      '#/start',
+    ];
     const found: string[] = [];
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
@@ -329,9 +351,16 @@ describe('dashboard, round two (issue 20)', () => {
         await page.locator('main h1').first().waitFor();
         await page.locator('.loading').first().waitFor({ state: 'detached' });
         await page.addScriptTag({ path: AXE });
-        const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`);
+        const violations = await page.evaluate<AxeViolation[]>(
+          `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`,
+        );
         for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
-          found.push(`${width}px ${hash}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+          found.push(
+            `${width}px ${hash}: ${v.impact} ${v.id} (${v.help}) at ${v.nodes
+              .slice(0, 3)
+              .map((n) => n.target.join(' '))
+              .join(', ')}`,
+          );
         }
       }
     }

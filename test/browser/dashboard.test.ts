@@ -74,7 +74,8 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
     await orderStatus('completed');
     await page.locator('[data-testid="diagram"] g.current[data-status="completed"]').waitFor();
     const timeline = await page.locator('[data-testid="timeline"]').innerText();
-    for (const status of ['awaiting_user_payment', 'processing', 'routing', 'executing', 'settled', 'completed']) expect(timeline).toContain(status);
+    for (const status of ['awaiting_user_payment', 'processing', 'routing', 'executing', 'settled', 'completed'])
+      expect(timeline).toContain(status);
     expect(await page.locator('[data-testid="diagram"] path.edge.taken').count()).toBeGreaterThanOrEqual(6);
     expect(await page.locator('[data-testid="actions"] button').count()).toBe(0);
     await shot('04-order-completed');
@@ -185,7 +186,12 @@ describe('dashboard in a browser (CONTRACT §15)', () => {
 
     expect((await s.pub('GET', '/v1/networks')).status).toBe(503);
     const bad = await s.request('GET', '/v1/orders', {
-      headers: { 'svc-client-id': s.demo.clientId, authorization: `Bearer ${s.demo.keys.test.secret_key}`, 'svc-timestamp': String(Date.now()), 'svc-signature': 'sha256=00' },
+      headers: {
+        'svc-client-id': s.demo.clientId,
+        authorization: `Bearer ${s.demo.keys.test.secret_key}`,
+        'svc-timestamp': String(Date.now()),
+        'svc-signature': 'sha256=00',
+      },
     });
     expect(bad.status).toBe(401);
     await page.locator('[data-testid="requests"] .pill.fault').first().waitFor({ timeout: 5_000 });

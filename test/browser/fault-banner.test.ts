@@ -48,8 +48,12 @@ describe('the fault banner shows each fault with its window (CONTRACT §22)', ()
     expect(await item(always).innerText()).toMatch(/^flt_\d+ POST \/v1\/orders: HTTP 503; always, skips 2 \(0 so far\)\s+active$/);
     expect(await item(outage).getAttribute('data-state')).toBe('waiting');
     const at = (ms: number) => new Date(T0 + ms).toISOString().replace('T', ' ').replace('.000Z', 'Z');
-    expect(await item(outage).innerText()).toMatch(new RegExp(`^flt_\\d+ \\* /v1/\\*\\*: reset 1; from ${at(5 * 60_000)} to ${at(10 * 60_000)}\\s+not yet$`));
-    expect(await item(proxy).innerText()).toMatch(new RegExp(`^flt_\\d+ \\* /v1/networks: cut after 10 B, non-JSON 0.5; until ${at(5 * 60_000)}\\s+active$`));
+    expect(await item(outage).innerText()).toMatch(
+      new RegExp(`^flt_\\d+ \\* /v1/\\*\\*: reset 1; from ${at(5 * 60_000)} to ${at(10 * 60_000)}\\s+not yet$`),
+    );
+    expect(await item(proxy).innerText()).toMatch(
+      new RegExp(`^flt_\\d+ \\* /v1/networks: cut after 10 B, non-JSON 0.5; until ${at(5 * 60_000)}\\s+active$`),
+    );
     await dashboard!.shot('30-fault-banner');
     expect(await seriousInBanner()).toEqual([]);
 

@@ -20,7 +20,9 @@ afterAll(async () => {
 });
 
 /** A sandbox and a fresh browser context on its requests screen, each closed by `close`. */
-async function open(options: { adminToken?: string } = {}): Promise<{ s: TestServer; context: BrowserContext; page: Page; close(): Promise<void> }> {
+async function open(
+  options: { adminToken?: string } = {},
+): Promise<{ s: TestServer; context: BrowserContext; page: Page; close(): Promise<void> }> {
   const s = await startTestServer(options);
   const context = await browser.newContext({ acceptDownloads: true });
   const page = await context.newPage();
@@ -87,7 +89,9 @@ describe('Download HAR on the requests screen (CONTRACT §19)', () => {
       const { name, har } = await downloadHar(page);
       expect(name).toBe('ramp-sandbox-requests.har');
       expect(harErrors(har)).toEqual([]);
-      expect(har.log.entries.map((e: any) => [e.request.method, e.request.url, e.response.status])).toEqual([['GET', `${s.url}/v1/networks`, 200]]);
+      expect(har.log.entries.map((e: any) => [e.request.method, e.request.url, e.response.status])).toEqual([
+        ['GET', `${s.url}/v1/networks`, 200],
+      ]);
       // The token travelled as a header, never in a URL.
       expect(page.url()).not.toContain(TOKEN);
     } finally {

@@ -54,7 +54,12 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
     const order = await createOrder(s, 'onramp');
     expect((await s.signed('GET', `/v1/orders/${order.reference}`)).status).toBe(200);
     const refused = await s.request('GET', '/v1/networks', {
-      headers: { 'svc-client-id': s.demo.clientId, authorization: `Bearer ${s.demo.keys.test.secret_key}`, 'svc-timestamp': String(Date.now()), 'svc-signature': `sha256=${'0'.repeat(64)}` },
+      headers: {
+        'svc-client-id': s.demo.clientId,
+        authorization: `Bearer ${s.demo.keys.test.secret_key}`,
+        'svc-timestamp': String(Date.now()),
+        'svc-signature': `sha256=${'0'.repeat(64)}`,
+      },
     });
     expect(refused.status).toBe(401);
     await s.sandbox.dispatcher.idle();
@@ -98,7 +103,9 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
       const node = diagram.locator(`g.node[data-status="${status}"]`);
       expect(await node.getAttribute('class'), status).toMatch(coverage.reached.includes(status) ? /\breached\b/ : /\bdim\b/);
     }
-    expect(await diagram.getAttribute('aria-label')).toBe(`Coverage of onramp orders: ${coverage.reached.length} of ${coverage.reachable.length} statuses reached`);
+    expect(await diagram.getAttribute('aria-label')).toBe(
+      `Coverage of onramp orders: ${coverage.reached.length} of ${coverage.reachable.length} statuses reached`,
+    );
     await dashboard!.shot('30-readiness-open');
 
     // The evidence of `signing` opens the request page of the refused request.
@@ -116,11 +123,15 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
 
     // Finish: the final verdict, the run marked ended in the list, focus kept in the report.
     await page.locator('[data-action="finish-run"]').click();
-    await page.locator(`[data-testid="report"][data-run="${runId}"][data-open="false"] [data-testid="verdict"][data-verdict="not_ready"]`).waitFor();
+    await page
+      .locator(`[data-testid="report"][data-run="${runId}"][data-open="false"] [data-testid="verdict"][data-verdict="not_ready"]`)
+      .waitFor();
     await page.locator('[data-testid="action-result"]', { hasText: `Finished ${runId}: not ready` }).waitFor();
     await page.locator(`[data-testid="runs"] tr[data-run="${runId}"] td[data-label="Ended"] time`, { hasText: 'finished' }).waitFor();
     expect(await page.locator('[data-action="finish-run"]').count()).toBe(0);
-    expect(await page.evaluate<boolean>(`document.getElementById('readiness-report')?.contains(document.activeElement) ?? false`)).toBe(true);
+    expect(await page.evaluate<boolean>(`document.getElementById('readiness-report')?.contains(document.activeElement) ?? false`)).toBe(
+      true,
+    );
     const final = (await s.control('GET', `/sandbox/readiness/runs/${runId}`)).body.data;
     expect(final).toMatchObject({ verdict: 'not_ready', finished_at: expect.any(String) });
     await dashboard!.shot('31-readiness-finished');
@@ -136,14 +147,21 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
     expect(await page.getByRole('checkbox', { name: /Probes/ }).isChecked()).toBe(true);
     await page.locator('[data-action="open-run"]').click();
     await page.locator('[data-testid="open-result"]', { hasText: /^Opened rdy_\d+: .+'s test traffic counts from now on$/ }).waitFor();
-    const runs = (await s.control('GET', `/sandbox/readiness/runs?client_id=${s.demo.clientId}`)).body.data as Array<{ id: string; finished_at?: string; scope: string; probes: unknown[] }>;
+    const runs = (await s.control('GET', `/sandbox/readiness/runs?client_id=${s.demo.clientId}`)).body.data as Array<{
+      id: string;
+      finished_at?: string;
+      scope: string;
+      probes: unknown[];
+    }>;
     expect(runs).toHaveLength(before + 1);
     const newest = runs[0]!;
     expect(newest).toMatchObject({ scope: 'receiver', probes: expect.any(Array) });
     expect(newest.probes.length).toBeGreaterThan(0);
     expect(newest.finished_at).toBeUndefined();
     await page.locator('[data-testid="report"] .pill', { hasText: 'receiver only' }).waitFor();
-    await page.locator(`[data-testid="report"][data-run="${newest.id}"][data-open="true"] [data-testid="verdict"][data-verdict="incomplete"]`).waitFor();
+    await page
+      .locator(`[data-testid="report"][data-run="${newest.id}"][data-open="true"] [data-testid="verdict"][data-verdict="incomplete"]`)
+      .waitFor();
     expect(page.url()).toContain(`#/readiness/${s.demo.clientId}?run=${newest.id}`);
     await page.locator('[data-testid="runs"] tr.selected a', { hasText: newest.id }).waitFor();
     // Its probes are listed (a receiver-only run's are the adversarial deliveries); none has happened without traffic.
@@ -163,9 +181,16 @@ describe('the readiness screen of a partner (CONTRACT §21)', () => {
       await page.locator(`[data-testid="report"][data-run="${run}"]`).waitFor();
       await page.locator('[data-testid="coverage-diagram"]').first().waitFor();
       await page.addScriptTag({ path: AXE });
-      const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`);
+      const violations = await page.evaluate<AxeViolation[]>(
+        `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`,
+      );
       for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
-        found.push(`${width}px: ${v.impact} ${v.id} (${v.help}) at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+        found.push(
+          `${width}px: ${v.impact} ${v.id} (${v.help}) at ${v.nodes
+            .slice(0, 3)
+            .map((n) => n.target.join(' '))
+            .join(', ')}`,
+        );
       }
       if (width === 390) {
         expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);

@@ -17,7 +17,10 @@ describe('webhook chaos on the dashboard', () => {
     const { s, receiver, page, pageErrors } = dashboard!;
     receiver.behave(() => 'ok');
     await s.controlApi.updatePartner({ params: { client_id: s.demo.clientId }, body: { webhook_url: receiver.url } });
-    await s.controlApi.setWebhookChaos({ params: { client_id: s.demo.clientId }, body: { duplicate_rate: 1, delay: { min: '10s', max: '10s' } } });
+    await s.controlApi.setWebhookChaos({
+      params: { client_id: s.demo.clientId },
+      body: { duplicate_rate: 1, delay: { min: '10s', max: '10s' } },
+    });
     const order = await createOrder(s, 'onramp');
     const [twin, original] = (await s.controlApi.listDeliveries({ query: { order: order.reference } })).data;
     expect(twin).toMatchObject({ chaos: ['duplicate', 'delayed'], duplicate_of: original!.id });

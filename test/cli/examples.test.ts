@@ -33,7 +33,12 @@ describe('README and docs examples run as written', () => {
   it('README and docs/*.md link only to files that exist', () => {
     // docs/architecture.md and docs/decisions/ are written alongside these pages: linked before they land.
     const pending = (target: string) => /^docs\/(architecture\.md|decisions\b)/.test(target);
-    const pages = ['README.md', ...readdirSync(`${root}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const pages = [
+      'README.md',
+      ...readdirSync(`${root}docs`)
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const missing: string[] = [];
     for (const page of pages) {
       const text = readFileSync(`${root}${page}`, 'utf8');
@@ -62,7 +67,10 @@ describe('README and docs examples run as written', () => {
   });
 
   it('examples/webhook-receiver.ts: verifies real deliveries and refuses a forged one', async () => {
-    const child = spawnTs(`${root}examples/webhook-receiver.ts`, [], { env: { ...env(), PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnTs(`${root}examples/webhook-receiver.ts`, [], {
+      env: { ...env(), PORT: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       let out = '';
       const port = await new Promise<number>((resolve, reject) => {

@@ -97,7 +97,11 @@ describe('ramp-sandbox listen', () => {
     const events = ['order.created', 'order.asset_locked', 'order.assigned', 'order.fiat_sent', 'order.settled'];
     expect(local.received.map((x) => x.body.event)).toEqual(events);
     for (const x of local.received) {
-      const verified = verifyWebhook(x.rawBody, x.headers, { clientId: p.clientId, encryptionKey: p.keys.test.encryption_key, path: x.path });
+      const verified = verifyWebhook(x.rawBody, x.headers, {
+        clientId: p.clientId,
+        encryptionKey: p.keys.test.encryption_key,
+        path: x.path,
+      });
       expect(verified).toMatchObject({ event: x.body.event, attempt: 1, deliveryId: expect.stringMatching(/^dlv_/) });
     }
     expect(home.received).toEqual([]);
@@ -105,7 +109,9 @@ describe('ramp-sandbox listen', () => {
     expect(log.map((d) => d.event).reverse()).toEqual(events);
     for (const d of log) {
       expect(d.status).toBe('succeeded');
-      expect(d.attempts).toEqual([expect.objectContaining({ via: 'listener', url: local.url, http_status: 200, response_excerpt: 'ok', error: null })]);
+      expect(d.attempts).toEqual([
+        expect.objectContaining({ via: 'listener', url: local.url, http_status: 200, response_excerpt: 'ok', error: null }),
+      ]);
     }
     const lines = cli.stdout().trim().split('\n');
     expect(lines).toHaveLength(5);
@@ -153,7 +159,13 @@ describe('ramp-sandbox listen', () => {
     await createOrder(s, 'onramp', {}, { as: p });
     await s.sandbox.dispatcher.idle();
     expect(home.received.map((x) => x.body.event)).toEqual(['order.created']);
-    expect(verifyWebhook(home.received[0]!.rawBody, home.received[0]!.headers, { clientId: p.clientId, encryptionKey: p.keys.test.encryption_key, path: home.received[0]!.path }).event).toBe('order.created');
+    expect(
+      verifyWebhook(home.received[0]!.rawBody, home.received[0]!.headers, {
+        clientId: p.clientId,
+        encryptionKey: p.keys.test.encryption_key,
+        path: home.received[0]!.path,
+      }).event,
+    ).toBe('order.created');
     expect(local.received).toHaveLength(1);
   });
 
@@ -180,14 +192,25 @@ describe('ramp-sandbox listen', () => {
     const other = await s.createPartner();
     const refused = listen(['--sandbox', s.url, '--forward-to', local.url]);
     expect(await refused.exit).toBe(2);
-    expect(refused.stderr()).toContain(`ramp-sandbox listen: the sandbox has 2 partners: pass --client-id (${s.demo.clientId}, ${other.clientId})`);
+    expect(refused.stderr()).toContain(
+      `ramp-sandbox listen: the sandbox has 2 partners: pass --client-id (${s.demo.clientId}, ${other.clientId})`,
+    );
   });
 
   it('refuses a bad command line (exit 2), and an unknown partner or an unreachable sandbox (exit 1), in one line', async () => {
     const s = await sandbox();
     const nowhere = new URL(await closedUrl()).origin;
     const runs = [
-      listen(['--sandbox', s.url, '--client-id', s.demo.clientId, '--forward-to', 'http://127.0.0.1:9/h', '--events', 'order.created,order.nope']),
+      listen([
+        '--sandbox',
+        s.url,
+        '--client-id',
+        s.demo.clientId,
+        '--forward-to',
+        'http://127.0.0.1:9/h',
+        '--events',
+        'order.created,order.nope',
+      ]),
       listen(['--sandbox', s.url, '--client-id', s.demo.clientId]),
       listen(['--sandbox', s.url, '--client-id', s.demo.clientId, '--forward-to', 'ftp://laptop/h']),
       listen(['--sandbox', s.url, '--client-id', 'ptr_nobody', '--forward-to', 'http://127.0.0.1:9/h']),
@@ -200,7 +223,9 @@ describe('ramp-sandbox listen', () => {
     expect(first(runs[1]!)).toBe('ramp-sandbox listen: --forward-to URL is required (your receiver, e.g. http://127.0.0.1:3000/webhooks)');
     expect(first(runs[2]!)).toBe('ramp-sandbox listen: --forward-to ftp://laptop/h must be an http(s) URL');
     expect(runs[3]!.stderr()).toBe('ramp-sandbox listen: GET /sandbox/listen answered 404 E_NOTFOUND: Partner ptr_nobody not found\n');
-    expect(runs[4]!.stderr()).toBe(`ramp-sandbox listen: cannot reach the sandbox at ${nowhere} (ECONNREFUSED); start it with ramp-sandbox serve, or pass --sandbox URL\n`);
+    expect(runs[4]!.stderr()).toBe(
+      `ramp-sandbox listen: cannot reach the sandbox at ${nowhere} (ECONNREFUSED); start it with ramp-sandbox serve, or pass --sandbox URL\n`,
+    );
     for (const r of runs) expect(r.stdout()).toBe('');
   });
 
@@ -212,7 +237,9 @@ describe('ramp-sandbox listen', () => {
     const older = await relaying(s, p, first);
     const newer = await relaying(s, p, second);
     expect(await older.exit).toBe(1);
-    expect(older.stderr()).toMatch(/ramp-sandbox listen: a newer listener for this partner connected: it receives the attempts now; this one stops\n$/);
+    expect(older.stderr()).toMatch(
+      /ramp-sandbox listen: a newer listener for this partner connected: it receives the attempts now; this one stops\n$/,
+    );
     await s.controlApi.sendWebhook({ body: { client_id: p.clientId, event: 'order.settled', data: { reference: 'ord_newest' } } });
     expect([first.received.length, second.received.length]).toEqual([0, 1]);
     expect(newer.child.exitCode).toBeNull();
@@ -222,13 +249,17 @@ describe('ramp-sandbox listen', () => {
     const s = await sandbox({ adminToken: 'team-secret' });
     const local = await receiver();
     const port = new URL(s.url).port;
-    const cli = listen(['--sandbox', s.url, '--forward-to', local.url, '--client-id', s.demo.clientId], { SANDBOX_ADMIN_TOKEN: 'team-secret' });
+    const cli = listen(['--sandbox', s.url, '--forward-to', local.url, '--client-id', s.demo.clientId], {
+      SANDBOX_ADMIN_TOKEN: 'team-secret',
+    });
     await cli.printed(/Ready: relaying/);
     await s.close();
     await cli.printed(/Lost the sandbox at http:\/\/127\.0\.0\.1:\d+ \([^)]+\); reconnecting in /);
     const restarted = await sandbox({ adminToken: 'team-secret', port: Number(port) });
     await cli.printed(/Reconnected: relaying/);
-    await restarted.controlApi.sendWebhook({ body: { client_id: restarted.demo.clientId, event: 'order.settled', data: { reference: 'ord_again' } } });
+    await restarted.controlApi.sendWebhook({
+      body: { client_id: restarted.demo.clientId, event: 'order.settled', data: { reference: 'ord_again' } },
+    });
     expect(local.received.map((x) => x.body.data.reference)).toEqual(['ord_again']);
     cli.child.kill('SIGINT');
     expect(await cli.exit).toBe(0);

@@ -64,7 +64,25 @@ describe('ramp-sandbox mcp', () => {
 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['add_fault', 'advance_clock', 'clear_faults', 'create_order', 'create_partner', 'decide_payout', 'expire_order', 'get_clock', 'get_order', 'get_state', 'list_deliveries', 'list_orders', 'list_requests', 'pay_in', 'put_state', 'retry_delivery', 'simulate'].sort(),
+      [
+        'add_fault',
+        'advance_clock',
+        'clear_faults',
+        'create_order',
+        'create_partner',
+        'decide_payout',
+        'expire_order',
+        'get_clock',
+        'get_order',
+        'get_state',
+        'list_deliveries',
+        'list_orders',
+        'list_requests',
+        'pay_in',
+        'put_state',
+        'retry_delivery',
+        'simulate',
+      ].sort(),
     );
     const createOrder = tools.find((t) => t.name === 'create_order')!;
     expect(createOrder.inputSchema.required).toEqual(['client_id', 'from', 'to']);
@@ -74,7 +92,14 @@ describe('ramp-sandbox mcp', () => {
     expect(partner.keys.test.secret_key).toMatch(/^sk_test_/);
 
     const order = json(
-      await client.callTool({ name: 'create_order', arguments: { client_id: partner.client_id, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } }),
+      await client.callTool({
+        name: 'create_order',
+        arguments: {
+          client_id: partner.client_id,
+          from: { currency: 'NGN', amount: 50_000 },
+          to: { currency: 'USDT', network: 'base-sepolia' },
+        },
+      }),
     );
     expect(order).toMatchObject({ status: 'awaiting_user_payment', type: 'onramp' });
     // The tool answers what the control API answers.
@@ -89,19 +114,41 @@ describe('ramp-sandbox mcp', () => {
 
     const deliveries = json(await client.callTool({ name: 'list_deliveries', arguments: { order: order.reference, per_page: 100 } }));
     expect(deliveries.meta).toMatchObject({ current_page: 1 });
-    expect(deliveries.data.map((d: { event: string }) => d.event)).toEqual(expect.arrayContaining(['order.created', 'order.fiat_recieved', 'order.settled']));
+    expect(deliveries.data.map((d: { event: string }) => d.event)).toEqual(
+      expect.arrayContaining(['order.created', 'order.fiat_recieved', 'order.settled']),
+    );
     expect(deliveries.data.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
     expect(deliveries).toEqual(await s.controlApi.listDeliveries({ query: { order: order.reference, per_page: 100 } }));
 
     // simulate: a second order taken to refunded in one call.
     const second = json(
-      await client.callTool({ name: 'create_order', arguments: { client_id: partner.client_id, from: { currency: 'NGN', amount: 20_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } }),
+      await client.callTool({
+        name: 'create_order',
+        arguments: {
+          client_id: partner.client_id,
+          from: { currency: 'NGN', amount: 20_000 },
+          to: { currency: 'USDT', network: 'base-sepolia' },
+        },
+      }),
     );
-    const simulated = json(await client.callTool({ name: 'simulate', arguments: { reference: second.reference, status: 'refunded', reason: 'payout bank down' } }));
-    expect(simulated).toMatchObject({ reference: second.reference, status: 'refunded', path: expect.arrayContaining(['failed', 'refunded']) });
+    const simulated = json(
+      await client.callTool({
+        name: 'simulate',
+        arguments: { reference: second.reference, status: 'refunded', reason: 'payout bank down' },
+      }),
+    );
+    expect(simulated).toMatchObject({
+      reference: second.reference,
+      status: 'refunded',
+      path: expect.arrayContaining(['failed', 'refunded']),
+    });
     const unreachable = await client.callTool({ name: 'simulate', arguments: { reference: second.reference, status: 'completed' } });
     expect(unreachable.isError).toBe(true);
-    expect(json(unreachable)).toMatchObject({ status: false, code: 'E_BADREQUEST', message: expect.stringContaining('not reachable from refunded') });
+    expect(json(unreachable)).toMatchObject({
+      status: false,
+      code: 'E_BADREQUEST',
+      message: expect.stringContaining('not reachable from refunded'),
+    });
 
     const orders = json(await client.callTool({ name: 'list_orders', arguments: { client_id: partner.client_id } }));
     expect(orders.data.map((o: { reference: string }) => o.reference)).toEqual([second.reference, order.reference]);
@@ -149,13 +196,21 @@ describe('ramp-sandbox mcp', () => {
     for (const id of ['.', '..', '']) {
       const refused = (await client.callTool({ name: 'clear_faults', arguments: { id } })) as CallToolResult;
       expect(refused.isError).toBe(true);
-      expect(refused.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining(`params.id must not be ${JSON.stringify(id)}`) });
+      expect(refused.content[0]).toMatchObject({
+        type: 'text',
+        text: expect.stringContaining(`params.id must not be ${JSON.stringify(id)}`),
+      });
     }
     expect((await s.controlApi.listFaults()).map((f: { id: string }) => f.id)).toContain(second.id);
     expect(json(await client.callTool({ name: 'clear_faults', arguments: { id: second.id } }))).toMatchObject({ id: second.id });
     expect(json(await client.callTool({ name: 'clear_faults', arguments: {} }))).toEqual({ removed: 0 });
     // CONTRACT §22: a window of virtual time, skip, and the new kinds
-    const timed = json(await client.callTool({ name: 'add_fault', arguments: { path: '/v1/fiat-currencies', malformed: 1, reset: 0, truncate: 3, window: { to: '5m' }, skip: 2 } }));
+    const timed = json(
+      await client.callTool({
+        name: 'add_fault',
+        arguments: { path: '/v1/fiat-currencies', malformed: 1, reset: 0, truncate: 3, window: { to: '5m' }, skip: 2 },
+      }),
+    );
     expect(timed).toMatchObject({ malformed: 1, reset: 0, truncate: 3, skip: 2, skipped: 0, window: { to: expect.stringMatching(/Z$/) } });
     expect(json(await client.callTool({ name: 'clear_faults', arguments: {} }))).toEqual({ removed: 1 });
 
@@ -179,7 +234,9 @@ describe('ramp-sandbox mcp', () => {
   });
 
   it('answers a message over --max-message-bytes with a JSON-RPC error naming its id, and goes on', async () => {
-    const child = spawnTs(BIN, ['mcp', '--sandbox', s.url, '--admin-token', TOKEN, '--max-message-bytes', '65536'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnTs(BIN, ['mcp', '--sandbox', s.url, '--admin-token', TOKEN, '--max-message-bytes', '65536'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     pids.push(child.pid!);
     const answers: any[] = [];
     let buffered = '';
@@ -207,14 +264,28 @@ describe('ramp-sandbox mcp', () => {
       }
     };
     const send = (message: object) => child.stdin!.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     await answerTo(1);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // The SDK's client writes the id last; sent in pieces, as a pipe delivers a large write.
-    const big = JSON.stringify({ method: 'tools/call', params: { name: 'put_state', arguments: { document: { padding: 'y'.repeat(200_000) } } }, jsonrpc: '2.0', id: 7 });
+    const big = JSON.stringify({
+      method: 'tools/call',
+      params: { name: 'put_state', arguments: { document: { padding: 'y'.repeat(200_000) } } },
+      jsonrpc: '2.0',
+      id: 7,
+    });
     for (let i = 0; i < big.length; i += 50_000) child.stdin!.write(big.slice(i, i + 50_000));
     child.stdin!.write('\n');
-    expect(await answerTo(7)).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32600, message: expect.stringMatching(/^Message of \d+ bytes is over the 65536-byte limit/) } });
+    expect(await answerTo(7)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32600, message: expect.stringMatching(/^Message of \d+ bytes is over the 65536-byte limit/) },
+    });
     send({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
     expect((await answerTo(8)).result.tools.length).toBeGreaterThan(0);
     child.stdin!.end();
@@ -227,7 +298,9 @@ describe('ramp-sandbox mcp', () => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
     const exited = once(child, 'exit');
-    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+    child.stdin!.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+    );
     await new Promise<void>((resolve) => child.stdout!.on('data', () => out.includes('\n') && resolve()));
     child.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);

@@ -50,14 +50,23 @@ describe('ramp-sandbox postman (CONTRACT §19)', () => {
     expect(res.stdout).toMatch(/\d+ requests in 4 folders/);
     const collection = JSON.parse(await readFile(file, 'utf8'));
     expect(collection.info.schema).toBe('https://schema.getpostman.com/json/collection/v2.1.0/collection.json');
-    expect(variables(collection)).toMatchObject({ baseUrl: s.url, clientId: s.demo.clientId, environment: 'test', secretKey: s.demo.keys.test.secret_key });
+    expect(variables(collection)).toMatchObject({
+      baseUrl: s.url,
+      clientId: s.demo.clientId,
+      environment: 'test',
+      secretKey: s.demo.keys.test.secret_key,
+    });
   }, 30_000);
 
   it("writes another partner's live collection to standard output with --out -", async () => {
     const other = await s.createPartner({ name: 'CLI' });
     const res = await postman(['--admin-token', TOKEN, '--client-id', other.clientId, '--environment', 'live', '--out', '-']);
     expect(res.code).toBe(0);
-    expect(variables(JSON.parse(res.stdout))).toMatchObject({ clientId: other.clientId, environment: 'live', encryptionKey: other.keys.live.encryption_key });
+    expect(variables(JSON.parse(res.stdout))).toMatchObject({
+      clientId: other.clientId,
+      environment: 'live',
+      encryptionKey: other.keys.live.encryption_key,
+    });
   }, 30_000);
 
   it('refuses a bad environment as usage (exit 2), and says in one line why the sandbox refused (exit 1)', async () => {

@@ -23,7 +23,10 @@ describe.skipIf(!PYTHON)('a Python client of GET /openapi.json (issue 6)', () =>
   it('quotes, creates an order from the quote, gets it with include repeated, and cancels it', async () => {
     const keys = s.demo.keys.test;
     const { stdout } = await exec('python3', [SCRIPT, s.url, s.demo.clientId, keys.secret_key, keys.encryption_key], { timeout: 60_000 });
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const reference = lines.at(-1).reference as string;
     expect(lines.at(-1)).toEqual({ done: true, reference: expect.stringMatching(/^ORD/) });
     expect(lines.slice(0, -1)).toEqual([

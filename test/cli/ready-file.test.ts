@@ -34,7 +34,9 @@ const tempDir = () => {
 /** `ramp-sandbox serve --ready-file FILE` until its banner (the file is written before it). */
 function serve(file: string, extra: string[] = []): Promise<{ child: ChildProcess; banner: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawnTs(BIN, ['serve', '--port', '0', '--clock', 'manual', '--log-level', 'warn', '--ready-file', file, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTs(BIN, ['serve', '--port', '0', '--clock', 'manual', '--log-level', 'warn', '--ready-file', file, ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     let err = '';
@@ -62,10 +64,16 @@ describe('serve --ready-file (CONTRACT §18)', () => {
     expect(info.pid).toBe(child.pid);
     expect(info.version).toBe(version);
     expect(info.client_id).toMatch(/^ptr_demo_/);
-    expect(info.keys.test).toEqual({ public_key: expect.stringMatching(/^pk_test_/), secret_key: expect.stringMatching(/^sk_test_/), encryption_key: expect.stringMatching(/^enc_test_/) });
+    expect(info.keys.test).toEqual({
+      public_key: expect.stringMatching(/^pk_test_/),
+      secret_key: expect.stringMatching(/^sk_test_/),
+      encryption_key: expect.stringMatching(/^enc_test_/),
+    });
     expect(info.keys.live.secret_key).toMatch(/^sk_live_/);
     expect(readdirSync(dir)).toEqual(['ready.json']);
-    const res = await fetch(`${info.url}/v1/networks`, { headers: signedHeaders({ clientId: info.client_id, keys: info.keys.test, method: 'GET', path: '/v1/networks' }) });
+    const res = await fetch(`${info.url}/v1/networks`, {
+      headers: signedHeaders({ clientId: info.client_id, keys: info.keys.test, method: 'GET', path: '/v1/networks' }),
+    });
     expect(res.status).toBe(200);
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
@@ -80,7 +88,7 @@ describe('serve --ready-file (CONTRACT §18)', () => {
     expect(error.stderr.trim().split('\n')).toEqual([`--ready-file ${join(dir, 'no', 'such', 'ready.json')}: cannot write there (ENOENT)`]);
   });
 
-  it("README shows the Python fixture as examples/python/ramp_sandbox.py has it", () => {
+  it('README shows the Python fixture as examples/python/ramp_sandbox.py has it', () => {
     const source = readFileSync(join(ROOT, 'examples/python/ramp_sandbox.py'), 'utf8');
     const fixture = source.slice(source.indexOf('@contextlib.contextmanager'), source.indexOf('\n\n\ndef signed_headers'));
     expect(fixture.length).toBeGreaterThan(500);
@@ -88,14 +96,17 @@ describe('serve --ready-file (CONTRACT §18)', () => {
   });
 
   const python = spawnSync('python3', ['--version']).status === 0;
-  it.skipIf(!python)("README's Python fixture starts the sandbox, a unittest signs a call with its keys, and the sandbox is stopped after", async () => {
-    const command = JSON.stringify([process.execPath, '--import', TSX_LOADER, BIN]);
-    const { stderr } = await run('python3', ['-m', 'unittest', '-v', 'test_networks'], {
-      cwd: join(ROOT, 'examples/python'),
-      env: { ...process.env, RAMP_SANDBOX_COMMAND: command, PYTHONDONTWRITEBYTECODE: '1' },
-      timeout: 60_000,
-    });
-    expect(stderr).toMatch(/test_lists_networks_with_a_signed_call .* ok/);
-    expect(stderr).toMatch(/\nOK\n?$/);
-  });
+  it.skipIf(!python)(
+    "README's Python fixture starts the sandbox, a unittest signs a call with its keys, and the sandbox is stopped after",
+    async () => {
+      const command = JSON.stringify([process.execPath, '--import', TSX_LOADER, BIN]);
+      const { stderr } = await run('python3', ['-m', 'unittest', '-v', 'test_networks'], {
+        cwd: join(ROOT, 'examples/python'),
+        env: { ...process.env, RAMP_SANDBOX_COMMAND: command, PYTHONDONTWRITEBYTECODE: '1' },
+        timeout: 60_000,
+      });
+      expect(stderr).toMatch(/test_lists_networks_with_a_signed_call .* ok/);
+      expect(stderr).toMatch(/\nOK\n?$/);
+    },
+  );
 });

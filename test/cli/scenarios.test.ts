@@ -30,7 +30,10 @@ describe('npm run scenarios (CONTRACT §6)', () => {
 
   it('exits 1 when a scenario fails, and 2 when a file is rejected', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-'));
-    writeFileSync(join(dir, 'fails.yaml'), 'name: fails\nsteps:\n  - quote: { from: { currency: NGN, amount: 5 }, to: { currency: USDT, network: base-sepolia } }\n');
+    writeFileSync(
+      join(dir, 'fails.yaml'),
+      'name: fails\nsteps:\n  - quote: { from: { currency: NGN, amount: 5 }, to: { currency: USDT, network: base-sepolia } }\n',
+    );
     writeFileSync(join(dir, 'bad.yaml'), 'name: bad\nsteps:\n  - advance: {}\n');
     const failing = await cli([join(dir, 'fails.yaml')]);
     expect(failing.code).toBe(1);

@@ -54,7 +54,11 @@ describe('npm start (CONTRACT §1)', () => {
   });
 
   it('gives the same demo keys for the same seed, and others for another seed', async () => {
-    const keys = (banner: string) => banner.match(/(?:pk|sk|enc)_(?:test|live)_\w+/g)!.slice(0, 6).join(' ');
+    const keys = (banner: string) =>
+      banner
+        .match(/(?:pk|sk|enc)_(?:test|live)_\w+/g)!
+        .slice(0, 6)
+        .join(' ');
     const [a, b, c] = await Promise.all([start(['--seed', '7']), start(['--seed', '7']), start(['--seed', '8'])]);
     expect(keys(a)).toBe(keys(b));
     expect(keys(a)).not.toBe(keys(c));
@@ -67,18 +71,25 @@ describe('npm start (CONTRACT §1)', () => {
       start([]),
     ]);
     const open = exposed.banner;
-    expect(open).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0: every interface\)\n\nWARNING: serving on 0\.0\.0\.0 without --admin-token: anyone who can reach this port controls the sandbox/);
+    expect(open).toMatch(
+      /listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0: every interface\)\n\nWARNING: serving on 0\.0\.0\.0 without --admin-token: anyone who can reach this port controls the sandbox/,
+    );
     expect(open).toMatch(/reads every partner's keys[^\n]*--admin-token T/);
     // the pino line (--log-level warn), written asynchronously: before or after the banner
     const logged = () =>
-      exposed.output().split('\n').flatMap((line) => {
-        try {
-          return line.startsWith('{') ? [JSON.parse(line)] : [];
-        } catch {
-          return []; // a line still arriving
-        }
-      });
-    await expect.poll(logged, { timeout: 5_000 }).toContainEqual(expect.objectContaining({ level: 40, host: '0.0.0.0', msg: expect.stringMatching(/without --admin-token/) }));
+      exposed
+        .output()
+        .split('\n')
+        .flatMap((line) => {
+          try {
+            return line.startsWith('{') ? [JSON.parse(line)] : [];
+          } catch {
+            return []; // a line still arriving
+          }
+        });
+    await expect
+      .poll(logged, { timeout: 5_000 })
+      .toContainEqual(expect.objectContaining({ level: 40, host: '0.0.0.0', msg: expect.stringMatching(/without --admin-token/) }));
     for (const banner of [guarded, local]) expect(banner).not.toMatch(/WARNING|without --admin-token/);
   });
 
@@ -88,7 +99,9 @@ describe('npm start (CONTRACT §1)', () => {
       { host: '0.0.0.0', loopback: '127.0.0.1' },
       { host: '::', loopback: '[::1]' },
     ];
-    const banners = await Promise.all(cases.map(({ host }, i) => start(['--host', host, '--admin-token', 'tok', '--ready-file', join(dir, `ready${i}.json`)])));
+    const banners = await Promise.all(
+      cases.map(({ host }, i) => start(['--host', host, '--admin-token', 'tok', '--ready-file', join(dir, `ready${i}.json`)])),
+    );
     for (const [i, { host, loopback }] of cases.entries()) {
       const banner = banners[i]!;
       const port = /listening on http:\/\/\S+:(\d+) /.exec(banner)?.[1];

@@ -14,7 +14,9 @@ afterEach(() => {
 
 function serve(): Promise<{ child: ChildProcess; url: string; clientId: string; out: () => string; exit: Promise<number | null> }> {
   return new Promise((resolve, reject) => {
-    const child = spawnTs(SERVE, ['--port', '0', '--clock', 'manual', '--log-level', 'info', '--webhook-timeout', '10s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTs(SERVE, ['--port', '0', '--clock', 'manual', '--log-level', 'info', '--webhook-timeout', '10s'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     cleanup.push(() => child.kill('SIGKILL'));
     let out = '';
     const exit = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));

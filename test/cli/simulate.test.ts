@@ -18,7 +18,11 @@ afterAll(async () => {
 });
 
 const newOrder = async () =>
-  (await s.controlApi.sandboxCreateOrder({ body: { client_id: partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } })).reference;
+  (
+    await s.controlApi.sandboxCreateOrder({
+      body: { client_id: partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+    })
+  ).reference;
 const simulate = (...args: string[]) => runCli(['simulate', '--sandbox', s.url, '--admin-token', TOKEN, ...args]);
 
 describe('ramp-sandbox simulate', () => {
@@ -26,7 +30,9 @@ describe('ramp-sandbox simulate', () => {
     const reference = await newOrder();
     const res = await simulate(reference, 'completed');
     expect(res).toMatchObject({ code: 0, stderr: '' });
-    expect(res.stdout).toBe(`${reference} completed: awaiting_user_payment → processing → routing → awaiting_lp_payment → executing → settled → completed\n`);
+    expect(res.stdout).toBe(
+      `${reference} completed: awaiting_user_payment → processing → routing → awaiting_lp_payment → executing → settled → completed\n`,
+    );
     const order = await s.controlApi.sandboxGetOrder({ params: { reference } });
     expect(order.status).toBe('completed');
     // Every webhook on the way reached the receiver, in order, by the time the command ended.
@@ -39,8 +45,15 @@ describe('ramp-sandbox simulate', () => {
     const res = await simulate(reference, 'refunded', '--reason', 'bank rejected the account', '--json');
     expect(res).toMatchObject({ code: 0, stderr: '' });
     const order = JSON.parse(res.stdout);
-    expect(order).toMatchObject({ reference, status: 'refunded', path: ['awaiting_user_payment', 'processing', 'routing', 'awaiting_lp_payment', 'executing', 'failed', 'refunded'] });
-    expect(order.timeline.find((e: { event: string }) => e.event === 'outcome_set').details).toMatchObject({ outcome: 'fail', reason: 'bank rejected the account' });
+    expect(order).toMatchObject({
+      reference,
+      status: 'refunded',
+      path: ['awaiting_user_payment', 'processing', 'routing', 'awaiting_lp_payment', 'executing', 'failed', 'refunded'],
+    });
+    expect(order.timeline.find((e: { event: string }) => e.event === 'outcome_set').details).toMatchObject({
+      outcome: 'fail',
+      reason: 'bank rejected the account',
+    });
   });
 
   it('refuses bad input with one clear line', async () => {

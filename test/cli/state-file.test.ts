@@ -34,7 +34,22 @@ interface Served {
 /** `npm start` with the state file, as a partner's team sandbox would run. */
 function serve(stateFile: string): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const args = ['--port', '0', '--clock', 'manual', '--seed', '5', '--clock-start', new Date(T0).toISOString(), '--webhook-timeout', '2s', '--log-level', 'info', '--state', stateFile];
+    const args = [
+      '--port',
+      '0',
+      '--clock',
+      'manual',
+      '--seed',
+      '5',
+      '--clock-start',
+      new Date(T0).toISOString(),
+      '--webhook-timeout',
+      '2s',
+      '--log-level',
+      'info',
+      '--state',
+      stateFile,
+    ];
     const child = spawnTs(SERVE, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let out = '';
@@ -45,7 +60,11 @@ function serve(stateFile: string): Promise<Served> {
       const m = /svc-client-id\)\s+(\S+)/.exec(out);
       const key = (env: string, kind: string) => new RegExp(`${env} ${kind} key\\s+(\\S+)`).exec(out)?.[1] ?? '';
       if (url && m && key('live', 'encryption')) {
-        const keys = (env: string) => ({ public_key: key(env, 'public'), secret_key: key(env, 'secret'), encryption_key: key(env, 'encryption') });
+        const keys = (env: string) => ({
+          public_key: key(env, 'public'),
+          secret_key: key(env, 'secret'),
+          encryption_key: key(env, 'encryption'),
+        });
         const demo: Caller = { clientId: m[1]!, keys: { test: keys('test'), live: keys('live') } };
         // The process is not in this test's memory: waiting for webhook attempts is the advance's job.
         const client = { ...clientFor(url, demo), url, sandbox: { dispatcher: { idle: async () => {} } } } as unknown as TestServer;
@@ -159,7 +178,8 @@ describe('--state FILE', () => {
         };
         wait();
       });
-      const post = (path: string, body?: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+      const post = (path: string, body?: unknown) =>
+        fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
       expect((await post('/sandbox/state/save')).status).toBe(200);
       const before = readFileSync(file, 'utf8');
       for (let i = 0; i < 30; i++) expect((await post('/sandbox/partners', { name: `Partner ${i}`, webhook_url: null })).status).toBe(200);
@@ -176,7 +196,10 @@ describe('--state FILE', () => {
   it('has its graceful stop in place before the banner says it is listening (a signal at once is a graceful stop)', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'state-')), 'sandbox.json');
     const probe = fileURLToPath(new URL('../support/banner-probe.cjs', import.meta.url));
-    const child = spawnTs(SERVE, ['--port', '0', '--state', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: `--require ${probe}` } });
+    const child = spawnTs(SERVE, ['--port', '0', '--state', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: `--require ${probe}` },
+    });
     children.push(child);
     let err = '';
     child.stderr!.on('data', (c) => (err += String(c)));

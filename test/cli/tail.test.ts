@@ -39,16 +39,29 @@ describe('ramp-sandbox tail', () => {
     const cli = await tail();
     await s.signed('GET', '/v1/networks');
     await cli.lines(1);
-    const refused = await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: 100 } }, { headers: { 'svc-signature': `sha256=${'f'.repeat(64)}` } });
+    const refused = await s.signed(
+      'POST',
+      '/v1/orders/quote',
+      { from: { currency: 'NGN', amount: 100 } },
+      { headers: { 'svc-signature': `sha256=${'f'.repeat(64)}` } },
+    );
     expect(refused.status).toBe(401);
     await cli.lines(2);
-    const delivery = await s.controlApi.sendWebhook({ body: { event: 'order.expired', data: { reference: 'ORDTAILCLI' }, url: receiver.url } });
+    const delivery = await s.controlApi.sendWebhook({
+      body: { event: 'order.expired', data: { reference: 'ORDTAILCLI' }, url: receiver.url },
+    });
     const lines = await cli.lines(3);
 
     expect(lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} req  GET /v1/networks 200 [\\d.]+ ms ${s.demo.clientId} test$`));
-    expect(lines[1]).toMatch(new RegExp(`^\\S+ req  POST /v1/orders/quote 401 E_UNAUTHORIZED [\\d.]+ ms ${s.demo.clientId}: .+ hint: prefix=.+; body_sha256=[0-9a-f]{64}; body_length=\\d+$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^\\S+ req  POST /v1/orders/quote 401 E_UNAUTHORIZED [\\d.]+ ms ${s.demo.clientId}: .+ hint: prefix=.+; body_sha256=[0-9a-f]{64}; body_length=\\d+$`,
+      ),
+    );
     expect(lines[1]).toContain(`hint: ${refused.headers.get('svc-sandbox-hint')}`);
-    expect(lines[2]).toBe(lines[2]!.slice(0, 12) + ` hook order.expired ORDTAILCLI #1 200 ${delivery.attempts[0]!.duration_ms} ms ${delivery.id} → ${receiver.url}`);
+    expect(lines[2]).toBe(
+      `${lines[2]!.slice(0, 12)} hook order.expired ORDTAILCLI #1 200 ${delivery.attempts[0]!.duration_ms} ms ${delivery.id} → ${receiver.url}`,
+    );
     expect(lines.join('\n')).not.toMatch(/\x1b\[/); // piped: no colour
 
     // A refused attempt says when the next one is due.
@@ -73,7 +86,13 @@ describe('ramp-sandbox tail', () => {
     await s.signed('GET', '/v1/fiat-currencies', undefined, { as: other });
     // Events come in order: had the two before been printed, they would come first.
     const [line] = await cli.lines(1);
-    expect(JSON.parse(line!)).toMatchObject({ type: 'request', method: 'GET', path: '/v1/fiat-currencies', status: 200, client_id: other.clientId });
+    expect(JSON.parse(line!)).toMatchObject({
+      type: 'request',
+      method: 'GET',
+      path: '/v1/fiat-currencies',
+      status: 200,
+      client_id: other.clientId,
+    });
     expect(await stopCli(cli, 'SIGINT')).toMatchObject({ code: 0 });
   });
 
@@ -89,7 +108,9 @@ describe('ramp-sandbox tail', () => {
   });
 
   it('colours a terminal (FORCE_COLOR) unless NO_COLOR is set', async () => {
-    const cli = startCli(['tail', '--sandbox', s.url, '--admin-token', TOKEN, '--requests'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const cli = startCli(['tail', '--sandbox', s.url, '--admin-token', TOKEN, '--requests'], {
+      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    });
     running.push(cli);
     await cli.stderrMatching(/following/);
     await s.signed('GET', '/v1/networks');
@@ -124,7 +145,11 @@ describe('ramp-sandbox tail', () => {
   });
 
   it('ends when the sandbox stops gracefully, which an open tail does not hold up', async () => {
-    const serve = spawnTs(new URL('../../src/cli/serve.ts', import.meta.url).pathname, ['--port', '0', '--clock', 'manual', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const serve = spawnTs(
+      new URL('../../src/cli/serve.ts', import.meta.url).pathname,
+      ['--port', '0', '--clock', 'manual', '--log-level', 'info'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     running.push(serve);
     let log = '';
     serve.stdout!.setEncoding('utf8').on('data', (c: string) => (log += c));

@@ -14,7 +14,11 @@ let reference: string;
 beforeAll(async () => {
   [s, receiver] = await Promise.all([startTestServer({ adminToken: TOKEN }), startReceiver()]);
   partner = await s.createPartner({ name: 'Trigger', webhook_url: receiver.url });
-  reference = (await s.controlApi.sandboxCreateOrder({ body: { client_id: partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } })).reference;
+  reference = (
+    await s.controlApi.sandboxCreateOrder({
+      body: { client_id: partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+    })
+  ).reference;
 });
 afterAll(async () => {
   await Promise.all([s?.close(), receiver?.close()]);
@@ -28,36 +32,65 @@ describe('ramp-sandbox trigger', () => {
   it("sends the order's event to its partner's receiver, signed, and prints id, URL, status and duration", async () => {
     const res = await trigger('order.created', '--order', reference, '--admin-token', TOKEN);
     expect(res).toMatchObject({ code: 0, stderr: '' });
-    expect(res.stdout).toMatch(new RegExp(`^dlv_\\w+ order\\.created ${reference} → ${receiver.url.replace(/[.?]/g, '\\$&')} 200 in \\d+ ms\\n$`));
+    expect(res.stdout).toMatch(
+      new RegExp(`^dlv_\\w+ order\\.created ${reference} → ${receiver.url.replace(/[.?]/g, '\\$&')} 200 in \\d+ ms\\n$`),
+    );
     // The order's own order.created (from its creation) may arrive too: this one is by its id.
     const got = receiver.received.filter((r) => r.headers['svc-delivery-id'] === res.stdout.split(' ')[0]);
     expect(got).toHaveLength(1);
     expect(got[0]!.headers['svc-event']).toBe('order.created');
-    const verified = verifyWebhook(got[0]!.rawBody, got[0]!.headers, { clientId: partner.clientId, encryptionKey: partner.keys.test.encryption_key, path: got[0]!.path });
+    const verified = verifyWebhook(got[0]!.rawBody, got[0]!.headers, {
+      clientId: partner.clientId,
+      encryptionKey: partner.keys.test.encryption_key,
+      path: got[0]!.path,
+    });
     expect(verified.data).toMatchObject({ reference, status: 'awaiting_user_payment' });
   });
 
   it('prints the delivery as JSON with --json, the token taken from SANDBOX_ADMIN_TOKEN', async () => {
-    const res = await runCli(['trigger', 'order.assigned', '--order', reference, '--json', '--sandbox', s.url], { env: { SANDBOX_ADMIN_TOKEN: TOKEN } });
+    const res = await runCli(['trigger', 'order.assigned', '--order', reference, '--json', '--sandbox', s.url], {
+      env: { SANDBOX_ADMIN_TOKEN: TOKEN },
+    });
     expect(res).toMatchObject({ code: 0, stderr: '' });
     const delivery = JSON.parse(res.stdout);
-    expect(delivery).toMatchObject({ event: 'order.assigned', order: reference, client_id: partner.clientId, status: 'succeeded', source: 'manual' });
+    expect(delivery).toMatchObject({
+      event: 'order.assigned',
+      order: reference,
+      client_id: partner.clientId,
+      status: 'succeeded',
+      source: 'manual',
+    });
     expect(delivery.attempts).toEqual([expect.objectContaining({ number: 1, http_status: 200 })]);
     expect(await s.controlApi.getDelivery({ params: { id: delivery.id } })).toEqual(delivery);
   });
 
   it('without --order sends --data for the demo partner to --url', async () => {
-    const res = await trigger('order.expired', '--url', receiver.url, '--data', '{"reference":"ORDMADEUP","status":"expired"}', '--admin-token', TOKEN, '--json');
+    const res = await trigger(
+      'order.expired',
+      '--url',
+      receiver.url,
+      '--data',
+      '{"reference":"ORDMADEUP","status":"expired"}',
+      '--admin-token',
+      TOKEN,
+      '--json',
+    );
     expect(res).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(res.stdout)).toMatchObject({ client_id: s.demo.clientId, order: 'ORDMADEUP', payload: { event: 'order.expired', data: { reference: 'ORDMADEUP', status: 'expired' } } });
+    expect(JSON.parse(res.stdout)).toMatchObject({
+      client_id: s.demo.clientId,
+      order: 'ORDMADEUP',
+      payload: { event: 'order.expired', data: { reference: 'ORDMADEUP', status: 'expired' } },
+    });
   });
 
-  it("exits 1 and says what comes next when the receiver does not answer 2xx", async () => {
+  it('exits 1 and says what comes next when the receiver does not answer 2xx', async () => {
     receiver.behave(() => '500');
     try {
       const res = await trigger('order.settled', '--order', reference, '--admin-token', TOKEN);
       expect(res.code).toBe(1);
-      expect(res.stdout).toMatch(new RegExp(`^dlv_\\w+ order\\.settled ${reference} → \\S+ 500 in \\d+ ms; next attempt at \\S+ \\(virtual\\)\\n$`));
+      expect(res.stdout).toMatch(
+        new RegExp(`^dlv_\\w+ order\\.settled ${reference} → \\S+ 500 in \\d+ ms; next attempt at \\S+ \\(virtual\\)\\n$`),
+      );
       expect(res.stderr).toBe('');
     } finally {
       receiver.behave(() => 'ok');

@@ -35,7 +35,13 @@ describe('ramp-sandbox vectors', () => {
   });
 
   it('refuses bad usage with exit 2 and the usage, never a stack trace', async () => {
-    const bad = [['vectors', '--sandbox', 'http://127.0.0.1:1'], ['vectors', 'extra'], ['vectors', '--out'], ['vectors', '--out', ''], ['vectors', `--${'x'.repeat(5000)}`]];
+    const bad = [
+      ['vectors', '--sandbox', 'http://127.0.0.1:1'],
+      ['vectors', 'extra'],
+      ['vectors', '--out'],
+      ['vectors', '--out', ''],
+      ['vectors', `--${'x'.repeat(5000)}`],
+    ];
     const results = await Promise.all(bad.map((args) => runCli(args)));
     for (const [i, res] of results.entries()) {
       expect(res.code, bad[i]!.join(' ').slice(0, 80)).toBe(2);

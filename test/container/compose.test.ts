@@ -14,7 +14,8 @@ const run = promisify(execFile);
 const provided = inject('container');
 const ctx = 'skip' in provided ? undefined : provided;
 const noCompose = ctx !== undefined && ctx.compose.length === 0;
-if (noCompose && process.env.CI === 'true') throw new Error('test:container under CI=true: no `docker compose` and no podman-compose for the compose example');
+if (noCompose && process.env.CI === 'true')
+  throw new Error('test:container under CI=true: no `docker compose` and no podman-compose for the compose example');
 
 describe.skipIf(!ctx || noCompose)('examples/compose (CONTRACT §20)', () => {
   const c = ctx as EngineContext;
@@ -23,7 +24,12 @@ describe.skipIf(!ctx || noCompose)('examples/compose (CONTRACT §20)', () => {
 
   async function compose(...args: string[]): Promise<string> {
     const [command, ...pre] = c.compose as [string, ...string[]];
-    const { stdout } = await run(command, [...pre, '-p', project, '-f', `${ROOT}examples/compose/compose.yaml`, ...args], { env, cwd: `${ROOT}examples/compose`, maxBuffer: 1 << 24, timeout: 300_000 });
+    const { stdout } = await run(command, [...pre, '-p', project, '-f', `${ROOT}examples/compose/compose.yaml`, ...args], {
+      env,
+      cwd: `${ROOT}examples/compose`,
+      maxBuffer: 1 << 24,
+      timeout: 300_000,
+    });
     return stdout;
   }
 
@@ -43,9 +49,18 @@ describe.skipIf(!ctx || noCompose)('examples/compose (CONTRACT §20)', () => {
     while (!received.some((d) => d.event === 'order.settled')) {
       if (Date.now() > deadline) throw new Error(`no order.settled at the partner within 60 s: ${JSON.stringify(received)}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      received = await fetch(`http://127.0.0.1:${partnerPort}/received`).then((r) => r.json() as Promise<typeof received>, () => []);
+      received = await fetch(`http://127.0.0.1:${partnerPort}/received`).then(
+        (r) => r.json() as Promise<typeof received>,
+        () => [],
+      );
     }
-    expect(received.map((d) => d.event)).toEqual(['order.created', 'order.fiat_recieved', 'order.assigned', 'order.asset_released', 'order.settled']);
+    expect(received.map((d) => d.event)).toEqual([
+      'order.created',
+      'order.fiat_recieved',
+      'order.assigned',
+      'order.asset_released',
+      'order.settled',
+    ]);
     // The sandbox's port on this machine answers too (the loopback only).
     expect((await fetch(`http://127.0.0.1:${sandboxPort}/health`)).status).toBe(200);
   });

@@ -36,7 +36,10 @@ export async function prepareEngine(): Promise<Omit<EngineContext, 'image' | 'do
     );
     const engine = settings.ENGINE === 'docker' ? 'docker' : 'podman';
     // HEALTHCHECK survives only in the docker image format (buildah's default is OCI).
-    const env: Record<string, string> = engine === 'podman' ? { BUILDAH_FORMAT: 'docker', ...(settings.CONTAINERS_CONF ? { CONTAINERS_CONF: settings.CONTAINERS_CONF } : {}) } : {};
+    const env: Record<string, string> =
+      engine === 'podman'
+        ? { BUILDAH_FORMAT: 'docker', ...(settings.CONTAINERS_CONF ? { CONTAINERS_CONF: settings.CONTAINERS_CONF } : {}) }
+        : {};
     return { engine, env, compose: (settings.COMPOSE ?? '').split(' ').filter(Boolean) };
   } catch (error) {
     const e = error as { stderr?: string; message: string };
@@ -48,7 +51,11 @@ export async function prepareEngine(): Promise<Omit<EngineContext, 'image' | 'do
 export async function buildImage(ctx: Omit<EngineContext, 'image' | 'dockerHost'>): Promise<string> {
   // podman would try the registry for a base it has (the stand-in included): never pull here.
   const pull = ctx.engine === 'podman' ? ['--pull=never'] : [];
-  await run(ctx.engine, ['build', ...pull, '-t', TEST_IMAGE, ROOT], { env: { ...process.env, ...ctx.env }, maxBuffer: 1 << 26, timeout: 600_000 });
+  await run(ctx.engine, ['build', ...pull, '-t', TEST_IMAGE, ROOT], {
+    env: { ...process.env, ...ctx.env },
+    maxBuffer: 1 << 26,
+    timeout: 600_000,
+  });
   return TEST_IMAGE;
 }
 

@@ -31,7 +31,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // Testcontainers speaks the Docker API: podman serves it on a socket of its own for this run.
     socketDir = mkdtempSync(join(tmpdir(), 'ramp-podman-'));
     const socket = join(socketDir, 'podman.sock');
-    service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { env: { ...process.env, ...prepared.env }, stdio: 'ignore' });
+    service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], {
+      env: { ...process.env, ...prepared.env },
+      stdio: 'ignore',
+    });
     for (let i = 0; i < 200 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     if (!existsSync(socket)) throw new Error('podman system service did not open its socket within 10 s');
     dockerHost = `unix://${socket}`;

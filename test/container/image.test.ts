@@ -52,7 +52,15 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
   it('is at most 250 MB, labelled, runs as a non-root user, has a HEALTHCHECK and no curl or wget', async () => {
     const [info] = JSON.parse(await engineOk(c, ['image', 'inspect', c.image])) as Array<{
       Size: number;
-      Config: { User: string; Labels: Record<string, string>; Healthcheck?: { Test: string[] }; Entrypoint: string[]; Cmd: string[]; ExposedPorts: object; Volumes: object };
+      Config: {
+        User: string;
+        Labels: Record<string, string>;
+        Healthcheck?: { Test: string[] };
+        Entrypoint: string[];
+        Cmd: string[];
+        ExposedPorts: object;
+        Volumes: object;
+      };
       /** podman shows it here, docker in Config. */
       Healthcheck?: { Test: string[] };
     }>;
@@ -74,14 +82,34 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
   });
 
   it('holds only what runs: no dev dependency, test, source file or .git', async () => {
-    const out = await engineOk(c, ['run', '--rm', '--entrypoint', 'sh', c.image, '-c', 'cd /app && find . -path ./node_modules -prune -o -print && echo --- && ls -1d node_modules/* node_modules/@*/*']);
+    const out = await engineOk(c, [
+      'run',
+      '--rm',
+      '--entrypoint',
+      'sh',
+      c.image,
+      '-c',
+      'cd /app && find . -path ./node_modules -prune -o -print && echo --- && ls -1d node_modules/* node_modules/@*/*',
+    ]);
     const [tree, modules] = out.split('---\n') as [string, string];
     const files = tree.split('\n').filter(Boolean);
-    expect(files.filter((f) => /^\.\/(src|test|bench|examples|docs|\.git)(\/|$)/.test(f) || /\.test\.[cm]?[jt]s$/.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)))).toEqual([]);
+    expect(
+      files.filter(
+        (f) =>
+          /^\.\/(src|test|bench|examples|docs|\.git)(\/|$)/.test(f) ||
+          /\.test\.[cm]?[jt]s$/.test(f) ||
+          (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)),
+      ),
+    ).toEqual([]);
     expect(files).toContain('./dist/cli/bin.js');
     expect(files).toContain('./fixtures/networks.json');
     expect(files).toContain('./scenarios/cancel.yaml');
-    const installed = new Set(modules.split('\n').filter(Boolean).map((m) => m.slice('node_modules/'.length)));
+    const installed = new Set(
+      modules
+        .split('\n')
+        .filter(Boolean)
+        .map((m) => m.slice('node_modules/'.length)),
+    );
     expect(installed.has('koa')).toBe(true);
     expect(installed.has('@koa/router')).toBe(true);
     // Dev-only: what the lockfile marks `dev` (a devDependency a production one also needs, such
@@ -97,13 +125,22 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
   it('serves on 0.0.0.0:4010 with a state volume and a ready file on a bind mount: healthy, and a signed /v1 call from this machine', async () => {
     const started = Date.now();
     await engineOk(c, [
-      'run', '-d', '--name', sandboxA,
-      '-p', '127.0.0.1::4010',
-      '-v', `${volume}:/data`,
-      '-v', `${shared}:/shared`,
-      '-e', 'SANDBOX_STATE=/data/state.json',
-      '-e', 'SANDBOX_READY_FILE=/shared/ready.json',
-      '-e', 'SANDBOX_CLOCK=manual',
+      'run',
+      '-d',
+      '--name',
+      sandboxA,
+      '-p',
+      '127.0.0.1::4010',
+      '-v',
+      `${volume}:/data`,
+      '-v',
+      `${shared}:/shared`,
+      '-e',
+      'SANDBOX_STATE=/data/state.json',
+      '-e',
+      'SANDBOX_READY_FILE=/shared/ready.json',
+      '-e',
+      'SANDBOX_CLOCK=manual',
       ...hostAliasArgs(c),
       c.image,
     ]);
@@ -115,7 +152,12 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     // The image's HEALTHCHECK: podman without systemd runs no health timers, so the check is run
     // here; Docker runs it every 5 s, so its status turns healthy within one interval or two.
     if (c.engine === 'podman') expect((await engine(c, ['healthcheck', 'run', sandboxA])).code).toBe(0);
-    else await until(async () => (await engineOk(c, ['inspect', '--format', '{{.State.Health.Status}}', sandboxA])).trim() === 'healthy', 20_000, 'docker health status healthy');
+    else
+      await until(
+        async () => (await engineOk(c, ['inspect', '--format', '{{.State.Health.Status}}', sandboxA])).trim() === 'healthy',
+        20_000,
+        'docker health status healthy',
+      );
     await until(() => existsSync(join(shared, 'ready.json')), 5_000, 'the ready file');
     ready = JSON.parse(readFileSync(join(shared, 'ready.json'), 'utf8')) as Ready;
     // On 0.0.0.0 the URLs printed and written name the loopback: callable inside the container, and
@@ -125,7 +167,9 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     expect(logs).toContain('listening on http://127.0.0.1:4010 (bound to 0.0.0.0: every interface)');
     expect(logs).toContain('Dashboard      http://127.0.0.1:4010/sandbox/dashboard');
     const path = '/v1/networks';
-    const res = await fetch(`${base}${path}`, { headers: signedHeaders({ clientId: ready.client_id, keys: ready.keys.test, method: 'GET', path }) });
+    const res = await fetch(`${base}${path}`, {
+      headers: signedHeaders({ clientId: ready.client_id, keys: ready.keys.test, method: 'GET', path }),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: boolean }).status).toBe(true);
     const unsigned = await fetch(`${base}${path}`);
@@ -136,12 +180,20 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     receiver = await startHostReceiver(await bridgeGateway(c));
     receiver.trust(ready.client_id, [ready.keys.test.encryption_key, ready.keys.live.encryption_key]);
     await control('PATCH', `/sandbox/partners/${ready.client_id}`, { webhook_url: `http://${hostAlias(c)}:${receiver.port}/webhooks` });
-    const order = await control('POST', '/sandbox/orders', { client_id: ready.client_id, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    const order = await control('POST', '/sandbox/orders', {
+      client_id: ready.client_id,
+      from: { currency: 'NGN', amount: 50_000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+    });
     reference = order.reference as string;
     await control('POST', `/sandbox/orders/${reference}/payin`, {});
     await control('POST', '/sandbox/clock/advance', { duration: '1h' });
     expect((await control('GET', `/sandbox/orders/${reference}`)).status).toBe('completed');
-    await until(() => receiver!.processed.some((d) => d.reference === reference && d.event === 'order.settled'), 15_000, 'the order.settled webhook');
+    await until(
+      () => receiver!.processed.some((d) => d.reference === reference && d.event === 'order.settled'),
+      15_000,
+      'the order.settled webhook',
+    );
     const events = receiver.processed.filter((d) => d.reference === reference).map((d) => d.event);
     expect(events).toEqual(['order.created', 'order.fiat_recieved', 'order.assigned', 'order.asset_released', 'order.settled']);
   });
@@ -159,11 +211,21 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     const result = await engine(
       c,
       [
-        'run', '--rm', '--name', name('containers', 'scenarios'),
-        '-v', `${shared}:/shared`,
+        'run',
+        '--rm',
+        '--name',
+        name('containers', 'scenarios'),
+        '-v',
+        `${shared}:/shared`,
         ...hostAliasArgs(c),
         c.image,
-        'scenarios', '--target', `http://${hostAlias(c)}:${receiver!.port}/hooks`, '--partner', '/shared/partner.json', '--junit', '/shared/junit.xml',
+        'scenarios',
+        '--target',
+        `http://${hostAlias(c)}:${receiver!.port}/hooks`,
+        '--partner',
+        '/shared/partner.json',
+        '--junit',
+        '/shared/junit.xml',
       ],
       300_000,
     );
@@ -178,7 +240,11 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
 
   it('has ramp-sandbox on its PATH: the terminal verbs run in the running container (docker exec)', async () => {
     expect((await engineOk(c, ['exec', sandboxA, 'sh', '-c', 'command -v ramp-sandbox'])).trim()).toBe('/usr/local/bin/ramp-sandbox');
-    const order = await control('POST', '/sandbox/orders', { client_id: ready.client_id, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    const order = await control('POST', '/sandbox/orders', {
+      client_id: ready.client_id,
+      from: { currency: 'NGN', amount: 50_000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+    });
     const simulated = await engine(c, ['exec', sandboxA, 'ramp-sandbox', 'simulate', order.reference as string, 'completed']);
     expect(simulated.code, simulated.stdout + simulated.stderr).toBe(0);
     expect(simulated.stdout).toContain('completed');
@@ -193,7 +259,19 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     expect((await engineOk(c, ['inspect', '--format', '{{.State.ExitCode}}', sandboxA])).trim()).toBe('0');
     expect(await engineOk(c, ['logs', sandboxA])).toMatch(/stopped: nothing in flight was cut/);
     const again = name('containers', 'b');
-    await engineOk(c, ['run', '-d', '--name', again, '-p', '127.0.0.1::4010', '-v', `${volume}:/data`, '-e', 'SANDBOX_STATE=/data/state.json', c.image]);
+    await engineOk(c, [
+      'run',
+      '-d',
+      '--name',
+      again,
+      '-p',
+      '127.0.0.1::4010',
+      '-v',
+      `${volume}:/data`,
+      '-e',
+      'SANDBOX_STATE=/data/state.json',
+      c.image,
+    ]);
     base = `http://127.0.0.1:${(await engineOk(c, ['port', again, '4010/tcp'])).trim().split(':').pop()}`;
     await until(async () => (await fetch(`${base}/health`)).ok, 10_000, 'GET /health of the second container');
     expect(await control('GET', `/sandbox/orders/${reference}`)).toMatchObject({ reference, status: 'completed' });
@@ -204,30 +282,41 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     expect((await engineOk(c, ['run', '--rm', c.image, '--version'])).trim()).toContain(PACKAGE.version);
     const vectors = JSON.parse(await engineOk(c, ['run', '--rm', c.image, 'vectors'])) as { cases: unknown[] };
     expect(vectors.cases.length).toBeGreaterThanOrEqual(12);
-    expect(await engineOk(c, ['run', '--rm', c.image, 'sign', 'GET', '/v1/networks'])).toMatch(/^curl [\s\S]*svc-signature: sha256=[0-9a-f]{64}/);
+    expect(await engineOk(c, ['run', '--rm', c.image, 'sign', 'GET', '/v1/networks'])).toMatch(
+      /^curl [\s\S]*svc-signature: sha256=[0-9a-f]{64}/,
+    );
     // A --junit folder the image's user (uid 1000) cannot write: refused before anything runs,
     // in one line (exit 2), not a stack trace after the whole library ran.
     const junit = await engine(c, ['run', '--rm', c.image, 'scenarios', 'cancel', '--junit', '/app/report.xml']);
     expect(junit.code).toBe(2);
-    expect(junit.stderr.trim()).toBe('--junit /app/report.xml: cannot write the report there: folder /app is not writable by this user (EACCES)');
+    expect(junit.stderr.trim()).toBe(
+      '--junit /app/report.xml: cannot write the report there: folder /app is not writable by this user (EACCES)',
+    );
   });
 
-  it.skipIf(spawnSync('python3', ['--version']).status !== 0)("README's Python fixture, image variant: a unittest signs a call to the image it started, and stops it", async () => {
-    const result = spawnSync('python3', ['-m', 'unittest', '-v', 'test_networks'], {
-      cwd: join(ROOT, 'examples/python'),
-      env: { ...process.env, ...c.env, RAMP_SANDBOX_IMAGE: c.image, RAMP_SANDBOX_ENGINE: c.engine, PYTHONDONTWRITEBYTECODE: '1' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(result.stderr).toMatch(/test_lists_networks_with_a_signed_call .* ok/);
-    expect(result.stderr).toMatch(/\nOK\n?$/);
-    const left = await engineOk(c, ['ps', '-a', '--filter', 'name=ramp-sandbox-', '--format', '{{.Names}}']);
-    expect(left.trim()).toBe('');
-  });
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    "README's Python fixture, image variant: a unittest signs a call to the image it started, and stops it",
+    async () => {
+      const result = spawnSync('python3', ['-m', 'unittest', '-v', 'test_networks'], {
+        cwd: join(ROOT, 'examples/python'),
+        env: { ...process.env, ...c.env, RAMP_SANDBOX_IMAGE: c.image, RAMP_SANDBOX_ENGINE: c.engine, PYTHONDONTWRITEBYTECODE: '1' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.stderr).toMatch(/test_lists_networks_with_a_signed_call .* ok/);
+      expect(result.stderr).toMatch(/\nOK\n?$/);
+      const left = await engineOk(c, ['ps', '-a', '--filter', 'name=ramp-sandbox-', '--format', '{{.Names}}']);
+      expect(left.trim()).toBe('');
+    },
+  );
 
   /** One control API call to the current container; the answer's `data`. */
   async function control(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
-    const res = await fetch(`${base}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = (await res.json()) as { status: boolean; data: Record<string, any>; message?: string };
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json.message}`);
     return json.data;

@@ -35,10 +35,18 @@ describe.skipIf(!ctx)('ramp-sandbox/testcontainers (CONTRACT §20)', () => {
 
     expect(await sandbox.control.getClock()).toMatchObject({ mode: 'manual' });
     const path = '/v1/networks';
-    const res = await fetch(`${sandbox.url}${path}`, { headers: signedHeaders({ clientId: sandbox.partner.clientId, keys: sandbox.partner.test, method: 'GET', path }) });
+    const res = await fetch(`${sandbox.url}${path}`, {
+      headers: signedHeaders({ clientId: sandbox.partner.clientId, keys: sandbox.partner.test, method: 'GET', path }),
+    });
     expect(res.status).toBe(200);
 
-    const order = await sandbox.control.sandboxCreateOrder({ body: { client_id: sandbox.partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } });
+    const order = await sandbox.control.sandboxCreateOrder({
+      body: {
+        client_id: sandbox.partner.clientId,
+        from: { currency: 'NGN', amount: 50_000 },
+        to: { currency: 'USDT', network: 'base-sepolia' },
+      },
+    });
     await sandbox.control.simulatePayin({ params: { reference: order.reference }, body: {} });
     await sandbox.control.advanceClock({ body: { duration: '1h' } });
     expect(await sandbox.control.sandboxGetOrder({ params: { reference: order.reference } })).toMatchObject({ status: 'completed' });
@@ -56,6 +64,8 @@ describe.skipIf(!ctx)('ramp-sandbox/testcontainers (CONTRACT §20)', () => {
     const b = await new RampSandboxContainer(c.image).withSeed(7).withWebhookUrl('http://partner.invalid:8080/hooks').start();
     started.push(b);
     expect(b.partner).toEqual(a.partner);
-    expect(await b.control.getPartner({ params: { client_id: b.partner.clientId } })).toMatchObject({ webhook_url: 'http://partner.invalid:8080/hooks' });
+    expect(await b.control.getPartner({ params: { client_id: b.partner.clientId } })).toMatchObject({
+      webhook_url: 'http://partner.invalid:8080/hooks',
+    });
   });
 });

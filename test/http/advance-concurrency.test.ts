@@ -192,7 +192,13 @@ describe('attempts due at the same instant run concurrently', () => {
       });
     });
     await new Promise<void>((res) => barrier.listen(0, '127.0.0.1', res));
-    cleanup.push(() => new Promise((res) => { barrier.closeAllConnections(); barrier.close(res); }));
+    cleanup.push(
+      () =>
+        new Promise((res) => {
+          barrier.closeAllConnections();
+          barrier.close(res);
+        }),
+    );
     const url = `http://127.0.0.1:${(barrier.address() as AddressInfo).port}/hook`;
 
     const s = await server(3_000);

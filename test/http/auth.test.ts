@@ -138,7 +138,9 @@ describe('secret key with HMAC (spec §5.2)', () => {
     const h = headersFor({ method: 'POST', path: QUOTE, body, signedBody: '{"x":1}' });
     const res = await s.request('POST', QUOTE, { headers: h, body });
     expect(res.status).toBe(401);
-    expect(res.body.message).toMatch(/^Invalid signature: the body sent starts with a UTF-8 byte order mark \(EF BB BF\) the signature does not cover/);
+    expect(res.body.message).toMatch(
+      /^Invalid signature: the body sent starts with a UTF-8 byte order mark \(EF BB BF\) the signature does not cover/,
+    );
     const hint = res.headers.get('svc-sandbox-hint')!;
     expect(hint).toContain(`body_sha256=${createHash('sha256').update(body).digest('hex')}; body_length=${Buffer.byteLength(body)}`);
   });
@@ -151,7 +153,13 @@ describe('secret key with HMAC (spec §5.2)', () => {
     const signature = createHmac('sha256', keys.encryption_key).update(prefix).update(bytes).digest('hex');
     const res = await fetch(s.url + QUOTE, {
       method: 'POST',
-      headers: { 'svc-client-id': s.demo.clientId, authorization: `Bearer ${keys.secret_key}`, 'svc-timestamp': ts, 'svc-signature': `sha256=${signature}`, 'content-type': 'text/plain' },
+      headers: {
+        'svc-client-id': s.demo.clientId,
+        authorization: `Bearer ${keys.secret_key}`,
+        'svc-timestamp': ts,
+        'svc-signature': `sha256=${signature}`,
+        'content-type': 'text/plain',
+      },
       body: bytes,
     });
     expect(res.status).toBe(415);
@@ -277,7 +285,13 @@ describe('rate limit (CONTRACT §3)', () => {
     try {
       const call = () =>
         r.request('GET', '/v1/networks', {
-          headers: signedHeaders({ clientId: r.demo.clientId, keys: r.demo.keys.test, method: 'GET', path: '/v1/networks', timestamp: wall.now() }),
+          headers: signedHeaders({
+            clientId: r.demo.clientId,
+            keys: r.demo.keys.test,
+            method: 'GET',
+            path: '/v1/networks',
+            timestamp: wall.now(),
+          }),
         });
       for (let i = 0; i < 5; i++) expect((await call()).status).toBe(200);
       const limited = await call();
@@ -288,7 +302,13 @@ describe('rate limit (CONTRACT §3)', () => {
       expect((await call()).status).toBe(200);
       // buckets are per key: the live key still has its own
       const live = await r.request('GET', '/v1/networks', {
-        headers: signedHeaders({ clientId: r.demo.clientId, keys: r.demo.keys.live, method: 'GET', path: '/v1/networks', timestamp: wall.now() }),
+        headers: signedHeaders({
+          clientId: r.demo.clientId,
+          keys: r.demo.keys.live,
+          method: 'GET',
+          path: '/v1/networks',
+          timestamp: wall.now(),
+        }),
       });
       expect(live.status).toBe(200);
     } finally {

@@ -18,7 +18,8 @@ describe('GET /sandbox/orders', () => {
     const c = (await createOrder(s, 'onramp', { to: { currency: 'USDT', network: 'ethereum' } }, { as: other, env: 'live' })).reference;
     const d = (await createOrder(s, 'swap', {}, { as: other })).reference;
     await s.control('POST', `/sandbox/orders/${d}/payin`, {});
-    const list = async (query: string) => ((await s.control('GET', `/sandbox/orders?per_page=100${query}`)).body.data as Array<{ reference: string }>).map((o) => o.reference);
+    const list = async (query: string) =>
+      ((await s.control('GET', `/sandbox/orders?per_page=100${query}`)).body.data as Array<{ reference: string }>).map((o) => o.reference);
     expect(await list('')).toEqual([d, c, b, a]);
     expect(await list(`&client_id=${other.clientId}`)).toEqual([d, c, b]);
     expect(await list(`&client_id=${other.clientId}&environment=test`)).toEqual([d, b]);

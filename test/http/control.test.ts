@@ -180,9 +180,9 @@ describe('reset and admin token', () => {
     try {
       expect((await c.control('GET', '/sandbox/clock')).status).toBe(401);
       expect((await c.control('GET', '/sandbox/clock', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
-      expect(
-        (await c.control('GET', '/sandbox/clock', undefined, { authorization: `Bearer ${c.demo.keys.test.secret_key}` })).status,
-      ).toBe(401);
+      expect((await c.control('GET', '/sandbox/clock', undefined, { authorization: `Bearer ${c.demo.keys.test.secret_key}` })).status).toBe(
+        401,
+      );
       expect((await c.control('GET', '/sandbox/clock', undefined, { authorization: 'Bearer let-me-in' })).status).toBe(200);
       const v1 = await c.request('GET', '/v1/networks', {
         headers: { authorization: 'Bearer let-me-in', 'svc-client-id': c.demo.clientId },
@@ -191,7 +191,12 @@ describe('reset and admin token', () => {
       // Each route's own auth is its guard: every control route asks for the token, the page and
       // its assets do not, and a path under /sandbox that is no route is a 404 whatever the
       // credentials (CONTRACT §8), not a 401 from a guard laid over the whole prefix.
-      for (const [method, path] of [['GET', '/sandbox/partners'], ['POST', '/sandbox/reset'], ['GET', '/sandbox/state'], ['GET', '/sandbox/events']] as const) {
+      for (const [method, path] of [
+        ['GET', '/sandbox/partners'],
+        ['POST', '/sandbox/reset'],
+        ['GET', '/sandbox/state'],
+        ['GET', '/sandbox/events'],
+      ] as const) {
         expect((await c.request(method, path)).status, `${method} ${path}`).toBe(401);
       }
       expect((await c.request('GET', '/sandbox/dashboard')).status).toBe(200);

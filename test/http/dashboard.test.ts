@@ -58,7 +58,10 @@ describe('dashboard page and assets (CONTRACT §15)', () => {
   it('serves the UI of the code it runs: the source tree’s from source, even beside a built dist/', async () => {
     const served = await s.request('GET', '/sandbox/dashboard/assets/order-detail.js');
     expect(served.text).toBe(readFileSync(packagePath('src/dashboard/ui/order-detail.js'), 'utf8'));
-    expect(uiDirCandidates('file:///p/src/dashboard/assets.ts')).toEqual([packagePath('src/dashboard/ui'), packagePath('dist/dashboard/ui')]);
+    expect(uiDirCandidates('file:///p/src/dashboard/assets.ts')).toEqual([
+      packagePath('src/dashboard/ui'),
+      packagePath('dist/dashboard/ui'),
+    ]);
     expect(uiDirCandidates('file:///p/dist/index.js')).toEqual([packagePath('dist/dashboard/ui'), packagePath('src/dashboard/ui')]);
     expect(uiDirCandidates('file:///p/dist/cli/bin.js')[0]).toBe(packagePath('dist/dashboard/ui'));
   });
@@ -83,10 +86,19 @@ describe('order controls for the dashboard (CONTRACT §4, §15)', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.body.data).toMatchObject({ type, status: 'awaiting_user_payment' });
     }
-    const live = await s.control('POST', '/sandbox/orders', { client_id: s.demo.clientId, environment: 'live', from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'tron' } });
+    const live = await s.control('POST', '/sandbox/orders', {
+      client_id: s.demo.clientId,
+      environment: 'live',
+      from: { currency: 'NGN', amount: 50_000 },
+      to: { currency: 'USDT', network: 'tron' },
+    });
     expect(live.status, live.text).toBe(200);
     expect((await s.control('POST', '/sandbox/orders', { client_id: 'ptr_nobody', ...legs.swap })).status).toBe(404);
-    const bad = await s.control('POST', '/sandbox/orders', { client_id: s.demo.clientId, from: { currency: 'NGN', amount: 1 }, to: { currency: 'USDT', network: 'nowhere' } });
+    const bad = await s.control('POST', '/sandbox/orders', {
+      client_id: s.demo.clientId,
+      from: { currency: 'NGN', amount: 1 },
+      to: { currency: 'USDT', network: 'nowhere' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/to.network: unknown network/);
   });
@@ -155,8 +167,13 @@ describe('GET /sandbox/events (CONTRACT §15)', () => {
     const order = await createOrder(s, 'onramp');
     await Promise.all(Array.from({ length: 20 }, () => s.pub('GET', '/v1/networks')));
     await s.control('POST', '/sandbox/clock/advance', { duration: '1m' }, { authorization: 'Bearer tok' });
-    const requestsSeen = (e: Array<{ event: string; data: any }>) => e.filter((x) => x.event === 'request').reduce((n, x) => n + x.data.count, 0);
-    const events = await readEvents(res, (e) => e.some((x) => x.event === 'order') && e.filter((x) => x.event === 'clock').length >= 2 && requestsSeen(e) >= 21, 10_000);
+    const requestsSeen = (e: Array<{ event: string; data: any }>) =>
+      e.filter((x) => x.event === 'request').reduce((n, x) => n + x.data.count, 0);
+    const events = await readEvents(
+      res,
+      (e) => e.some((x) => x.event === 'order') && e.filter((x) => x.event === 'clock').length >= 2 && requestsSeen(e) >= 21,
+      10_000,
+    );
     expect(events[0]!.event).toBe('clock');
     expect(events.find((e) => e.event === 'order')!.data.references).toContain(order.reference);
     const requests = events.filter((e) => e.event === 'request');
@@ -166,7 +183,10 @@ describe('GET /sandbox/events (CONTRACT §15)', () => {
 
     // An open stream does not hold the server open: closing ends it.
     const again = await fetch(`${s.url}/sandbox/events`, { headers: { authorization: 'Bearer tok' } });
-    const ended = again.text().then(() => 'ended', () => 'ended');
+    const ended = again.text().then(
+      () => 'ended',
+      () => 'ended',
+    );
     await s.close();
     await expect(ended).resolves.toBe('ended');
   });
@@ -190,7 +210,11 @@ describe('what the dashboard reads, round two (issue 20, CONTRACT §15)', () => 
     expect(boot.demo_client_id).toBe(s.demo.clientId);
     expect(boot.vocabulary.statuses).toContain('awaiting_user_payment');
     expect(boot.vocabulary.events).toContain('order.created');
-    expect(boot.vocabulary).toMatchObject({ types: ['onramp', 'offramp', 'swap'], environments: ['test', 'live'], kyb: ['approved', 'pending', 'rejected'] });
+    expect(boot.vocabulary).toMatchObject({
+      types: ['onramp', 'offramp', 'swap'],
+      environments: ['test', 'live'],
+      kyb: ['approved', 'pending', 'rejected'],
+    });
     expect(page.text).toContain('rel="icon" href="/sandbox/dashboard/assets/favicon.svg"');
     const icon = await s.request('GET', '/sandbox/dashboard/assets/favicon.svg');
     expect(icon.status).toBe(200);
@@ -201,7 +225,7 @@ describe('what the dashboard reads, round two (issue 20, CONTRACT §15)', () => 
     expect(readme.text).toContain('ramp-sandbox');
   });
 
-  it('gives the page every order type\'s lifecycle graph, with the sandbox\'s timings (the readiness coverage, CONTRACT §21)', async () => {
+  it("gives the page every order type's lifecycle graph, with the sandbox's timings (the readiness coverage, CONTRACT §21)", async () => {
     // Timings of its own, so a graph made with the defaults would differ from the lifecycle route's.
     const own = await startTestServer({ lifecycleDelays: { processing: 45_000 } });
     try {
@@ -225,7 +249,9 @@ describe('what the dashboard reads, round two (issue 20, CONTRACT §15)', () => 
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[\w-]+"$/);
     // As a browser revalidates (fetch() alone would add cache-control: no-cache, which forces a 200).
-    const again = await s.request('GET', '/sandbox/dashboard/assets/app.js', { headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' } });
+    const again = await s.request('GET', '/sandbox/dashboard/assets/app.js', {
+      headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' },
+    });
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
     const changed = await s.request('GET', '/sandbox/dashboard/assets/app.js', { headers: { 'if-none-match': '"other"' } });
@@ -270,7 +296,12 @@ describe('what the dashboard reads, round two (issue 20, CONTRACT §15)', () => 
     const order = await createOrder(s, 'offramp');
     const sent = [];
     for (let i = 0; i < 3; i++) {
-      const res = await s.control('POST', '/sandbox/webhooks/send', { client_id: s.demo.clientId, event: 'order.created', order: order.reference, url: receiver.url });
+      const res = await s.control('POST', '/sandbox/webhooks/send', {
+        client_id: s.demo.clientId,
+        event: 'order.created',
+        order: order.reference,
+        url: receiver.url,
+      });
       expect(res.status, res.text).toBe(200);
       sent.push(res.body.data.id);
     }

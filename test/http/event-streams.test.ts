@@ -19,7 +19,16 @@ afterAll(() => s?.close());
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 /** A recorded request as the inspector publishes it: a long path makes each event ~2.5 KB. */
 const raw = (i: number): RawRecord => ({
-  wallMs: T0, virtualMs: T0, method: 'GET', path: `/v1/orders/ORD${i}?pad=${'p'.repeat(2000)}`, status: 404, ms: 1, auth: 'secret', headers: {}, clientId: 'ptr_a', environment: 'test',
+  wallMs: T0,
+  virtualMs: T0,
+  method: 'GET',
+  path: `/v1/orders/ORD${i}?pad=${'p'.repeat(2000)}`,
+  status: 404,
+  ms: 1,
+  auth: 'secret',
+  headers: {},
+  clientId: 'ptr_a',
+  environment: 'test',
 });
 
 /** A raw HTTP client of `path` that reads the answer's head, then stops reading (a paused socket). */
@@ -37,7 +46,10 @@ describe('event streams cut a reader that does not read (issue item 8)', () => {
     const idle = await idleClient('/sandbox/tail?deliveries=false');
     expect(idle.head).toMatch(/^HTTP\/1\.1 200 /);
     const abort = new AbortController();
-    const res = await fetch(`${s.url}/sandbox/tail?deliveries=false`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: abort.signal });
+    const res = await fetch(`${s.url}/sandbox/tail?deliveries=false`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      signal: abort.signal,
+    });
     const events = readEventStream(res.body!);
     expect((await events.next()).value?.event).toBe('ready');
     const idleClosed = once(idle.socket, 'close');
@@ -57,8 +69,19 @@ describe('event streams cut a reader that does not read (issue item 8)', () => {
           received++;
         }
       }
-      const logged = lines.slice(from).filter((l) => l.includes('event stream cut')).map((l) => JSON.parse(l));
-      expect(logged).toEqual([expect.objectContaining({ level: 40, stream: 'tail', limit: 1024 * 1024, unread: expect.any(Number), peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/) })]);
+      const logged = lines
+        .slice(from)
+        .filter((l) => l.includes('event stream cut'))
+        .map((l) => JSON.parse(l));
+      expect(logged).toEqual([
+        expect.objectContaining({
+          level: 40,
+          stream: 'tail',
+          limit: 1024 * 1024,
+          unread: expect.any(Number),
+          peer: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+        }),
+      ]);
       expect(sent).toBeLessThan(20_000);
       // The idle client, once it reads again, finds its connection closed after what it was sent.
       idle.socket.resume();

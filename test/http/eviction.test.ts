@@ -108,7 +108,8 @@ describe('--max-orders with a store full of orders still running', () => {
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('E_CONFLICT');
     expect(res.body.message).toMatch(/holds 5 orders, its limit \(--max-orders 5\), and none can be evicted/);
-    for (const way of [/advancing the clock/, /expiring/, /POST \/sandbox\/reset/, /larger --max-orders/]) expect(res.body.message).toMatch(way);
+    for (const way of [/advancing the clock/, /expiring/, /POST \/sandbox\/reset/, /larger --max-orders/])
+      expect(res.body.message).toMatch(way);
   };
   let quoteId: string;
   let made: string[];
@@ -129,7 +130,9 @@ describe('--max-orders with a store full of orders still running', () => {
   });
 
   it('checks authentication, shape and meaning before the bound (CONTRACT §8)', async () => {
-    expect((await full.request('POST', '/v1/orders', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status).toBe(401);
+    expect(
+      (await full.request('POST', '/v1/orders', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status,
+    ).toBe(401);
     expect((await full.signed('POST', '/v1/orders', { ...body, customer: { name: 'Ada' } })).status).toBe(422);
     const meaning = await full.signed('POST', '/v1/orders', { ...body, to: { currency: 'USDT', network: 'ethereum' } });
     expect(meaning.status).toBe(400);

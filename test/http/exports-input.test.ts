@@ -17,7 +17,11 @@ const value = fc.oneof(
   fc.constantFrom('', 'test', 'live', '4xx', '401', '1000', '0', '-1', '1e3', '%', '%zz', '[]', 'é', 'ptr_nobody'),
 );
 const query = fc
-  .dictionary(fc.constantFrom('client_id', 'environment', 'status', 'path', 'limit', 'extra', 'client_id[]', 'limit[0]'), fc.oneof(value, fc.array(value, { maxLength: 3 })), { maxKeys: 5 })
+  .dictionary(
+    fc.constantFrom('client_id', 'environment', 'status', 'path', 'limit', 'extra', 'client_id[]', 'limit[0]'),
+    fc.oneof(value, fc.array(value, { maxLength: 3 })),
+    { maxKeys: 5 },
+  )
   .map((params) => {
     const q = new URLSearchParams();
     for (const [key, v] of Object.entries(params)) for (const one of Array.isArray(v) ? v : [v]) q.append(key, one);

@@ -101,7 +101,11 @@ describe('the new fault kinds, read as bytes on a raw socket (CONTRACT §22)', (
     expect(body.length).toBe(25);
     expect(body.toString()).toBe(whole.text.slice(0, 25));
     const [entry] = (await s.control('GET', '/sandbox/requests?path=/v1/networks')).body.data;
-    expect(entry).toMatchObject({ status: 200, fault: fault.id, message: `answer cut after 25 of ${length} bytes, then the connection closed (injected fault)` });
+    expect(entry).toMatchObject({
+      status: 200,
+      fault: fault.id,
+      message: `answer cut after 25 of ${length} bytes, then the connection closed (injected fault)`,
+    });
   });
 
   it('truncate: 0 sends the head alone; with an injected error, the error envelope is what is cut', async () => {
@@ -117,7 +121,12 @@ describe('the new fault kinds, read as bytes on a raw socket (CONTRACT §22)', (
     expect(cut.headers['content-length']).toBe(String(Buffer.byteLength(envelope)));
     expect(cut.body.toString()).toBe(envelope.slice(0, 12));
     const [entry] = (await s.control('GET', '/sandbox/requests?path=/v1/networks')).body.data;
-    expect(entry).toMatchObject({ status: 503, fault: fault.id, code: 'E_SANDBOX_FAULT', message: `answer cut after 12 of ${Buffer.byteLength(envelope)} bytes, then the connection closed (injected fault)` });
+    expect(entry).toMatchObject({
+      status: 503,
+      fault: fault.id,
+      code: 'E_SANDBOX_FAULT',
+      message: `answer cut after 12 of ${Buffer.byteLength(envelope)} bytes, then the connection closed (injected fault)`,
+    });
   });
 
   it('malformed: a 200 under a JSON content-type whose body is not JSON', async () => {
@@ -193,7 +202,10 @@ describe('phase and state with the new fields', () => {
     await addFault({ method: 'POST', path: '/v1/orders', reset: 1, phase: 'after', times: 1 });
     const before = (await s.control('GET', '/sandbox/orders?per_page=1')).body.meta.total;
     const body = JSON.stringify({ ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer, merchant_reference: 'reset-after' });
-    const headers = { ...signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path: '/v1/orders', body }), 'content-type': 'application/json' };
+    const headers = {
+      ...signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path: '/v1/orders', body }),
+      'content-type': 'application/json',
+    };
     await expect(fetch(`${s.url}/v1/orders`, { method: 'POST', headers, body })).rejects.toMatchObject({ cause: { code: 'ECONNRESET' } });
     expect((await s.control('GET', '/sandbox/orders?per_page=1')).body.meta.total).toBe(before + 1);
   });
@@ -222,8 +234,14 @@ describe('the new fields are checked (CONTRACT §22: 422 in the documented envel
     const iso = (ms: number) => new Date(ms).toISOString();
     const cases: Array<[Record<string, unknown>, string | RegExp]> = [
       [{ error: { status: 503 }, window: { from: '10m', to: '5m' } }, 'window.to: must be after from (the window would be empty)'],
-      [{ error: { status: 503 }, window: { from: iso(now + 120_000), to: iso(now + 60_000) } }, 'window.to: must be after from (the window would be empty)'],
-      [{ error: { status: 503 }, window: { from: iso(now + 600_000), to: '5m' } }, /^window\.to: must be after from \(.* is not after .*: the window would be empty\)$/],
+      [
+        { error: { status: 503 }, window: { from: iso(now + 120_000), to: iso(now + 60_000) } },
+        'window.to: must be after from (the window would be empty)',
+      ],
+      [
+        { error: { status: 503 }, window: { from: iso(now + 600_000), to: '5m' } },
+        /^window\.to: must be after from \(.* is not after .*: the window would be empty\)$/,
+      ],
       [{ error: { status: 503 }, window: { to: iso(now - 1) } }, /^window\.to: is already past /],
       [{ error: { status: 503 }, window: {} }, 'window.from: give from, to or both'],
       [{ error: { status: 503 }, window: { from: 'soon' } }, /^window\.from: must be an instant \(ISO 8601/],
@@ -235,7 +253,10 @@ describe('the new fields are checked (CONTRACT §22: 422 in the documented envel
       [{ truncate: '10' }, 'truncate: must be a whole number of bytes (0 or more)'],
       [{ reset: 2 }, /^reset: /],
       [{ malformed: true }, /^malformed: /],
-      [{ kind: 'explode' }, 'body: unknown field "kind" (a fault\'s kinds: latency_ms, error, drop, reset, truncate, malformed; its other fields: client_id, environment, method, path, window, skip, times, phase)'],
+      [
+        { kind: 'explode' },
+        'body: unknown field "kind" (a fault\'s kinds: latency_ms, error, drop, reset, truncate, malformed; its other fields: client_id, environment, method, path, window, skip, times, phase)',
+      ],
       [{ path: '/v1/x' }, 'error: give at least one of latency_ms, error, drop, reset, truncate or malformed'],
     ];
     for (const [body, message] of cases) {

@@ -76,7 +76,9 @@ describe('fault injection (CONTRACT §12)', () => {
 
   it('leaves authentication first: a request that fails auth gets its 401', async () => {
     await addFault({ error: { status: 500 } });
-    const res = await s.request('GET', '/v1/networks', { headers: { 'svc-client-id': s.demo.clientId, authorization: 'Bearer pk_test_nope' } });
+    const res = await s.request('GET', '/v1/networks', {
+      headers: { 'svc-client-id': s.demo.clientId, authorization: 'Bearer pk_test_nope' },
+    });
     expect(res.status).toBe(401);
     expect((await s.control('GET', '/sandbox/clock')).status).toBe(200); // never /sandbox
   });
@@ -89,13 +91,17 @@ describe('fault injection (CONTRACT §12)', () => {
     expect(first.body.code).toBe('E_SANDBOX_FAULT');
     const retry = await s.signed('POST', '/v1/orders', body);
     expect(retry.status).toBe(409);
-    const mine = (await s.signed('GET', '/v1/orders?per_page=100')).body.data.filter((o: any) => o.merchant_reference === 'lost-response-1');
+    const mine = (await s.signed('GET', '/v1/orders?per_page=100')).body.data.filter(
+      (o: any) => o.merchant_reference === 'lost-response-1',
+    );
     expect(mine).toHaveLength(1);
   });
 
   it('refuses a fault that is not one (422), lists, removes one, and reset removes all', async () => {
     expect((await s.control('POST', '/sandbox/faults', { path: '/v1/x' })).status).toBe(422);
-    expect((await s.control('POST', '/sandbox/faults', { path: '/sandbox/clock', error: { status: 500 } })).body.message).toMatch(/^path: /);
+    expect((await s.control('POST', '/sandbox/faults', { path: '/sandbox/clock', error: { status: 500 } })).body.message).toMatch(
+      /^path: /,
+    );
     expect((await s.control('POST', '/sandbox/faults', { error: { status: 418 } })).status).toBe(422);
     expect((await s.control('POST', '/sandbox/faults', { error: { status: 500, rate: 2 } })).status).toBe(422);
     const a = await addFault({ latency_ms: 1 });
@@ -114,7 +120,11 @@ describe('fault injection (CONTRACT §12)', () => {
     for (const path of ['/sandbox/faults/', '/sandbox/faults/.', '/sandbox/faults/%2e', '/SANDBOX/Faults/']) {
       const res = await s.control('DELETE', path);
       expect(res.status, path).toBe(404);
-      expect(res.body).toEqual({ status: false, code: 'E_NOTFOUND', message: expect.stringMatching(/^Route not found: DELETE \/sandbox\/faults\//i) });
+      expect(res.body).toEqual({
+        status: false,
+        code: 'E_NOTFOUND',
+        message: expect.stringMatching(/^Route not found: DELETE \/sandbox\/faults\//i),
+      });
     }
     expect((await s.control('GET', '/sandbox/faults')).body.data).toEqual([expect.objectContaining({ id: fault.id })]);
     // The same rule on /v1: `/v1/orders/` is an order with an empty reference, not the list.
@@ -123,11 +133,18 @@ describe('fault injection (CONTRACT §12)', () => {
     expect(orders.body.code).toBe('E_NOTFOUND');
     // Where no item route follows, one trailing slash is still ignored.
     expect((await s.request('GET', '/health/')).status).toBe(200);
-    expect((await s.signed('POST', '/v1/orders/quote/', { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } })).status).toBe(200);
+    expect(
+      (
+        await s.signed('POST', '/v1/orders/quote/', {
+          from: { currency: 'NGN', amount: 50_000 },
+          to: { currency: 'USDT', network: 'base-sepolia' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('refuses a path glob over 300 characters (422), and takes one of 300', async () => {
-    const long = '/v1/' + 'a'.repeat(297);
+    const long = `/v1/${'a'.repeat(297)}`;
     const res = await s.control('POST', '/sandbox/faults', { path: long, error: { status: 500 } });
     expect(res.status, res.text).toBe(422);
     expect(res.body).toMatchObject({ code: 'E_VALIDATION_ERROR', message: 'path: must be at most 300 characters' });
@@ -135,7 +152,7 @@ describe('fault injection (CONTRACT §12)', () => {
   });
 
   it('answers a request normally, and at once, whatever the glob: a 20-star glob against a 4,000-character reference', async () => {
-    const fault = await addFault({ path: '/v1/orders/' + '*A'.repeat(19) + '*B', error: { status: 503 } });
+    const fault = await addFault({ path: `/v1/orders/${'*A'.repeat(19)}*B`, error: { status: 503 } });
     const missing = await s.signed('GET', `/v1/orders/${'A'.repeat(4000)}`);
     expect(missing.body.code).not.toBe('E_SANDBOX_FAULT');
     expect(missing.status).toBeLessThan(500);
@@ -160,7 +177,7 @@ describe('faults in a restored state (CONTRACT §13: the same rules as POST /san
       [(d) => (d.faults.faults[0].error.status = 42), /^faults\.faults\.0\.error\.status: /],
       [(d) => (d.faults.faults[0].error.rate = 2), /^faults\.faults\.0\.error\.rate: /],
       [(d) => (d.faults.faults[0].latency_ms = { min: 10, max: 1 }), /^faults\.faults\.0\.latency_ms/],
-      [(d) => (d.faults.faults[0].path = '/v1/' + 'a'.repeat(297)), /^faults\.faults\.0\.path: must be at most 300 characters$/],
+      [(d) => (d.faults.faults[0].path = `/v1/${'a'.repeat(297)}`), /^faults\.faults\.0\.path: must be at most 300 characters$/],
       [(d) => (d.faults.faults[0].path = '/sandbox/**'), /^faults\.faults\.0\.path: /],
       [(d) => (d.faults.faults[0].times = 0), /^faults\.faults\.0\.times: /],
       [(d) => (d.faults.faults[0].remaining = 6), /^faults\.faults\.0\.remaining: /],

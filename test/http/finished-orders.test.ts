@@ -61,7 +61,7 @@ describe('finished orders', () => {
     expect(s.sandbox.orders.noteDelivery(reference, 10_000, { delivery_id: 'dlv_nowhere' })).toBe(false);
   });
 
-  it('keeps a simulated failure\'s reason on an order that ends finished', async () => {
+  it("keeps a simulated failure's reason on an order that ends finished", async () => {
     const o = await createOrder(s, 'offramp');
     const res = await s.control('POST', `/sandbox/orders/${o.reference}/simulate`, { status: 'refunded', reason: 'payout bank down' });
     expect(res.status).toBe(200);
@@ -78,7 +78,9 @@ describe('finished orders', () => {
     const b = await startTestServer();
     try {
       expect((await b.control('PUT', '/sandbox/state', doc)).status).toBe(200);
-      const finals = doc.orders.filter((o: { status: string }) => ['completed', 'refunded', 'cancelled', 'expired', 'failed'].includes(o.status));
+      const finals = doc.orders.filter((o: { status: string }) =>
+        ['completed', 'refunded', 'cancelled', 'expired', 'failed'].includes(o.status),
+      );
       expect(finals.length).toBeGreaterThan(0);
       for (const o of finals) expect(stored(b, o.reference).status).toBe(o.status);
       expect((await b.control('GET', '/sandbox/state')).body.data).toStrictEqual(doc);
@@ -91,7 +93,10 @@ describe('finished orders', () => {
     const doc = (await s.control('GET', '/sandbox/state')).body.data;
     const entry = doc.orders.find((o: { reference: string }) => o.reference === reference);
     // The same finished order many times over, each its own reference: more than the move's delay.
-    const copies = Array.from({ length: 500 }, (_, i) => ({ ...entry, reference: `${reference.slice(0, -6)}${String(i).padStart(6, '0')}` }));
+    const copies = Array.from({ length: 500 }, (_, i) => ({
+      ...entry,
+      reference: `${reference.slice(0, -6)}${String(i).padStart(6, '0')}`,
+    }));
     const big = { ...doc, orders: [...doc.orders, ...copies] };
     const b = await startTestServer();
     try {

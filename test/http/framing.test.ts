@@ -13,7 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-
 function parse(answer: string) {
   const head = answer.slice(0, answer.indexOf('\r\n\r\n'));
   return {
@@ -26,14 +25,39 @@ function parse(answer: string) {
 const cases: Array<[string, () => string, number, RegExp]> = [
   ['a garbage request line', () => 'GARBAGE\r\n\r\n', 400, /known method/],
   ['an unknown HTTP version', () => 'GET / HTTP/9.9\r\n\r\n', 400, /version/],
-  ['a bad chunk size', () => `POST /v1/orders HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`, 400, /chunk size/],
-  ['a duplicate Content-Length', () => `POST /v1/orders HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd`, 400, /Content-Length/],
-  ['Content-Length with chunked', () => `POST /v1/orders HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`, 400, /Transfer-Encoding/],
+  [
+    'a bad chunk size',
+    () => `POST /v1/orders HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n`,
+    400,
+    /chunk size/,
+  ],
+  [
+    'a duplicate Content-Length',
+    () => `POST /v1/orders HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd`,
+    400,
+    /Content-Length/,
+  ],
+  [
+    'Content-Length with chunked',
+    () => `POST /v1/orders HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n`,
+    400,
+    /Transfer-Encoding/,
+  ],
   ['a huge URL', () => `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 431, /larger than the server accepts/],
-  ['huge headers', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431, /larger than the server accepts/],
+  [
+    'huge headers',
+    () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+    431,
+    /larger than the server accepts/,
+  ],
   ['a header name with spaces', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nBad Header Name: x\r\n\r\n`, 400, /header name/],
   // issue 18: the value is what is wrong, so the message says so (not the name)
-  ['a control character in a header value', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nsvc-client-id: ptr\u0001x\r\n\r\n`, 400, /^(?!.*header name).*a header value has a character a header value cannot have/],
+  [
+    'a control character in a header value',
+    () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nsvc-client-id: ptr\u0001x\r\n\r\n`,
+    400,
+    /^(?!.*header name).*a header value has a character a header value cannot have/,
+  ],
   ['DEL in a header value', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nX-A: a\u007fb\r\n\r\n`, 400, /header value/],
 ];
 

@@ -10,7 +10,10 @@ let s: TestServer;
 let reference: string;
 beforeAll(async () => {
   s = await startTestServer();
-  reference = s.sandbox.orders.create({ partner: s.sandbox.demoPartner, env: 'test' }, { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }).reference;
+  reference = s.sandbox.orders.create(
+    { partner: s.sandbox.demoPartner, env: 'test' },
+    { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer },
+  ).reference;
 });
 afterAll(() => s.close());
 
@@ -36,20 +39,71 @@ function expectEnvelope(status: number, body: any, method: string) {
 }
 
 const segment = fc.oneof(
-  fc.constantFrom('v1', 'orders', 'quote', 'networks', 'crypto-currencies', 'sandbox', 'partners', 'clock', 'advance', 'payin', 'fulfill', 'cancel', '%', '%E0%A4%A', '..', '', 'USDT', 'ethereum-sepolia', 'NGN_USDT'),
+  fc.constantFrom(
+    'v1',
+    'orders',
+    'quote',
+    'networks',
+    'crypto-currencies',
+    'sandbox',
+    'partners',
+    'clock',
+    'advance',
+    'payin',
+    'fulfill',
+    'cancel',
+    '%',
+    '%E0%A4%A',
+    '..',
+    '',
+    'USDT',
+    'ethereum-sepolia',
+    'NGN_USDT',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 12 }).map(encodeURIComponent),
 );
 const knownPaths = [
-  '/v1/networks', '/v1/networks/ethereum-sepolia', '/v1/networks/x/crypto-currencies', '/v1/crypto-currencies',
-  '/v1/crypto-currencies/USDT', '/v1/crypto-currencies/USDT/networks', '/v1/fiat-currencies', '/v1/institutions',
-  '/v1/account-lookup', '/v1/market-rates/NGN_USDT', '/v1/exchange-rate', '/v1/orders', '/v1/orders/quote',
-  '/v1/orders/REF', '/v1/orders/REF/cancel', '/v1/orders/REF/fulfill', '/health', '/v1/health',
-  '/sandbox/partners', '/sandbox/partners/x', '/sandbox/partners/x/keys', '/sandbox/clock', '/sandbox/clock/advance',
-  '/sandbox/orders/REF/payin', '/sandbox/orders/REF/payout', '/sandbox/orders/REF/expire', '/sandbox/orders/REF',
+  '/v1/networks',
+  '/v1/networks/ethereum-sepolia',
+  '/v1/networks/x/crypto-currencies',
+  '/v1/crypto-currencies',
+  '/v1/crypto-currencies/USDT',
+  '/v1/crypto-currencies/USDT/networks',
+  '/v1/fiat-currencies',
+  '/v1/institutions',
+  '/v1/account-lookup',
+  '/v1/market-rates/NGN_USDT',
+  '/v1/exchange-rate',
+  '/v1/orders',
+  '/v1/orders/quote',
+  '/v1/orders/REF',
+  '/v1/orders/REF/cancel',
+  '/v1/orders/REF/fulfill',
+  '/health',
+  '/v1/health',
+  '/sandbox/partners',
+  '/sandbox/partners/x',
+  '/sandbox/partners/x/keys',
+  '/sandbox/clock',
+  '/sandbox/clock/advance',
+  '/sandbox/orders/REF/payin',
+  '/sandbox/orders/REF/payout',
+  '/sandbox/orders/REF/expire',
+  '/sandbox/orders/REF',
 ];
 const query = fc.oneof(
   fc.constant(''),
-  fc.constantFrom('?fiat=NGN', '?include=payout,timeline', '?include=x', '?status=settled&page=2', '?page=-1', '?from=NGN&to=USDT', '?account_number=0123456789&bank_code=058', '?a=%ZZ', '?fiat=NGN&fiat=KES'),
+  fc.constantFrom(
+    '?fiat=NGN',
+    '?include=payout,timeline',
+    '?include=x',
+    '?status=settled&page=2',
+    '?page=-1',
+    '?from=NGN&to=USDT',
+    '?account_number=0123456789&bank_code=058',
+    '?a=%ZZ',
+    '?fiat=NGN&fiat=KES',
+  ),
   fc.string({ unit: 'grapheme-ascii', maxLength: 20 }).map((q) => `?${encodeURI(q)}`),
 );
 const pathArb = fc.oneof(
@@ -118,20 +172,33 @@ describe('no input gets a 5xx (property, over HTTP)', () => {
         quote_id: fc.oneof(fc.constant('qt_x'), fc.integer()),
         from: leg,
         to: leg,
-        recipient: fc.oneof(fc.record({ address: fc.string({ maxLength: 50 }) }), fc.record({ institution_code: fc.string(), account_number: fc.string(), account_name: fc.string() }), fc.anything({ maxDepth: 1 })),
-        customer: fc.oneof(fc.constant(customer), fc.record({ reference: fc.string(), name: fc.string(), email: fc.string(), dob: fc.string() }, { requiredKeys: [] })),
+        recipient: fc.oneof(
+          fc.record({ address: fc.string({ maxLength: 50 }) }),
+          fc.record({ institution_code: fc.string(), account_number: fc.string(), account_name: fc.string() }),
+          fc.anything({ maxDepth: 1 }),
+        ),
+        customer: fc.oneof(
+          fc.constant(customer),
+          fc.record({ reference: fc.string(), name: fc.string(), email: fc.string(), dob: fc.string() }, { requiredKeys: [] }),
+        ),
         metadata: fc.anything({ maxDepth: 2 }),
         partner_fee: fc.oneof(fc.double(), fc.string()),
       },
       { requiredKeys: [] },
     );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(quoteBody.map((b) => ['/v1/orders/quote', b] as const), orderBody.map((b) => ['/v1/orders', b] as const)), async ([path, b]) => {
-        const res = await s.signed('POST', path, b);
-        expectEnvelope(res.status, res.body, 'POST');
-        if (res.status === 422) expect(res.body.message).toMatch(/^[\w.]+: \S/);
-        if (res.status >= 400) expect([400, 409, 422]).toContain(res.status);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          quoteBody.map((b) => ['/v1/orders/quote', b] as const),
+          orderBody.map((b) => ['/v1/orders', b] as const),
+        ),
+        async ([path, b]) => {
+          const res = await s.signed('POST', path, b);
+          expectEnvelope(res.status, res.body, 'POST');
+          if (res.status === 422) expect(res.body.message).toMatch(/^[\w.]+: \S/);
+          if (res.status >= 400) expect([400, 409, 422]).toContain(res.status);
+        },
+      ),
       seeded({ numRuns: 400 }),
     );
   });
@@ -142,7 +209,10 @@ describe('quotes over HTTP (property)', () => {
     const nets = (await s.pub('GET', '/v1/networks')).body.data as Array<{ identifier: string }>;
     const pairs: Array<{ network: string; cryptos: string[] }> = [];
     for (const n of nets) {
-      pairs.push({ network: n.identifier, cryptos: (await s.pub('GET', `/v1/networks/${n.identifier}/crypto-currencies`)).body.data.map((c: any) => c.symbol) });
+      pairs.push({
+        network: n.identifier,
+        cryptos: (await s.pub('GET', `/v1/networks/${n.identifier}/crypto-currencies`)).body.data.map((c: any) => c.symbol),
+      });
     }
     const fiats = (await s.pub('GET', '/v1/fiat-currencies')).body.data as Array<{ code: string; decimals: number }>;
     const decimalsOf = (code: string) => fiats.find((f) => f.code === code)?.decimals;
@@ -160,7 +230,12 @@ describe('quotes over HTTP (property)', () => {
           const b = pair.cryptos[(pick + 1) % pair.cryptos.length]!;
           if (type === 'swap' && a === b) return;
           const crypto = { currency: a, network: pair.network };
-          const legs = type === 'onramp' ? [{ currency: fiat }, crypto] : type === 'offramp' ? [crypto, { currency: fiat }] : [crypto, { currency: b, network: pair.network }];
+          const legs =
+            type === 'onramp'
+              ? [{ currency: fiat }, crypto]
+              : type === 'offramp'
+                ? [crypto, { currency: fiat }]
+                : [crypto, { currency: b, network: pair.network }];
           const amountLeg: { currency: string; network?: string } = onFrom ? legs[0]! : legs[1]!;
           const places = amountLeg.network === undefined ? decimalsOf(amountLeg.currency)! : 2;
           const given = Math.max(Number(amount.toFixed(places)), 10 ** -places);
@@ -176,7 +251,9 @@ describe('quotes over HTTP (property)', () => {
           expect(q.type).toBe(type);
           const f = q.fee;
           // total is the sum of the rounded parts (up to float addition error at large amounts)
-          expect(Math.abs(f.total - (f.network_fee + f.protocol_fee + f.partner_fee + f.vat))).toBeLessThanOrEqual(1e-9 * Math.max(1, f.total));
+          expect(Math.abs(f.total - (f.network_fee + f.protocol_fee + f.partner_fee + f.vat))).toBeLessThanOrEqual(
+            1e-9 * Math.max(1, f.total),
+          );
           const fiatDecimals = decimalsOf(type === 'swap' ? '' : fiat);
           if (fiatDecimals !== undefined) {
             const fiatAmount = type === 'onramp' ? q.from.amount : q.to.amount;
@@ -184,8 +261,10 @@ describe('quotes over HTTP (property)', () => {
             expect(Number(f.total.toFixed(fiatDecimals))).toBe(f.total);
           }
           const rate = q.pricing.exchange_rate;
-          if (type === 'onramp') expect(q.from.amount).toBeGreaterThanOrEqual(q.to.amount * rate + f.total - 10 ** -(fiatDecimals ?? 2) - rate * 1e-6);
-          if (type === 'offramp') expect(q.to.amount).toBeLessThanOrEqual(q.from.amount * rate - f.total + 10 ** -(fiatDecimals ?? 2) + rate * 1e-6);
+          if (type === 'onramp')
+            expect(q.from.amount).toBeGreaterThanOrEqual(q.to.amount * rate + f.total - 10 ** -(fiatDecimals ?? 2) - rate * 1e-6);
+          if (type === 'offramp')
+            expect(q.to.amount).toBeLessThanOrEqual(q.from.amount * rate - f.total + 10 ** -(fiatDecimals ?? 2) + rate * 1e-6);
           if (type === 'swap') expect(q.fee.fee_in_rate).toBe(true);
         },
       ),

@@ -43,13 +43,27 @@ describe('GET /sandbox/requests.har (CONTRACT §19)', () => {
     expect(harErrors(doc)).toEqual([]);
     const [entry] = doc.log.entries;
     const header = (list: Array<{ name: string; value: string }>, name: string) => list.find((h) => h.name === name)?.value;
-    expect(entry.request).toMatchObject({ method: 'POST', url: `${s.url}/v1/orders/quote`, postData: { mimeType: 'application/json', text: body }, bodySize: Buffer.byteLength(body) });
+    expect(entry.request).toMatchObject({
+      method: 'POST',
+      url: `${s.url}/v1/orders/quote`,
+      postData: { mimeType: 'application/json', text: body },
+      bodySize: Buffer.byteLength(body),
+    });
     expect(header(entry.request.headers, 'svc-signature')).toBe('sha256=****');
     expect(header(entry.request.headers, 'authorization')).toMatch(/^Bearer sk_test_\*{4}\w{4}$/);
     expect(header(entry.request.headers, 'svc-client-id')).toBe(s.demo.clientId);
-    expect(entry.response).toMatchObject({ status: 200, statusText: 'OK', content: { mimeType: 'application/json; charset=utf-8', text: sent.text, size: Buffer.byteLength(sent.text) } });
+    expect(entry.response).toMatchObject({
+      status: 200,
+      statusText: 'OK',
+      content: { mimeType: 'application/json; charset=utf-8', text: sent.text, size: Buffer.byteLength(sent.text) },
+    });
     expect(header(entry.response.headers, 'x-request-id')).toBe(sent.headers.get('x-request-id'));
-    expect(entry._inspector).toMatchObject({ auth: 'secret', client_id: s.demo.clientId, environment: 'test', id: expect.stringMatching(/^req_/) });
+    expect(entry._inspector).toMatchObject({
+      auth: 'secret',
+      client_id: s.demo.clientId,
+      environment: 'test',
+      id: expect.stringMatching(/^req_/),
+    });
     expect(entry.time).toBe(entry.timings.wait);
     // Key material never appears, whatever field it could hide in.
     for (const key of Object.values(s.demo.keys.test)) expect(text).not.toContain(key);
@@ -57,7 +71,13 @@ describe('GET /sandbox/requests.har (CONTRACT §19)', () => {
 
   it('keeps a refused signature with its hint, code and the svc-sandbox-hint header', async () => {
     const path = '/v1/orders?status=pending';
-    const headers = signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'GET', path, signedPath: '/orders?status=pending' });
+    const headers = signedHeaders({
+      clientId: s.demo.clientId,
+      keys: s.demo.keys.test,
+      method: 'GET',
+      path,
+      signedPath: '/orders?status=pending',
+    });
     const refused = await s.request('GET', path, { headers });
     expect(refused.status).toBe(401);
     const { body: doc } = await har('?status=401');
@@ -101,7 +121,10 @@ describe('GET /sandbox/requests.har (CONTRACT §19)', () => {
     expect((await har('?status=4xx')).body.log.entries.map((e: any) => e.response.status)).toEqual([404]);
     expect((await har('?path=currencies')).body.log.entries.map((e: any) => e.request.url)).toEqual([`${s.url}/v1/fiat-currencies`]);
     // limit: the newest N, still oldest first
-    expect((await har('?limit=2')).body.log.entries.map((e: any) => new URL(e.request.url).pathname)).toEqual(['/v1/orders/ORDNOPE', '/v1/fiat-currencies']);
+    expect((await har('?limit=2')).body.log.entries.map((e: any) => new URL(e.request.url).pathname)).toEqual([
+      '/v1/orders/ORDNOPE',
+      '/v1/fiat-currencies',
+    ]);
     for (const query of ['?status=abc', '?limit=0', '?environment=prod']) {
       const res = await s.request('GET', `/sandbox/requests.har${query}`);
       expect(res.status).toBe(422);

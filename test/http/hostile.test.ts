@@ -121,9 +121,24 @@ const ROUTES: Route[] = [
   { method: 'GET', path: () => '/v1/exchange-rate?from=NGN&to=USDT', v1: 'public' },
   { method: 'GET', path: () => '/v1/health' },
   { method: 'GET', path: () => '/health' },
-  { method: 'POST', path: () => '/v1/orders/quote', body: () => ({ from: { currency: 'NGN', amount: 25_000 }, to: legs.onramp.to }), v1: 'secret' },
-  { method: 'POST', path: () => '/v1/orders', body: () => ({ ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer, metadata: { run: references.length } }), v1: 'secret' },
-  { method: 'POST', path: () => '/v1/orders', body: () => ({ ...legs.offramp, recipient: recipientOfframp, customer, merchant_reference: `m-${references.length % 50}` }), v1: 'secret' },
+  {
+    method: 'POST',
+    path: () => '/v1/orders/quote',
+    body: () => ({ from: { currency: 'NGN', amount: 25_000 }, to: legs.onramp.to }),
+    v1: 'secret',
+  },
+  {
+    method: 'POST',
+    path: () => '/v1/orders',
+    body: () => ({ ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer, metadata: { run: references.length } }),
+    v1: 'secret',
+  },
+  {
+    method: 'POST',
+    path: () => '/v1/orders',
+    body: () => ({ ...legs.offramp, recipient: recipientOfframp, customer, merchant_reference: `m-${references.length % 50}` }),
+    v1: 'secret',
+  },
   { method: 'POST', path: () => '/v1/orders', body: () => ({ ...legs.swap, recipient: { address: EVM_ADDRESS }, customer }), v1: 'secret' },
   { method: 'GET', path: () => '/v1/orders?per_page=5&page=1', v1: 'secret' },
   { method: 'GET', path: () => `/v1/orders/${ref()}?include=payout,timeline`, v1: 'secret' },
@@ -131,7 +146,11 @@ const ROUTES: Route[] = [
   { method: 'POST', path: () => `/v1/orders/${ref()}/fulfill`, body: () => ({ tx_hash: `0x${'ab'.repeat(32)}` }), v1: 'secret' },
   { method: 'POST', path: () => '/sandbox/partners', body: () => ({ name: 'Fuzz', webhook_url: receiver.url }) },
   { method: 'GET', path: () => `/sandbox/partners/${s.demo.clientId}` },
-  { method: 'PATCH', path: () => `/sandbox/partners/${s.demo.clientId}`, body: () => ({ webhook_url: receiver.url, kyb_status: 'approved' }) },
+  {
+    method: 'PATCH',
+    path: () => `/sandbox/partners/${s.demo.clientId}`,
+    body: () => ({ webhook_url: receiver.url, kyb_status: 'approved' }),
+  },
   { method: 'POST', path: () => '/sandbox/partners/ptr_throwaway/keys', body: () => ({ environment: 'test' }) },
   { method: 'GET', path: () => '/sandbox/clock' },
   { method: 'POST', path: () => '/sandbox/clock', body: () => ({ mode: 'manual' }) },
@@ -147,7 +166,11 @@ const ROUTES: Route[] = [
   { method: 'GET', path: () => `/sandbox/postman.json?client_id=${s.demo.clientId}&environment=test` },
   { method: 'GET', path: () => '/sandbox/webhooks/deliveries?per_page=5' },
   { method: 'POST', path: () => '/sandbox/webhooks/deliveries/dlv_none/retry', body: () => ({}) },
-  { method: 'POST', path: () => '/sandbox/webhooks/send', body: () => ({ client_id: s.demo.clientId, event: 'order.created', order: ref() }) },
+  {
+    method: 'POST',
+    path: () => '/sandbox/webhooks/send',
+    body: () => ({ client_id: s.demo.clientId, event: 'order.created', order: ref() }),
+  },
   { method: 'GET', path: () => '/sandbox/dashboard' },
   { method: 'GET', path: () => '/sandbox/orders?per_page=5&status=completed&type=onramp' },
   { method: 'POST', path: () => '/sandbox/orders', body: () => ({ client_id: s.demo.clientId, environment: 'test', type: 'swap' }) },
@@ -169,7 +192,7 @@ const ROUTES: Route[] = [
 
 // ---- mutations -------------------------------------------------------------------------------
 
-const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 /** Stands for a value nested this deep, spliced into the body as text. */
 const DEEP = '__deep_value__';
 const junk = fc.oneof(
@@ -204,25 +227,82 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 8, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
   // One of the route's own fields (by index) replaced with junk.
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('field' as const), key: fc.nat(), value: junk }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('drop' as const), key: fc.constantFrom('from', 'to', 'recipient', 'customer', 'outcome', 'duration', 'client_id', 'event', 'environment') }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('drop' as const),
+      key: fc.constantFrom('from', 'to', 'recipient', 'customer', 'outcome', 'duration', 'client_id', 'event', 'environment'),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('rawBody' as const),
-      text: fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('{', '[1,', 'null', '12', '"s"', '\u0000', deep(2000), `[${deep(70)}]`, `{"metadata":${deep(65)}}`, '{"a":1}'.padEnd(2_000, ' '))),
+      text: fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.constantFrom(
+          '{',
+          '[1,',
+          'null',
+          '12',
+          '"s"',
+          '\u0000',
+          deep(2000),
+          `[${deep(70)}]`,
+          `{"metadata":${deep(65)}}`,
+          '{"a":1}'.padEnd(2_000, ' '),
+        ),
+      ),
     }),
   },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('header' as const),
-      name: fc.constantFrom('content-type', 'authorization', 'svc-client-id', 'svc-timestamp', 'svc-signature', 'x-request-id', 'accept', 'content-encoding'),
-      value: fc.oneof(fc.constant(null), fc.constantFrom('text/plain', 'application/json; charset=latin1', 'Bearer x', 'sha256=00', '1', 'gzip', 'x'.repeat(100), '../../'), fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).filter((v) => /^[\x20-\x7e]*$/.test(v))),
+      name: fc.constantFrom(
+        'content-type',
+        'authorization',
+        'svc-client-id',
+        'svc-timestamp',
+        'svc-signature',
+        'x-request-id',
+        'accept',
+        'content-encoding',
+      ),
+      value: fc.oneof(
+        fc.constant(null),
+        fc.constantFrom('text/plain', 'application/json; charset=latin1', 'Bearer x', 'sha256=00', '1', 'gzip', 'x'.repeat(100), '../../'),
+        fc.string({ unit: 'grapheme-ascii', maxLength: 30 }).filter((v) => /^[\x20-\x7e]*$/.test(v)),
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'resign' }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('path' as const), suffix: fc.constantFrom('/', '//x', '/%', '/%E0%A4%A', '?a=%ZZ', '?include=x', '?page=-1&per_page=1000', '/..', '%00', '?status=nope', '/extra/segments') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('method' as const), method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD') }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('path' as const),
+      suffix: fc.constantFrom(
+        '/',
+        '//x',
+        '/%',
+        '/%E0%A4%A',
+        '?a=%ZZ',
+        '?include=x',
+        '?page=-1&per_page=1000',
+        '/..',
+        '%00',
+        '?status=nope',
+        '/extra/segments',
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('method' as const),
+      method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('framing' as const), bytes: fc.constantFrom(...framings) }) },
 );
 
@@ -232,7 +312,7 @@ function build(route: Route, m: Mutation, env: 'test' | 'live'): Req {
   let body: string | undefined;
   const value = route.body?.() as Record<string, unknown> | undefined;
   if (value !== undefined) {
-    let v: Record<string, unknown> = { ...value };
+    const v: Record<string, unknown> = { ...value };
     const keys = Object.keys(v);
     if (m.kind === 'field') v[keys.length > 0 ? keys[m.key % keys.length]! : 'x'] = m.value;
     if (m.kind === 'drop') delete v[m.key];
@@ -246,7 +326,14 @@ function build(route: Route, m: Mutation, env: 'test' | 'live'): Req {
   const keys = s.demo.keys[env];
   if (route.v1 === 'public') headers = { 'svc-client-id': s.demo.clientId, authorization: `Bearer ${keys.public_key}` };
   if (route.v1 === 'secret') {
-    headers = signedHeaders({ clientId: s.demo.clientId, keys, method, path, body, signedBody: m.kind === 'resign' ? `${body ?? ''} ` : undefined });
+    headers = signedHeaders({
+      clientId: s.demo.clientId,
+      keys,
+      method,
+      path,
+      body,
+      signedBody: m.kind === 'resign' ? `${body ?? ''} ` : undefined,
+    });
   }
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (m.kind === 'header') {
@@ -262,25 +349,30 @@ describe('a hostile run (hardening issue: fuzz of every route)', () => {
     const host = new URL(s.url).host;
     const checker = await s.openapi();
     await fc.assert(
-      fc.asyncProperty(fc.nat(ROUTES.length - 1), mutationArb, fc.constantFrom<'test' | 'live'>('test', 'test', 'live'), async (i, m, env) => {
-        const route = ROUTES[i]!;
-        if (m.kind === 'framing') {
-          const answer = await sendRaw(m.bytes(host));
-          if (answer === '') return; // the socket did not allow an answer
-          const statusLine = /^HTTP\/1\.1 (\d{3})/.exec(answer);
-          expect(statusLine, answer.slice(0, 80)).not.toBeNull();
-          const status = Number(statusLine![1]);
-          const text = answer.slice(answer.indexOf('\r\n\r\n') + 4);
-          expectEnvelope(`framing ${answer.slice(0, 40)}`, status, text, 'RAW');
-          return;
-        }
-        const r = build(route, m, env);
-        const res = await send(r);
-        expectEnvelope(`${r.method} ${r.path} (${m.kind})`, res.status, res.text, r.method);
-        const sent = new URL(s.url + r.path); // what went on the wire: the URL parser folds /.. away
-        checker.check(r.method, sent.pathname + sent.search, res.status, res.contentType, res.text); // CONTRACT §10
-        if (res.status === 200 && r.method === 'POST' && r.path === '/v1/orders') references.push(JSON.parse(res.text).data.reference);
-      }),
+      fc.asyncProperty(
+        fc.nat(ROUTES.length - 1),
+        mutationArb,
+        fc.constantFrom<'test' | 'live'>('test', 'test', 'live'),
+        async (i, m, env) => {
+          const route = ROUTES[i]!;
+          if (m.kind === 'framing') {
+            const answer = await sendRaw(m.bytes(host));
+            if (answer === '') return; // the socket did not allow an answer
+            const statusLine = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+            expect(statusLine, answer.slice(0, 80)).not.toBeNull();
+            const status = Number(statusLine![1]);
+            const text = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+            expectEnvelope(`framing ${answer.slice(0, 40)}`, status, text, 'RAW');
+            return;
+          }
+          const r = build(route, m, env);
+          const res = await send(r);
+          expectEnvelope(`${r.method} ${r.path} (${m.kind})`, res.status, res.text, r.method);
+          const sent = new URL(s.url + r.path); // what went on the wire: the URL parser folds /.. away
+          checker.check(r.method, sent.pathname + sent.search, res.status, res.contentType, res.text); // CONTRACT §10
+          if (res.status === 200 && r.method === 'POST' && r.path === '/v1/orders') references.push(JSON.parse(res.text).data.reference);
+        },
+      ),
       seeded({ numRuns: RUNS, endOnFailure: true }),
     );
     expect(seen5xx).toEqual([]);

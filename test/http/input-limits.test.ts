@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 /** `{"a":{"a":…1…}}` nested `levels` deep, built as text (JSON.stringify itself would overflow). */
-const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 const withField = (body: object, field: string, json: string) => `${JSON.stringify(body).slice(0, -1)},"${field}":${json}}`;
 const orderBody = { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer };
 
@@ -59,7 +59,11 @@ describe('deep JSON (CONTRACT §9: at most 64 levels, refused before anything is
     const cases: Array<[string, string, string]> = [
       ['/v1/orders/quote', 'from', withField({ to: legs.onramp.to }, 'from', nested(100))],
       ['/sandbox/partners', 'name', withField({ kyb_status: 'approved' }, 'name', nested(5000))],
-      ['/sandbox/webhooks/send', 'data', withField({ client_id: s.demo.clientId, event: 'order.created', url: 'http://127.0.0.1:9/x' }, 'data', nested(5000))],
+      [
+        '/sandbox/webhooks/send',
+        'data',
+        withField({ client_id: s.demo.clientId, event: 'order.created', url: 'http://127.0.0.1:9/x' }, 'data', nested(5000)),
+      ],
       ['/sandbox/clock/advance', 'body', `[${'['.repeat(200)}${']'.repeat(200)}]`],
     ];
     for (const [path, field, body] of cases) {
@@ -74,7 +78,10 @@ describe('deep JSON (CONTRACT §9: at most 64 levels, refused before anything is
   });
 
   it('checks authentication before the depth (auth → shape)', async () => {
-    const res = await s.request('POST', '/v1/orders', { headers: { 'content-type': 'application/json' }, body: withField(orderBody, 'metadata', nested(100)) });
+    const res = await s.request('POST', '/v1/orders', {
+      headers: { 'content-type': 'application/json' },
+      body: withField(orderBody, 'metadata', nested(100)),
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -84,12 +91,16 @@ describe('Content-Type (CONTRACT §9: the signature covers the raw bytes whateve
   function rawPost(path: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
     const url = new URL(s.url + path);
     return new Promise((resolve, reject) => {
-      const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      });
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -107,7 +118,14 @@ describe('Content-Type (CONTRACT §9: the signature covers the raw bytes whateve
 
   it('still answers 401 to a wrongly signed POST without Content-Type', async () => {
     const body = '{"a":1}';
-    const headers = signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path: '/v1/orders/quote', body, signedBody: '{"a":2}' });
+    const headers = signedHeaders({
+      clientId: s.demo.clientId,
+      keys: s.demo.keys.test,
+      method: 'POST',
+      path: '/v1/orders/quote',
+      body,
+      signedBody: '{"a":2}',
+    });
     delete (headers as Record<string, string>)['content-type'];
     expect((await rawPost('/v1/orders/quote', body, headers)).status).toBe(401);
   });
@@ -120,7 +138,10 @@ describe('Content-Type (CONTRACT §9: the signature covers the raw bytes whateve
 
 describe('amount precision (CONTRACT §9: more places than the currency has is a 422)', () => {
   it('refuses an offramp to ZAR of 2.385 instead of rounding it past what the crypto covers', async () => {
-    const res = await s.signed('POST', '/v1/orders/quote', { from: { currency: 'USDT', network: 'base-sepolia' }, to: { currency: 'ZAR', amount: 2.385 } });
+    const res = await s.signed('POST', '/v1/orders/quote', {
+      from: { currency: 'USDT', network: 'base-sepolia' },
+      to: { currency: 'ZAR', amount: 2.385 },
+    });
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(/^to\.amount: 2\.385 has more than 2 decimal places, the precision of ZAR/);
   });
@@ -128,10 +149,20 @@ describe('amount precision (CONTRACT §9: more places than the currency has is a
   it('refuses order legs the same way, and accepts amounts at the precision', async () => {
     const name = await accountName(s, '058', '0123456789');
     const recipient = { institution_code: '058', account_number: '0123456789', account_name: name };
-    const bad = await s.signed('POST', '/v1/orders', { ...legs.offramp, from: { ...legs.offramp.from, amount: 100.1234567 }, recipient, customer });
+    const bad = await s.signed('POST', '/v1/orders', {
+      ...legs.offramp,
+      from: { ...legs.offramp.from, amount: 100.1234567 },
+      recipient,
+      customer,
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toMatch(/^from\.amount: /);
-    const good = await s.signed('POST', '/v1/orders', { ...legs.offramp, from: { ...legs.offramp.from, amount: 100.123456 }, recipient, customer });
+    const good = await s.signed('POST', '/v1/orders', {
+      ...legs.offramp,
+      from: { ...legs.offramp.from, amount: 100.123456 },
+      recipient,
+      customer,
+    });
     expect(good.status).toBe(200);
   });
 

@@ -36,7 +36,11 @@ describe('request inspector memory (issue 22)', () => {
     const before = await heapAfterGc();
     for (let i = 0; i < 300; i++) {
       // A fresh string per request, as sockets deliver them.
-      const res = await fetch(`${s.url}/v1/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `${body.slice(0, -2)}${i % 10}"}` });
+      const res = await fetch(`${s.url}/v1/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `${body.slice(0, -2)}${i % 10}"}`,
+      });
       expect(res.status).toBe(401);
       await res.arrayBuffer();
     }

@@ -54,11 +54,23 @@ describe('request inspector (CONTRACT §11)', () => {
 
   it('shows the signature hint next to a failed request, with its code and message', async () => {
     const path = '/v1/orders?status=pending';
-    const headers = signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'GET', path, signedPath: '/orders?status=pending' });
+    const headers = signedHeaders({
+      clientId: s.demo.clientId,
+      keys: s.demo.keys.test,
+      method: 'GET',
+      path,
+      signedPath: '/orders?status=pending',
+    });
     const res = await s.request('GET', path, { headers });
     expect(res.status).toBe(401);
     const [entry] = await requests('?status=401');
-    expect(entry).toMatchObject({ auth: 'failed', status: 401, code: 'E_UNAUTHORIZED', client_id: s.demo.clientId, hint: res.headers.get('svc-sandbox-hint') });
+    expect(entry).toMatchObject({
+      auth: 'failed',
+      status: 401,
+      code: 'E_UNAUTHORIZED',
+      client_id: s.demo.clientId,
+      hint: res.headers.get('svc-sandbox-hint'),
+    });
     expect(entry.hint).toContain('prefix=');
     expect(entry.message).toMatch(/signature/i);
   });
@@ -103,7 +115,13 @@ describe('request inspector ring buffer', () => {
   it('keeps only the last --inspect-limit requests', async () => {
     const small = await startTestServer({ inspectLimit: 3 });
     try {
-      for (const path of ['/v1/networks', '/v1/fiat-currencies', '/v1/crypto-currencies', '/v1/networks/base-sepolia', '/v1/institutions?fiat=NGN']) {
+      for (const path of [
+        '/v1/networks',
+        '/v1/fiat-currencies',
+        '/v1/crypto-currencies',
+        '/v1/networks/base-sepolia',
+        '/v1/institutions?fiat=NGN',
+      ]) {
         await small.signed('GET', path);
       }
       const kept = (await small.control('GET', '/sandbox/requests')).body.data.map((r: any) => r.path);

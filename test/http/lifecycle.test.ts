@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES } from '../../src/orders';
 import { WEBHOOK_EVENTS } from '../../src/shared/events';
-import {
-  advance,
-  createOrder,
-  eventsOf,
-  getOrder,
-  recipientFor,
-  statusesOf,
-  TRON_ADDRESS,
-  type OrderType,
-} from '../support/orders';
+import { advance, createOrder, eventsOf, getOrder, recipientFor, statusesOf, TRON_ADDRESS, type OrderType } from '../support/orders';
 import { startTestServer, type TestServer } from '../support/server';
 
 let s: TestServer;
@@ -64,7 +55,12 @@ describe.each(['onramp', 'offramp', 'swap'] as const)('%s lifecycle', (type) => 
     expect(o.status).toBe('completed');
     expect(statusesOf(o)).toEqual(HAPPY[type].statuses);
     expect(eventsOf(o)).toEqual(HAPPY[type].events);
-    expect(o).toMatchObject({ amount_paid: created.from.amount, amount_settled: created.to.amount, amount_refunded: 0, percentage_settled: 100 });
+    expect(o).toMatchObject({
+      amount_paid: created.from.amount,
+      amount_settled: created.to.amount,
+      amount_refunded: 0,
+      percentage_settled: 100,
+    });
     expect(o.payout).toHaveLength(1);
     expect(o.payout[0]).toMatchObject({ amount: created.to.amount, percentage: 100, paid_at: expect.any(String) });
     expect(o.refund).toBeUndefined();
@@ -160,10 +156,16 @@ describe.each(['onramp', 'offramp', 'swap'] as const)('%s lifecycle', (type) => 
     expect(bad.status).toBe(422);
     // the wrong kind of proof is named as such (issue 6), not as a missing field
     expect(bad.body.message).toBe(
-      type === 'onramp' ? 'tx_hash: not allowed for a fiat pay-in (onramp); send reference and institution' : 'reference: not allowed for a crypto pay-in (offramp, swap); send tx_hash',
+      type === 'onramp'
+        ? 'tx_hash: not allowed for a fiat pay-in (onramp); send reference and institution'
+        : 'reference: not allowed for a crypto pay-in (offramp, swap); send tx_hash',
     );
     // a proof of its own kind with a field missing still names the field
-    const half = await s.signed('POST', `/v1/orders/${created.reference}/fulfill`, type === 'onramp' ? { reference: 'BANKREF123' } : { tx_hash: '' });
+    const half = await s.signed(
+      'POST',
+      `/v1/orders/${created.reference}/fulfill`,
+      type === 'onramp' ? { reference: 'BANKREF123' } : { tx_hash: '' },
+    );
     expect(half.status).toBe(422);
     expect(half.body.message).toMatch(type === 'onramp' ? /^institution: / : /^tx_hash: (?!not allowed)/);
     const res = await s.signed('POST', `/v1/orders/${created.reference}/fulfill?include=timeline`, body);
@@ -219,12 +221,18 @@ describe.each(['onramp', 'offramp', 'swap'] as const)('%s lifecycle', (type) => 
 
 describe('statuses and events', () => {
   it('holds a magic-amount order in initiated, then issues its pay-in instructions', async () => {
-    const created = await createOrder(s, 'onramp', { from: { currency: 'NGN', amount: 4444 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    const created = await createOrder(s, 'onramp', {
+      from: { currency: 'NGN', amount: 4444 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+    });
     expect(created.status).toBe('initiated');
     expect(created.payin.expires_at).toBeNull();
     const early = await s.signed('PATCH', `/v1/orders/${created.reference}/cancel`, {});
     expect(early.status).toBe(200);
-    const held = await createOrder(s, 'onramp', { from: { currency: 'NGN', amount: 4444 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    const held = await createOrder(s, 'onramp', {
+      from: { currency: 'NGN', amount: 4444 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+    });
     await advance(s, '2m');
     const o = await read(held.reference);
     expect(o.status).toBe('awaiting_user_payment');
@@ -307,7 +315,10 @@ describe('magic values through /v1 alone', () => {
   });
 
   it('8888 overpays by 10% and refunds the excess', async () => {
-    const o = await run('swap', { from: { currency: 'USDC', network: 'base-sepolia', amount: 8888 }, to: { currency: 'ETH', network: 'base-sepolia' } });
+    const o = await run('swap', {
+      from: { currency: 'USDC', network: 'base-sepolia', amount: 8888 },
+      to: { currency: 'ETH', network: 'base-sepolia' },
+    });
     expect(o.status).toBe('completed');
     expect(o.amount_refunded).toBeCloseTo(888.8, 4);
   });

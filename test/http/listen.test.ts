@@ -64,9 +64,16 @@ function answerAll(l: Listening, p: Caller, status: number) {
       const next = await l.next('attempt').catch(() => undefined);
       if (!next) return;
       const a = next.data;
-      const verified = verifyWebhook(a.body, a.headers, { clientId: p.clientId, encryptionKey: p.keys[a.environment as 'test' | 'live'].encryption_key, path: a.path });
+      const verified = verifyWebhook(a.body, a.headers, {
+        clientId: p.clientId,
+        encryptionKey: p.keys[a.environment as 'test' | 'live'].encryption_key,
+        path: a.path,
+      });
       seen.push({ ...a, verified: verified.event });
-      const result = await s.controlApi.answerListenAttempt({ params: { id: a.id }, body: { status, body: `answer ${status}`, duration_ms: 3 } });
+      const result = await s.controlApi.answerListenAttempt({
+        params: { id: a.id },
+        body: { status, body: `answer ${status}`, duration_ms: 3 },
+      });
       expect(result).toEqual({ id: a.id, delivery_id: a.delivery_id, attempt: a.attempt, succeeded: status < 300 });
     }
   })();
@@ -74,7 +81,8 @@ function answerAll(l: Listening, p: Caller, status: number) {
   return { seen };
 }
 
-const deliveriesOf = async (query: Record<string, string>) => (await s.controlApi.listDeliveries({ query: { per_page: 100, ...query } })).data;
+const deliveriesOf = async (query: Record<string, string>) =>
+  (await s.controlApi.listDeliveries({ query: { per_page: 100, ...query } })).data;
 
 describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
   it('hands a completed order’s deliveries to the listener instead of POSTing them, and logs the answers it reports', async () => {
@@ -84,7 +92,12 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     (await s.openapi()).check('GET', `/sandbox/listen?client_id=${p.clientId}`, l.res.status, l.res.headers.get('content-type'), '');
     expect(l.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const ready = await l.next('ready');
-    expect(ready!.data).toMatchObject({ client_id: p.clientId, events: null, forward_to: FORWARD, timeout_ms: s.sandbox.config.webhookTimeoutMs });
+    expect(ready!.data).toMatchObject({
+      client_id: p.clientId,
+      events: null,
+      forward_to: FORWARD,
+      timeout_ms: s.sandbox.config.webhookTimeoutMs,
+    });
     expect(ready!.data.subscribed).toHaveLength(10);
     const answering = answerAll(l, p, 200);
 
@@ -97,15 +110,35 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     expect(answering.seen.map((a) => a.event)).toEqual(events);
     for (const a of answering.seen) {
       expect(a.verified).toBe(a.event);
-      expect(a).toMatchObject({ client_id: p.clientId, environment: 'test', order: o.reference, attempt: 1, path: '/laptop/hooks?via=listen' });
-      expect(a.headers).toMatchObject({ 'content-type': 'application/json', 'svc-event': a.event, 'svc-delivery-id': a.delivery_id, 'svc-attempt': '1' });
+      expect(a).toMatchObject({
+        client_id: p.clientId,
+        environment: 'test',
+        order: o.reference,
+        attempt: 1,
+        path: '/laptop/hooks?via=listen',
+      });
+      expect(a.headers).toMatchObject({
+        'content-type': 'application/json',
+        'svc-event': a.event,
+        'svc-delivery-id': a.delivery_id,
+        'svc-attempt': '1',
+      });
       expect(a.id).toBe(`${a.delivery_id}.1`);
     }
     const log = await deliveriesOf({ order: o.reference });
     expect(log.map((d) => d.event).reverse()).toEqual(events);
     for (const d of log) {
       expect(d.status).toBe('succeeded');
-      expect(d.attempts).toEqual([expect.objectContaining({ via: 'listener', url: FORWARD, http_status: 200, response_excerpt: 'answer 200', duration_ms: 3, error: null })]);
+      expect(d.attempts).toEqual([
+        expect.objectContaining({
+          via: 'listener',
+          url: FORWARD,
+          http_status: 200,
+          response_excerpt: 'answer 200',
+          duration_ms: 3,
+          error: null,
+        }),
+      ]);
     }
     expect(r.received).toEqual([]);
   });
@@ -156,7 +189,11 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     expect(delivered!.attempts[1]).not.toHaveProperty('via');
     // The disconnected listener's attempt can no longer be answered.
     const late = await s.control('POST', `/sandbox/listen/attempts/${handed.id}`, { status: 200, duration_ms: 1 });
-    expect([late.status, late.body.code, late.body.message]).toEqual([409, 'E_CONFLICT', expect.stringMatching(/already ended \(listener disconnected\)/)]);
+    expect([late.status, late.body.code, late.body.message]).toEqual([
+      409,
+      'E_CONFLICT',
+      expect.stringMatching(/already ended \(listener disconnected\)/),
+    ]);
   });
 
   it('takes only the events of its filter; the partner’s others go to webhook_url', async () => {
@@ -174,7 +211,11 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
 
   it('delivers to a partner without webhook_url while a listener takes its events, lifecycle and on demand', async () => {
     const p = await s.createPartner({ webhook_url: null });
-    const refused = await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.settled', data: { reference: 'ord_x' } });
+    const refused = await s.control('POST', '/sandbox/webhooks/send', {
+      client_id: p.clientId,
+      event: 'order.settled',
+      data: { reference: 'ord_x' },
+    });
     expect([refused.status, refused.body.message]).toEqual([400, 'url: the partner has no webhook_url and no listener; give url']);
     const l = await listen(s, { client_id: p.clientId });
     const answering = answerAll(l, p, 202);
@@ -194,7 +235,10 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     await first.next('ready');
     const second = await listen(s, { client_id: p.clientId, forward_to: FORWARD });
     await second.next('ready');
-    expect(await first.next('end')).toEqual({ event: 'end', data: { reason: 'replaced', message: expect.stringMatching(/newer listener/) } });
+    expect(await first.next('end')).toEqual({
+      event: 'end',
+      data: { reason: 'replaced', message: expect.stringMatching(/newer listener/) },
+    });
     expect(await first.next()).toBeUndefined();
     const answering = answerAll(second, p, 200);
     await s.controlApi.sendWebhook({ body: { client_id: p.clientId, event: 'order.settled', data: { reference: 'ord_y' } } });
@@ -217,7 +261,12 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     ];
     for (const [query, status, message] of cases) {
       const res = await q(query);
-      expect([query, res.status, res.body.status, res.body.code]).toEqual([query, status, false, status === 404 ? 'E_NOTFOUND' : 'E_VALIDATION_ERROR']);
+      expect([query, res.status, res.body.status, res.body.code]).toEqual([
+        query,
+        status,
+        false,
+        status === 404 ? 'E_NOTFOUND' : 'E_VALIDATION_ERROR',
+      ]);
       expect(res.body.message).toMatch(message);
     }
     expect(s.sandbox.dispatcher.listenerCount).toBe(0);
@@ -228,8 +277,10 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     const l = await listen(s, { client_id: p.clientId });
     const o = await createOrder(s, 'onramp', {}, { as: p });
     const a = (await l.next('attempt'))!.data;
-    const answer = (body: unknown, id = a.id, headers?: Record<string, string>) => s.control('POST', `/sandbox/listen/attempts/${encodeURIComponent(id)}`, body, headers);
-    const raw = (text: string, type?: string) => s.request('POST', `/sandbox/listen/attempts/${a.id}`, { headers: type ? { 'content-type': type } : {}, body: text });
+    const answer = (body: unknown, id = a.id, headers?: Record<string, string>) =>
+      s.control('POST', `/sandbox/listen/attempts/${encodeURIComponent(id)}`, body, headers);
+    const raw = (text: string, type?: string) =>
+      s.request('POST', `/sandbox/listen/attempts/${a.id}`, { headers: type ? { 'content-type': type } : {}, body: text });
     const refusals: Array<[Promise<{ status: number; body: any }>, number, string | RegExp]> = [
       [answer({ status: 200, duration_ms: 1 }, 'dlv_nope.1'), 404, 'No attempt dlv_nope.1 was handed to a listener'],
       [answer({ status: 200, duration_ms: 1 }, `${a.delivery_id}.2`), 404, /^No attempt/],
@@ -238,7 +289,11 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
       [answer({ status: '200', duration_ms: 1 }), 422, /^status: /],
       [answer({ status: 99, duration_ms: 1 }), 422, /^status: /],
       [answer({ status: 200, duration_ms: -1 }), 422, /^duration_ms: /],
-      [answer({ status: 200, duration_ms: 1, body: 'x'.repeat(4097) }), 422, 'body: must be at most 4096 characters (send the first 4 KiB of the answer)'],
+      [
+        answer({ status: 200, duration_ms: 1, body: 'x'.repeat(4097) }),
+        422,
+        'body: must be at most 4096 characters (send the first 4 KiB of the answer)',
+      ],
       [answer({ error: 'x'.repeat(1001), duration_ms: 1 }), 422, /^error: /],
       [raw(JSON.stringify({ status: 200, duration_ms: 1, body: 'x'.repeat(2 << 20) }), 'application/json'), 413, /./],
       [raw('{"status":', 'application/json'), 400, /./],
@@ -246,12 +301,20 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     ];
     for (const [pending, status, message] of refusals) {
       const res = await pending;
-      expect([res.status, res.body.status, res.body.message]).toEqual([status, false, typeof message === 'string' ? message : expect.stringMatching(message)]);
+      expect([res.status, res.body.status, res.body.message]).toEqual([
+        status,
+        false,
+        typeof message === 'string' ? message : expect.stringMatching(message),
+      ]);
     }
     // Nothing refused touched the attempt: it still waits, and takes one answer.
     expect((await answer({ status: 200, body: 'y'.repeat(4096), duration_ms: 2 })).status).toBe(200);
     const twice = await answer({ status: 500, duration_ms: 2 });
-    expect([twice.status, twice.body.code, twice.body.message]).toEqual([409, 'E_CONFLICT', expect.stringMatching(/^Attempt .* has already ended \(answered 200\)/)]);
+    expect([twice.status, twice.body.code, twice.body.message]).toEqual([
+      409,
+      'E_CONFLICT',
+      expect.stringMatching(/^Attempt .* has already ended \(answered 200\)/),
+    ]);
     await s.sandbox.dispatcher.idle();
     const [d] = await deliveriesOf({ order: o.reference });
     expect(d!.status).toBe('succeeded');
@@ -280,9 +343,14 @@ describe('listening with an admin token, and stopping', () => {
     try {
       const bare = await t.request('GET', `/sandbox/listen?client_id=${t.demo.clientId}`);
       expect([bare.status, bare.body.code]).toEqual([401, 'E_UNAUTHORIZED']);
-      const partnerKey = await t.request('GET', `/sandbox/listen?client_id=${t.demo.clientId}`, { headers: { authorization: `Bearer ${t.demo.keys.test.secret_key}` } });
+      const partnerKey = await t.request('GET', `/sandbox/listen?client_id=${t.demo.clientId}`, {
+        headers: { authorization: `Bearer ${t.demo.keys.test.secret_key}` },
+      });
       expect(partnerKey.status).toBe(401);
-      const answer = await t.request('POST', '/sandbox/listen/attempts/dlv_x.1', { headers: { 'content-type': 'application/json' }, body: '{"status":200,"duration_ms":1}' });
+      const answer = await t.request('POST', '/sandbox/listen/attempts/dlv_x.1', {
+        headers: { 'content-type': 'application/json' },
+        body: '{"status":200,"duration_ms":1}',
+      });
       expect(answer.status).toBe(401);
       const l = await listen(t, { client_id: t.demo.clientId }, { authorization: 'Bearer tok' });
       expect((await l.next('ready'))!.data.client_id).toBe(t.demo.clientId);

@@ -76,7 +76,9 @@ describe('redactUrl and redactText with the admin token', () => {
     expect(redactUrl('/a?tok-EN%2f1', t)).toBe('/a?[redacted]');
     expect(redactUrl('/v1/orders/tok-EN%2F1/cancel?%zz', t)).toBe('/v1/orders/[redacted]/cancel?%zz');
     expect(redactUrl('/a?x=1&y=tok', t)).toBe('/a?x=1&y=tok');
-    expect(redactText('Order tok-EN/1 not found; prefix=cl%7Ctok-EN%2F1%7C', t)).toBe('Order [redacted] not found; prefix=cl%7C[redacted]%7C');
+    expect(redactText('Order tok-EN/1 not found; prefix=cl%7Ctok-EN%2F1%7C', t)).toBe(
+      'Order [redacted] not found; prefix=cl%7C[redacted]%7C',
+    );
     expect(redactText('prefix=%2574ok-EN%252F1', t)).toBe('[redacted] (it held the admin token)');
     expect(redactText('nothing here', t)).toBe('nothing here');
     expect(redactText('tok-EN/1', undefined)).toBe('tok-EN/1');

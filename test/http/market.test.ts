@@ -32,8 +32,22 @@ describe('a scripted rate path (POST /sandbox/rates)', () => {
   it('quotes and market rates follow it on the virtual clock; orders keep the rate they were created with', async () => {
     const s = await server();
     // The fixture: NGN_USDT buy 1565.5, sell 1534.5 (mid 1550); a scripted mid of 1600 keeps that spread: 1616 / 1584.
-    const script = await s.controlApi.scriptRate({ body: { pair: 'ngn_usdt', path: [{ at: '30s', rate: 1600 }, { at: '10m', rate: 1500 }] } });
-    expect(script).toEqual({ pair: 'NGN_USDT', path: [{ at: '2026-01-15T12:00:30.000Z', rate: 1600 }, { at: '2026-01-15T12:10:00.000Z', rate: 1500 }] });
+    const script = await s.controlApi.scriptRate({
+      body: {
+        pair: 'ngn_usdt',
+        path: [
+          { at: '30s', rate: 1600 },
+          { at: '10m', rate: 1500 },
+        ],
+      },
+    });
+    expect(script).toEqual({
+      pair: 'NGN_USDT',
+      path: [
+        { at: '2026-01-15T12:00:30.000Z', rate: 1600 },
+        { at: '2026-01-15T12:10:00.000Z', rate: 1500 },
+      ],
+    });
 
     const before = await quote(s);
     expect(before.pricing.exchange_rate).toBe(1565.5);
@@ -64,14 +78,28 @@ describe('a scripted rate path (POST /sandbox/rates)', () => {
   it('lists, removes, survives snapshot and restore, and goes with a reset', async () => {
     const s = await server();
     await s.controlApi.scriptRate({ body: { pair: 'NGN_USDT', path: [{ at: '2026-01-15T11:00:00.000Z', rate: 1700 }] } });
-    await s.controlApi.scriptRate({ body: { pair: 'KES_USDT', path: [{ at: '1h', rate: 140 }, { at: '0s', rate: 120 }] } });
+    await s.controlApi.scriptRate({
+      body: {
+        pair: 'KES_USDT',
+        path: [
+          { at: '1h', rate: 140 },
+          { at: '0s', rate: 120 },
+        ],
+      },
+    });
     const listed = await s.controlApi.listRates();
     expect(listed).toEqual({
       rates: 'fixed',
       rate_volatility: 1,
       scripts: [
         // points taken in time order
-        { pair: 'KES_USDT', path: [{ at: '2026-01-15T12:00:00.000Z', rate: 120 }, { at: '2026-01-15T13:00:00.000Z', rate: 140 }] },
+        {
+          pair: 'KES_USDT',
+          path: [
+            { at: '2026-01-15T12:00:00.000Z', rate: 120 },
+            { at: '2026-01-15T13:00:00.000Z', rate: 140 },
+          ],
+        },
         { pair: 'NGN_USDT', path: [{ at: '2026-01-15T11:00:00.000Z', rate: 1700 }] },
       ],
     });
@@ -118,7 +146,9 @@ describe('a scripted rate path (POST /sandbox/rates)', () => {
       expect({ field, status: res.status, code: res.body.code }).toEqual({ field, status: 422, code: 'E_VALIDATION_ERROR' });
       expect(res.body.message).toContain(field);
     }
-    expect((await s.controlApi.listRates()).scripts).toEqual([{ pair: 'NGN_USDT', path: [{ at: '2026-01-15T12:01:00.000Z', rate: 1600 }] }]);
+    expect((await s.controlApi.listRates()).scripts).toEqual([
+      { pair: 'NGN_USDT', path: [{ at: '2026-01-15T12:01:00.000Z', rate: 1600 }] },
+    ]);
   });
 
   it('refuses bad input in the error envelope and changes nothing', async () => {
@@ -159,7 +189,12 @@ describe('--rates walk', () => {
         if (readEveryMinute) await marketRate(s, 'NGN_ETH');
       }
       const q = await quote(s);
-      seen.push({ at: h, usdt: await marketRate(s), eth: await marketRate(s, 'NGN_ETH'), quote: { pricing: q.pricing, from: q.from, to: q.to, fee: q.fee } });
+      seen.push({
+        at: h,
+        usdt: await marketRate(s),
+        eth: await marketRate(s, 'NGN_ETH'),
+        quote: { pricing: q.pricing, from: q.from, to: q.to, fee: q.fee },
+      });
     }
     return JSON.stringify(seen).replace(/,"timestamp":"[^"]*"/g, '');
   }

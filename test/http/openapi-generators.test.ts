@@ -23,7 +23,23 @@ afterAll(() => s.close());
 const escape = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Field and parameter names whose example should be a real identifier or code (issue 6). */
-const NAMED = ['client_id', 'demo_client_id', 'reference', 'order', 'merchant_reference', 'customer_reference', 'quote_id', 'network', 'currency', 'asset', 'institution_code', 'account_number', 'account_name', 'tx_hash', 'tx_reference'];
+const NAMED = [
+  'client_id',
+  'demo_client_id',
+  'reference',
+  'order',
+  'merchant_reference',
+  'customer_reference',
+  'quote_id',
+  'network',
+  'currency',
+  'asset',
+  'institution_code',
+  'account_number',
+  'account_name',
+  'tx_hash',
+  'tx_reference',
+];
 
 /** Every object of the document with its JSON pointer. */
 function* nodesOf(node: unknown, pointer = ''): Generator<[string, Json]> {
@@ -33,7 +49,18 @@ function* nodesOf(node: unknown, pointer = ''): Generator<[string, Json]> {
 }
 
 /** Keywords whose value is one schema (JSON Schema 2020-12, as OpenAPI 3.1 uses it). */
-const ONE_SCHEMA = ['not', 'items', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'];
+const ONE_SCHEMA = [
+  'not',
+  'items',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+];
 /** Keywords whose value is a map of schemas, and those whose value is a list of them. */
 const SCHEMA_MAP = ['properties', 'patternProperties', 'dependentSchemas', '$defs'];
 const SCHEMA_LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
@@ -53,8 +80,10 @@ function* schemas(node: unknown, pointer = '', inSchema = false): Generator<[str
     const at = `${pointer}/${escape(key)}`;
     if (inSchema && ONE_SCHEMA.includes(key)) yield* schema(value, at);
     else if (inSchema && key === 'additionalProperties' && typeof value === 'object') yield* schema(value, at);
-    else if (inSchema && SCHEMA_MAP.includes(key) && value && typeof value === 'object') for (const [k, v] of Object.entries(value)) yield* schema(v, `${at}/${escape(k)}`);
-    else if (inSchema && SCHEMA_LIST.includes(key) && Array.isArray(value)) for (const [i, v] of value.entries()) yield* schema(v, `${at}/${i}`);
+    else if (inSchema && SCHEMA_MAP.includes(key) && value && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) yield* schema(v, `${at}/${escape(k)}`);
+    else if (inSchema && SCHEMA_LIST.includes(key) && Array.isArray(value))
+      for (const [i, v] of value.entries()) yield* schema(v, `${at}/${i}`);
     else if (!inSchema && key === 'schema') yield* schema(value, at);
     else if (!inSchema && pointer === '/components/schemas') yield* schema(value, at);
     else if (!inSchema && key !== 'example' && key !== 'examples') yield* schemas(value, at, false);
@@ -110,15 +139,18 @@ function pythonClasses(document: Json): Map<string, Made[]> {
       const own = cls(node.title ?? name);
       add(own, { where });
       for (const [key, prop] of Object.entries<Json>(node.properties ?? {})) visit(prop, key, own, `${where}.${key}`);
-      for (const part of (node.allOf ?? []) as Json[]) for (const [key, prop] of Object.entries<Json>(part.properties ?? {})) visit(prop, key, own, `${where}.${key}`);
-      if (node.additionalProperties && typeof node.additionalProperties === 'object') visit(node.additionalProperties, 'AdditionalProperty', own, `${where}{}`);
+      for (const part of (node.allOf ?? []) as Json[])
+        for (const [key, prop] of Object.entries<Json>(part.properties ?? {})) visit(prop, key, own, `${where}.${key}`);
+      if (node.additionalProperties && typeof node.additionalProperties === 'object')
+        visit(node.additionalProperties, 'AdditionalProperty', own, `${where}{}`);
     }
   };
   for (const [name, node] of Object.entries<Json>(document.components?.schemas ?? {})) visit(node, name, '', `components.schemas.${name}`);
   for (const [path, item] of Object.entries<Json>(document.paths ?? {})) {
     for (const [method, op] of Object.entries<Json>(item)) {
       const endpoint = String(op.operationId ?? `${method} ${path}`);
-      for (const p of (op.parameters ?? []) as Json[]) visit(p.schema, p.name, endpoint, `${method.toUpperCase()} ${path} ${p.in} ${p.name}`);
+      for (const p of (op.parameters ?? []) as Json[])
+        visit(p.schema, p.name, endpoint, `${method.toUpperCase()} ${path} ${p.in} ${p.name}`);
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (body) visit(body, `${endpoint}_body`, '', `${method.toUpperCase()} ${path} body`);
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
@@ -157,10 +189,12 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
     const planted = structuredClone(doc);
     planted.components.schemas.FiatLeg.not.properties.network = true;
     planted.paths['/v1/orders/{reference}'].get.parameters[0].schema = false;
-    expect([...schemas(planted)].filter(([, v]) => typeof v === 'boolean').map(([p]) => p).sort()).toEqual([
-      '/components/schemas/FiatLeg/not/properties/network',
-      '/paths/~1v1~1orders~1{reference}/get/parameters/0/schema',
-    ]);
+    expect(
+      [...schemas(planted)]
+        .filter(([, v]) => typeof v === 'boolean')
+        .map(([p]) => p)
+        .sort(),
+    ).toEqual(['/components/schemas/FiatLeg/not/properties/network', '/paths/~1v1~1orders~1{reference}/get/parameters/0/schema']);
   });
 
   it('gives no two classes of a generated Python client one name', () => {
@@ -184,8 +218,10 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
         if (NAMED.includes(node.name) && node.example === 'example') placeholders.push(pointer);
       }
       if ('example' in node && !pointer.includes('/example')) look(node.example, `${pointer}/example`);
-      for (const [key, prop] of Object.entries<Json>(node.properties ?? {})) if (NAMED.includes(key) && prop?.example === 'example') placeholders.push(`${pointer}/properties/${key}`);
-      if (node.example && typeof node.example === 'object') for (const key of NAMED) if (node.example[key] === 'example') placeholders.push(`${pointer}/example/${key}`);
+      for (const [key, prop] of Object.entries<Json>(node.properties ?? {}))
+        if (NAMED.includes(key) && prop?.example === 'example') placeholders.push(`${pointer}/properties/${key}`);
+      if (node.example && typeof node.example === 'object')
+        for (const key of NAMED) if (node.example[key] === 'example') placeholders.push(`${pointer}/example/${key}`);
     }
     expect(placeholders).toEqual([]);
     expect(ids.length).toBeGreaterThan(10);
@@ -196,7 +232,9 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
     const op = doc.paths['/sandbox/tail'].get;
     const params = (op.parameters as Json[]).filter((p) => p.in === 'query');
     expect(params.map((p) => p.name).sort()).toEqual(['client_id', 'deliveries', 'requests']);
-    const queries = [...params.map((p) => [p]), params].map((set) => set.map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`).join('&'));
+    const queries = [...params.map((p) => [p]), params].map((set) =>
+      set.map((p) => `${p.name}=${encodeURIComponent(String(p.example))}`).join('&'),
+    );
     for (const query of queries) {
       const controller = new AbortController();
       const res = await fetch(`${s.url}/sandbox/tail?${query}`, { signal: controller.signal });
@@ -204,7 +242,12 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
       const type = res.headers.get('content-type');
       const first = status === 200 ? new TextDecoder().decode((await res.body!.getReader().read()).value) : await res.text();
       controller.abort();
-      expect({ query, status, type, first: first.split('\n')[0] }).toEqual({ query, status: 200, type: expect.stringContaining('text/event-stream'), first: 'event: ready' });
+      expect({ query, status, type, first: first.split('\n')[0] }).toEqual({
+        query,
+        status: 200,
+        type: expect.stringContaining('text/event-stream'),
+        first: 'event: ready',
+      });
     }
   });
 
@@ -227,8 +270,21 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
     ajv.addSchema({ ...doc, $id: 'openapi.json' });
     const valid = ajv.getSchema('openapi.json#/components/schemas/PayinBody')!;
     const hash = `0x${'ab'.repeat(32)}`;
-    expect([{}, { amount: 10 }, { tx_hash: hash }, { tx_reference: 'TRF1', confirmed: false }, { amount: 5, tx_hash: hash, confirmed: true }].map((b) => valid(b))).toEqual([true, true, true, true, true]);
-    expect([{ tx_hash: hash, tx_reference: 'TRF1' }, { tx_hash: ' x' }, { tx_reference: '' }, { amount: 0 }].map((b) => valid(b))).toEqual([false, false, false, false]);
+    expect(
+      [
+        {},
+        { amount: 10 },
+        { tx_hash: hash },
+        { tx_reference: 'TRF1', confirmed: false },
+        { amount: 5, tx_hash: hash, confirmed: true },
+      ].map((b) => valid(b)),
+    ).toEqual([true, true, true, true, true]);
+    expect([{ tx_hash: hash, tx_reference: 'TRF1' }, { tx_hash: ' x' }, { tx_reference: '' }, { amount: 0 }].map((b) => valid(b))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('names the classes as openapi-python-client does (the check finds an inline object that clashes)', () => {

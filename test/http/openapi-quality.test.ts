@@ -48,19 +48,30 @@ function* nodes(node: unknown, pointer = ''): Generator<[string, Json]> {
 
 /** Every operation (paths and webhooks) as [label, operation]. */
 function* operations(): Generator<[string, Json, string]> {
-  for (const [group, items] of [['paths', doc.paths], ['webhooks', doc.webhooks]] as const) {
+  for (const [group, items] of [
+    ['paths', doc.paths],
+    ['webhooks', doc.webhooks],
+  ] as const) {
     for (const [path, item] of Object.entries<Json>(items ?? {})) {
-      for (const [method, op] of Object.entries<Json>(item)) yield [`${method.toUpperCase()} ${path}`, op, `/${group}/${escape(path)}/${method}`];
+      for (const [method, op] of Object.entries<Json>(item))
+        yield [`${method.toUpperCase()} ${path}`, op, `/${group}/${escape(path)}/${method}`];
     }
   }
 }
 
-const resolve = (ref: string): Json => ref.slice(2).split('/').reduce((node: Json, key) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+const resolve = (ref: string): Json =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce((node: Json, key) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 
 describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
   it('has an example on every named schema and every parameter', () => {
-    const missing = Object.entries<Json>(doc.components.schemas).filter(([, schema]) => !('example' in schema)).map(([name]) => name);
-    for (const [label, op] of operations()) for (const p of op.parameters ?? []) if (!('example' in p)) missing.push(`${label} ${p.in} ${p.name}`);
+    const missing = Object.entries<Json>(doc.components.schemas)
+      .filter(([, schema]) => !('example' in schema))
+      .map(([name]) => name);
+    for (const [label, op] of operations())
+      for (const p of op.parameters ?? []) if (!('example' in p)) missing.push(`${label} ${p.in} ${p.name}`);
     expect(missing).toEqual([]);
   });
 
@@ -73,7 +84,8 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
       const schemaPointer = 'schema' in node && ('in' in node || pointer.includes('/headers/')) ? `${pointer}/schema` : pointer;
       const validate = ajv.getSchema(`openapi.json#${schemaPointer}`)!;
       checked++;
-      if (!validate(node.example)) wrong.push(`${pointer}: ${ajv.errorsText(validate.errors)} — ${JSON.stringify(node.example).slice(0, 200)}`);
+      if (!validate(node.example))
+        wrong.push(`${pointer}: ${ajv.errorsText(validate.errors)} — ${JSON.stringify(node.example).slice(0, 200)}`);
     }
     expect(checked).toBeGreaterThan(300);
     expect(wrong).toEqual([]);
@@ -104,7 +116,12 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
       if (!Array.isArray(node.oneOf) || node.discriminator) continue;
       const variants = (node.oneOf as Json[]).map((v) => (v.$ref ? resolve(v.$ref) : v));
       const tellers = Object.keys(variants[0]?.properties ?? {}).filter((key) =>
-        variants.every((v) => v.required?.includes(key) && Array.isArray(v.properties?.[key]?.enum) && v.properties[key].enum.every((e: unknown) => typeof e === 'string')),
+        variants.every(
+          (v) =>
+            v.required?.includes(key) &&
+            Array.isArray(v.properties?.[key]?.enum) &&
+            v.properties[key].enum.every((e: unknown) => typeof e === 'string'),
+        ),
       );
       if (tellers.length > 0) missing.push(`${pointer} (${tellers.join(', ')})`);
     }
@@ -115,7 +132,12 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
 
   it('states the rules issue 18 lists (quote_id or legs, recipients, dob, bounds, clock, payout, URLs)', () => {
     const schemas = doc.components.schemas;
-    expect(schemas.CreateOrderBody.oneOf.map((v: Json) => v.$ref.split('/').pop())).toEqual(['CreateOrderFromQuote', 'CreateOnrampOrder', 'CreateOfframpOrder', 'CreateSwapOrder']);
+    expect(schemas.CreateOrderBody.oneOf.map((v: Json) => v.$ref.split('/').pop())).toEqual([
+      'CreateOrderFromQuote',
+      'CreateOnrampOrder',
+      'CreateOfframpOrder',
+      'CreateSwapOrder',
+    ]);
     expect(schemas.CreateOnrampOrder.properties.recipient.$ref).toBe('#/components/schemas/CryptoRecipient');
     expect(schemas.CreateOfframpOrder.properties.recipient.$ref).toBe('#/components/schemas/FiatRecipient');
     const valid = (name: string, value: unknown) => ajv.getSchema(`openapi.json#/components/schemas/${name}`)!(value);
@@ -129,14 +151,19 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
     expect(valid('PayoutBody', { outcome: 'partial' })).toBe(false);
     expect(valid('CreatePartnerBody', { webhook_url: 'ftp://x.example' })).toBe(false);
     const getOrder = doc.paths['/v1/orders/{reference}'].get;
-    expect(getOrder.parameters.find((p: Json) => p.name === 'include')).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { enum: ['payout', 'timeline'] } } });
+    expect(getOrder.parameters.find((p: Json) => p.name === 'include')).toMatchObject({
+      style: 'form',
+      explode: true,
+      schema: { type: 'array', items: { enum: ['payout', 'timeline'] } },
+    });
     const list = doc.paths['/v1/orders'].get.parameters;
     expect(list.find((p: Json) => p.name === 'per_page').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     for (const [pointer, node] of nodes(doc)) if (typeof node.pattern === 'string') expect(node.pattern, pointer).not.toMatch(/\\[dwDW]/);
   });
 
   it('declares 405 on every operation, and the headers of 429, 405, a refused signature and the redirect', () => {
-    for (const [label, op] of operations()) if (!label.startsWith('POST order.')) expect(op.responses['405'], label).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
+    for (const [label, op] of operations())
+      if (!label.startsWith('POST order.')) expect(op.responses['405'], label).toEqual({ $ref: '#/components/responses/MethodNotAllowed' });
     const responses = doc.components.responses;
     expect(responses.RateLimited.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer' } });
     expect(responses.MethodNotAllowed.headers.Allow).toMatchObject({ required: true });
@@ -148,28 +175,50 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
 
   it('links create order to get, cancel and fulfil, and create partner to its steps', () => {
     const links = doc.paths['/v1/orders'].post.responses['200'].links;
-    expect(Object.values<Json>(links).map((l) => l.operationId).sort()).toEqual(['cancelOrder', 'fulfillOrder', 'getOrder']);
+    expect(
+      Object.values<Json>(links)
+        .map((l) => l.operationId)
+        .sort(),
+    ).toEqual(['cancelOrder', 'fulfillOrder', 'getOrder']);
     expect(links.GetOrder.parameters).toEqual({ reference: '$response.body#/data/reference' });
     const partner = doc.paths['/sandbox/partners'].post.responses['200'].links;
-    expect(Object.values<Json>(partner).map((l) => l.operationId).sort()).toEqual(['getPartner', 'getPartnerKeys', 'getWebhookChaos', 'removeWebhookChaos', 'rotatePartnerKeys', 'setWebhookChaos', 'updatePartner']);
+    expect(
+      Object.values<Json>(partner)
+        .map((l) => l.operationId)
+        .sort(),
+    ).toEqual([
+      'getPartner',
+      'getPartnerKeys',
+      'getWebhookChaos',
+      'removeWebhookChaos',
+      'rotatePartnerKeys',
+      'setWebhookChaos',
+      'updatePartner',
+    ]);
     for (const [label, op] of operations()) {
       for (const link of Object.values<Json>(op.responses?.['200']?.links ?? {})) {
         const target = [...operations()].find(([, o]) => o.operationId === link.operationId)?.[1];
         expect(target, `${label} → ${link.operationId}`).toBeDefined();
-        for (const name of Object.keys(link.parameters)) expect(target!.parameters.some((p: Json) => p.name === name && p.in === 'path')).toBe(true);
+        for (const name of Object.keys(link.parameters))
+          expect(target!.parameters.some((p: Json) => p.name === name && p.in === 'path')).toBe(true);
       }
     }
   });
 
-  it('declares the webhooks\' headers and signature scheme', () => {
+  it("declares the webhooks' headers and signature scheme", () => {
     expect(doc.components.securitySchemes.webhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'svc-signature' });
     for (const [event, item] of Object.entries<Json>(doc.webhooks)) {
       expect(item.post.security, event).toEqual([{ webhookSignature: [] }]);
-      expect(item.post.parameters.map((p: Json) => p.name).sort(), event).toEqual(['svc-attempt', 'svc-delivery-id', 'svc-event', 'svc-timestamp']);
+      expect(item.post.parameters.map((p: Json) => p.name).sort(), event).toEqual([
+        'svc-attempt',
+        'svc-delivery-id',
+        'svc-event',
+        'svc-timestamp',
+      ]);
     }
   });
 
-  it('lints with no error under Redocly\'s recommended rules, without the network', () => {
+  it("lints with no error under Redocly's recommended rules, without the network", () => {
     const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
     try {
       const file = join(dir, 'openapi.json');
@@ -183,11 +232,21 @@ describe('GET /openapi.json for third-party tools (CONTRACT §19)', () => {
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
       });
       expect(run.status, run.stderr).not.toBe(99); // it tried the network
-      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
+      const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
+        totals: { errors: number; warnings: number };
+        problems: Array<{ ruleId: string; severity: string; message: string }>;
+      };
       const errors = report.problems.filter((p) => p.severity === 'error');
       expect(errors.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
       const warnings = [...new Set(report.problems.map((p) => p.ruleId))];
-      expect(KNOWN_WARNINGS, JSON.stringify(report.problems.map((p) => `${p.ruleId}: ${p.message}`), null, 1)).toEqual(expect.arrayContaining(warnings));
+      expect(
+        KNOWN_WARNINGS,
+        JSON.stringify(
+          report.problems.map((p) => `${p.ruleId}: ${p.message}`),
+          null,
+          1,
+        ),
+      ).toEqual(expect.arrayContaining(warnings));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -51,7 +51,13 @@ const MEANING: RegExp[] = [
 ];
 
 /** 400s about the shape of a request (CONTRACT §3): every other 400 is about its meaning. */
-const SHAPE_400 = [/^Malformed JSON/, /^Content-Type must be/, /exceeds the .* limit/, /^Method not allowed/, /^order: give an order reference, or data to send$/];
+const SHAPE_400 = [
+  /^Malformed JSON/,
+  /^Content-Type must be/,
+  /exceeds the .* limit/,
+  /^Method not allowed/,
+  /^order: give an order reference, or data to send$/,
+];
 
 /** Operations left out, and why. */
 const SKIPPED: Record<string, string> = {
@@ -96,9 +102,24 @@ beforeAll(async () => {
   other = await s.createPartner({ webhook_url: receiver.url });
   const demo = { partner: s.sandbox.demoPartner, env: 'test' as const };
   const mine = { partner: s.sandbox.partners.require(other.clientId), env: 'test' as const };
-  const onramp = s.sandbox.orders.create(mine, { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: EVM_ADDRESS }, customer });
-  const swap = s.sandbox.orders.create(demo, { from: { currency: 'USDC', network: 'base-sepolia', amount: 100 }, to: { currency: 'ETH', network: 'base-sepolia' }, recipient: { address: EVM_ADDRESS }, customer });
-  const demoOnramp = s.sandbox.orders.create(demo, { from: { currency: 'NGN', amount: 20_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: EVM_ADDRESS }, customer });
+  const onramp = s.sandbox.orders.create(mine, {
+    from: { currency: 'NGN', amount: 50_000 },
+    to: { currency: 'USDT', network: 'base-sepolia' },
+    recipient: { address: EVM_ADDRESS },
+    customer,
+  });
+  const swap = s.sandbox.orders.create(demo, {
+    from: { currency: 'USDC', network: 'base-sepolia', amount: 100 },
+    to: { currency: 'ETH', network: 'base-sepolia' },
+    recipient: { address: EVM_ADDRESS },
+    customer,
+  });
+  const demoOnramp = s.sandbox.orders.create(demo, {
+    from: { currency: 'NGN', amount: 20_000 },
+    to: { currency: 'USDT', network: 'base-sepolia' },
+    recipient: { address: EVM_ADDRESS },
+    customer,
+  });
   await s.sandbox.dispatcher.idle();
   const fault = s.sandbox.faults.add({ client_id: 'nobody', error: { status: 503 } });
   await s.signed('GET', '/v1/networks');
@@ -272,7 +293,9 @@ describe('requests generated from GET /openapi.json (CONTRACT §19)', () => {
         const secured = (o.op.security as Json[] | undefined)?.some((r) => 'signature' in r);
         const headers = secured
           ? signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: o.method, path: made.path, body: raw })
-          : raw === undefined ? {} : { 'content-type': 'application/json' };
+          : raw === undefined
+            ? {}
+            : { 'content-type': 'application/json' };
         const res = await s.request(o.method, made.path, { headers, body: raw });
         sent++;
         (tally[id] ??= {})[res.status] = (tally[id][res.status] ?? 0) + 1;
@@ -285,11 +308,31 @@ describe('requests generated from GET /openapi.json (CONTRACT §19)', () => {
         if (id === 'setWebhookChaos') s.sandbox.dispatcher.chaos.clear();
       }
     }
-    const summary = Object.entries(tally).map(([id, statuses]) => `${id} ${JSON.stringify(statuses)}`).join('\n');
+    const summary = Object.entries(tally)
+      .map(([id, statuses]) => `${id} ${JSON.stringify(statuses)}`)
+      .join('\n');
     // How far the generated requests got: at least some of them all the way, on /v1 and /sandbox.
-    const succeeded = Object.entries(tally).filter(([, st]) => Object.keys(st).some((c) => Number(c) < 300)).map(([id]) => id);
-    expect(failures, `seed ${FC_SEED} (FC_SEED=<n> to try another)\n${failures.slice(0, 30).join('\n')}\n\nstatuses per operation:\n${summary}`).toEqual([]);
+    const succeeded = Object.entries(tally)
+      .filter(([, st]) => Object.keys(st).some((c) => Number(c) < 300))
+      .map(([id]) => id);
+    expect(
+      failures,
+      `seed ${FC_SEED} (FC_SEED=<n> to try another)\n${failures.slice(0, 30).join('\n')}\n\nstatuses per operation:\n${summary}`,
+    ).toEqual([]);
     expect(sent).toBeGreaterThan(500);
-    expect(succeeded, summary).toEqual(expect.arrayContaining(['createQuote', 'createOrder', 'getOrder', 'cancelOrder', 'fulfillOrder', 'createPartner', 'advanceClock', 'decidePayout', 'addFault', 'sendWebhook']));
+    expect(succeeded, summary).toEqual(
+      expect.arrayContaining([
+        'createQuote',
+        'createOrder',
+        'getOrder',
+        'cancelOrder',
+        'fulfillOrder',
+        'createPartner',
+        'advanceClock',
+        'decidePayout',
+        'addFault',
+        'sendWebhook',
+      ]),
+    );
   });
 });

@@ -26,21 +26,59 @@ describe('GET /openapi.json (CONTRACT §10)', () => {
   });
 
   it('covers every route the app serves, /v1 and /sandbox (tag sandbox)', () => {
-    const ops = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    const ops = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     for (const expected of [
-      'GET /health', 'GET /v1/health', 'GET /v1/networks', 'GET /v1/networks/{identifier}', 'GET /v1/networks/{identifier}/crypto-currencies',
-      'GET /v1/crypto-currencies', 'GET /v1/crypto-currencies/{identifier}', 'GET /v1/crypto-currencies/{identifier}/networks',
-      'GET /v1/fiat-currencies', 'GET /v1/institutions', 'GET /v1/account-lookup', 'GET /v1/market-rates/{pair}', 'GET /v1/exchange-rate',
-      'POST /v1/orders/quote', 'POST /v1/orders', 'GET /v1/orders', 'GET /v1/orders/{reference}', 'PATCH /v1/orders/{reference}/cancel',
-      'POST /v1/orders/{reference}/fulfill', 'POST /sandbox/partners', 'GET /sandbox/partners', 'GET /sandbox/partners/{client_id}',
-      'PATCH /sandbox/partners/{client_id}', 'POST /sandbox/partners/{client_id}/keys', 'GET /sandbox/clock', 'POST /sandbox/clock',
-      'POST /sandbox/clock/advance', 'GET /sandbox/orders/{reference}', 'POST /sandbox/orders/{reference}/payin',
-      'POST /sandbox/orders/{reference}/payout', 'POST /sandbox/orders/{reference}/expire', 'GET /sandbox/webhooks/deliveries',
-      'GET /sandbox/webhooks/deliveries/{id}', 'POST /sandbox/webhooks/deliveries/{id}/retry', 'POST /sandbox/webhooks/send',
-      'POST /sandbox/reset', 'GET /sandbox/dashboard', 'GET /sandbox/orders', 'POST /sandbox/orders',
-      'GET /sandbox/orders/{reference}/lifecycle', 'POST /sandbox/orders/{reference}/cancel', 'POST /sandbox/orders/{reference}/fulfil',
-      'GET /sandbox/events', 'GET /sandbox/dashboard/assets/{name}', 'GET /',
-      'POST /sandbox/readiness/runs', 'GET /sandbox/readiness/runs', 'GET /sandbox/readiness/runs/{id}', 'POST /sandbox/readiness/runs/{id}/finish',
+      'GET /health',
+      'GET /v1/health',
+      'GET /v1/networks',
+      'GET /v1/networks/{identifier}',
+      'GET /v1/networks/{identifier}/crypto-currencies',
+      'GET /v1/crypto-currencies',
+      'GET /v1/crypto-currencies/{identifier}',
+      'GET /v1/crypto-currencies/{identifier}/networks',
+      'GET /v1/fiat-currencies',
+      'GET /v1/institutions',
+      'GET /v1/account-lookup',
+      'GET /v1/market-rates/{pair}',
+      'GET /v1/exchange-rate',
+      'POST /v1/orders/quote',
+      'POST /v1/orders',
+      'GET /v1/orders',
+      'GET /v1/orders/{reference}',
+      'PATCH /v1/orders/{reference}/cancel',
+      'POST /v1/orders/{reference}/fulfill',
+      'POST /sandbox/partners',
+      'GET /sandbox/partners',
+      'GET /sandbox/partners/{client_id}',
+      'PATCH /sandbox/partners/{client_id}',
+      'POST /sandbox/partners/{client_id}/keys',
+      'GET /sandbox/clock',
+      'POST /sandbox/clock',
+      'POST /sandbox/clock/advance',
+      'GET /sandbox/orders/{reference}',
+      'POST /sandbox/orders/{reference}/payin',
+      'POST /sandbox/orders/{reference}/payout',
+      'POST /sandbox/orders/{reference}/expire',
+      'GET /sandbox/webhooks/deliveries',
+      'GET /sandbox/webhooks/deliveries/{id}',
+      'POST /sandbox/webhooks/deliveries/{id}/retry',
+      'POST /sandbox/webhooks/send',
+      'POST /sandbox/reset',
+      'GET /sandbox/dashboard',
+      'GET /sandbox/orders',
+      'POST /sandbox/orders',
+      'GET /sandbox/orders/{reference}/lifecycle',
+      'POST /sandbox/orders/{reference}/cancel',
+      'POST /sandbox/orders/{reference}/fulfil',
+      'GET /sandbox/events',
+      'GET /sandbox/dashboard/assets/{name}',
+      'GET /',
+      'POST /sandbox/readiness/runs',
+      'GET /sandbox/readiness/runs',
+      'GET /sandbox/readiness/runs/{id}',
+      'POST /sandbox/readiness/runs/{id}/finish',
     ]) {
       expect(ops).toContain(expected);
     }
@@ -114,10 +152,16 @@ describe('GET /openapi.json (CONTRACT §10)', () => {
     const checker = createResponseChecker(doc);
     const good = { status: true, message: 'Networks retrieved', data: [] };
     expect(() => checker.check('GET', '/v1/networks', 200, 'application/json', JSON.stringify(good))).not.toThrow();
-    expect(() => checker.check('GET', '/v1/networks', 200, 'application/json', JSON.stringify({ ...good, data: [{ id: 'x' }] }))).toThrow(/does not match/);
+    expect(() => checker.check('GET', '/v1/networks', 200, 'application/json', JSON.stringify({ ...good, data: [{ id: 'x' }] }))).toThrow(
+      /does not match/,
+    );
     expect(() => checker.check('GET', '/v1/networks', 418, 'application/json', '{}')).toThrow(/not documented/);
-    expect(() => checker.check('GET', '/v1/nope', 404, 'application/json', JSON.stringify({ status: false, code: 'E_NOTFOUND', message: 'x' }))).not.toThrow();
-    expect(() => checker.check('GET', '/v1/nope', 404, 'application/json', JSON.stringify({ status: false, code: 'E_NOPE', message: 'x' }))).toThrow();
+    expect(() =>
+      checker.check('GET', '/v1/nope', 404, 'application/json', JSON.stringify({ status: false, code: 'E_NOTFOUND', message: 'x' })),
+    ).not.toThrow();
+    expect(() =>
+      checker.check('GET', '/v1/nope', 404, 'application/json', JSON.stringify({ status: false, code: 'E_NOPE', message: 'x' })),
+    ).toThrow();
     expect(() => checker.checkWebhook({ event: 'order.created', data: { reference: 1 } })).toThrow(/does not match/);
   });
 

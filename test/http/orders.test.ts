@@ -43,8 +43,14 @@ describe('quotes (POST /v1/orders/quote)', () => {
   // CONTRACT §9: more places than the currency's precision is refused, not silently rounded.
   it('answers 422 naming the leg for an amount with more places than its currency has', async () => {
     const cases: Array<[unknown, RegExp]> = [
-      [{ from: { currency: 'USDT', network: 'polygon-amoy', amount: 12.3456789 }, to: { currency: 'UGX' } }, /^from\.amount: 12\.3456789 has more than 6 decimal places/],
-      [{ from: { currency: 'USDT', network: 'polygon-amoy' }, to: { currency: 'UGX', amount: 1000.5 } }, /^to\.amount: .* more than 0 decimal places, the precision of UGX/],
+      [
+        { from: { currency: 'USDT', network: 'polygon-amoy', amount: 12.3456789 }, to: { currency: 'UGX' } },
+        /^from\.amount: 12\.3456789 has more than 6 decimal places/,
+      ],
+      [
+        { from: { currency: 'USDT', network: 'polygon-amoy' }, to: { currency: 'UGX', amount: 1000.5 } },
+        /^to\.amount: .* more than 0 decimal places, the precision of UGX/,
+      ],
       [{ from: { currency: 'NGN', amount: 1000.125 }, to: { currency: 'USDT', network: 'base-sepolia' } }, /^from\.amount: /],
     ];
     for (const [body, message] of cases) {
@@ -57,7 +63,10 @@ describe('quotes (POST /v1/orders/quote)', () => {
 
   it('answers 422 for shape errors, naming the field', async () => {
     const cases: Array<[unknown, RegExp]> = [
-      [{ from: { currency: 'NGN', network: 'base-sepolia', amount: 1 }, to: { currency: 'USDT', network: 'base-sepolia' } }, /^from\.network: must be omitted/],
+      [
+        { from: { currency: 'NGN', network: 'base-sepolia', amount: 1 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+        /^from\.network: must be omitted/,
+      ],
       [{ from: { currency: 'NGN', amount: 1000 }, to: { currency: 'USDT' } }, /^to\.network: required/],
       [{ from: { currency: 'NGN', amount: 0 }, to: { currency: 'USDT', network: 'base-sepolia' } }, /^from\.amount: /],
       [{ from: { currency: 'NGN', amount: -5 }, to: { currency: 'USDT', network: 'base-sepolia' } }, /^from\.amount: /],
@@ -79,7 +88,10 @@ describe('quotes (POST /v1/orders/quote)', () => {
       [{ from: { currency: 'NGN', amount: 1000 }, to: { currency: 'USDT', network: 'moonchain' } }, /unknown network/],
       [{ from: { currency: 'NGN', amount: 1000 }, to: { currency: 'USDT', network: 'ethereum' } }, /unknown network/],
       [{ from: { currency: 'NGN', amount: 1000 }, to: { currency: 'SOL', network: 'base-sepolia' } }, /not available on base-sepolia/],
-      [{ from: { currency: 'USDC', network: 'base-sepolia', amount: 5 }, to: { currency: 'USDT', network: 'polygon-amoy' } }, /one network/],
+      [
+        { from: { currency: 'USDC', network: 'base-sepolia', amount: 5 }, to: { currency: 'USDT', network: 'polygon-amoy' } },
+        /one network/,
+      ],
       [{ from: { currency: 'NGN', amount: 1000 }, to: { currency: 'USDT', network: 'base-sepolia', amount: 1 } }, /exactly one leg/],
       [{ from: { currency: 'NGN' }, to: { currency: 'USDT', network: 'base-sepolia' } }, /exactly one leg/],
       [{ from: { currency: 'NGN', amount: 1000 }, to: { currency: 'KES' } }, /fiat to fiat/],
@@ -104,7 +116,12 @@ describe('quotes (POST /v1/orders/quote)', () => {
   });
 
   it('refuses the public key on quote and order routes with the alternative body (403)', async () => {
-    for (const [method, path] of [['POST', '/v1/orders/quote'], ['POST', '/v1/orders'], ['GET', '/v1/orders'], ['GET', '/v1/orders/ORDX']]) {
+    for (const [method, path] of [
+      ['POST', '/v1/orders/quote'],
+      ['POST', '/v1/orders'],
+      ['GET', '/v1/orders'],
+      ['GET', '/v1/orders/ORDX'],
+    ]) {
       const res = await s.request(method!, path!, {
         headers: { 'svc-client-id': s.demo.clientId, authorization: `Bearer ${s.demo.keys.test.public_key}` },
       });
@@ -208,7 +225,9 @@ describe('order validation', () => {
       expect(res.status, JSON.stringify(c)).toBe(422);
       expect(res.body.message).toMatch(message);
     }
-    expect((await order({ ...b, customer: { ...customer, dob: '29-02-2000', phone: '+2348012345678', address: '1 Broad St, Lagos' } })).status).toBe(200);
+    expect(
+      (await order({ ...b, customer: { ...customer, dob: '29-02-2000', phone: '+2348012345678', address: '1 Broad St, Lagos' } })).status,
+    ).toBe(200);
   });
 
   it('stores and returns metadata as given, and customer_reference from the customer', async () => {
@@ -243,7 +262,12 @@ describe('order validation', () => {
     expect(dup.status).toBe(409);
     expect(dup.body.message).toMatch(/^merchant_reference: /);
     expect((await order({ ...b, merchant_reference: 'dup-1' }, { env: 'live' })).status).toBe(400); // live has no base-sepolia
-    const live = { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base' }, recipient: { address: EVM_ADDRESS }, customer };
+    const live = {
+      from: { currency: 'NGN', amount: 50_000 },
+      to: { currency: 'USDT', network: 'base' },
+      recipient: { address: EVM_ADDRESS },
+      customer,
+    };
     expect((await order({ ...live, merchant_reference: 'dup-1' }, { env: 'live' })).status).toBe(200);
     const other = await s.createPartner();
     expect((await order({ ...b, merchant_reference: 'dup-1' }, { as: other })).status).toBe(200);
@@ -299,7 +323,9 @@ describe('reading orders', () => {
     expect(bad.body.message).toBe('include: unknown value payin; supported: payout, timeline');
     // fulfil reads its include alike
     await s.control('POST', `/sandbox/orders/${o.reference}/payin`, { confirmed: false });
-    const fulfilled = await s.signed('POST', `/v1/orders/${o.reference}/fulfill?include=payout&include=timeline`, { tx_hash: `0x${'cd'.repeat(32)}` });
+    const fulfilled = await s.signed('POST', `/v1/orders/${o.reference}/fulfill?include=payout&include=timeline`, {
+      tx_hash: `0x${'cd'.repeat(32)}`,
+    });
     expect(fulfilled.status).toBe(200);
     expect(fulfilled.body.data.status).toBe('processing');
     expect(fulfilled.body.data.payout).toEqual([]);
@@ -374,7 +400,12 @@ describe('reading orders', () => {
       };
       const created = r.sandbox.orders.create(
         { partner: r.sandbox.demoPartner, env: 'live' },
-        { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base' }, recipient: { address: EVM_ADDRESS }, customer },
+        {
+          from: { currency: 'NGN', amount: 50_000 },
+          to: { currency: 'USDT', network: 'base' },
+          recipient: { address: EVM_ADDRESS },
+          customer,
+        },
       );
       expect((await call('GET', `/v1/orders/${created.reference}`)).status).toBe(200); // 4 -> 2
       expect((await call('GET', '/v1/orders')).status).toBe(200); // 2 -> 1
@@ -389,7 +420,12 @@ describe('reading orders', () => {
 describe('environments', () => {
   it('keeps test and live orders apart and uses the live networks for live keys', async () => {
     const live = await order(
-      { from: { currency: 'USDT', network: 'tron', amount: 20 }, to: { currency: 'GHS' }, recipient: { institution_code: 'GHMTN', account_number: '0241234567', account_name: await accountName(s, 'GHMTN', '0241234567') }, customer },
+      {
+        from: { currency: 'USDT', network: 'tron', amount: 20 },
+        to: { currency: 'GHS' },
+        recipient: { institution_code: 'GHMTN', account_number: '0241234567', account_name: await accountName(s, 'GHMTN', '0241234567') },
+        customer,
+      },
       { env: 'live' },
     );
     expect(live.status).toBe(200);

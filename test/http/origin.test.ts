@@ -65,7 +65,12 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const keyMaterial = () => [s.demo.keys.test.secret_key, s.demo.keys.test.encryption_key, s.demo.keys.live.secret_key, s.demo.keys.live.encryption_key];
+const keyMaterial = () => [
+  s.demo.keys.test.secret_key,
+  s.demo.keys.test.encryption_key,
+  s.demo.keys.live.secret_key,
+  s.demo.keys.live.encryption_key,
+];
 
 describe('cross-origin requests to /sandbox (CONTRACT §4)', () => {
   it('refuses a cross-origin POST /sandbox/reset (a page on another localhost port) and resets nothing', async () => {
@@ -88,9 +93,21 @@ describe('cross-origin requests to /sandbox (CONTRACT §4)', () => {
   it('refuses form-encoded and text/plain (no-cors) cross-origin POSTs before reading their body', async () => {
     const order = await createOrder(s, 'onramp');
     const before = (await s.control('GET', '/sandbox/partners')).body.meta;
-    const form = await raw(s.url, 'POST', '/sandbox/partners', { origin: 'http://localhost:3000', 'content-type': 'application/x-www-form-urlencoded' }, 'name=evil');
+    const form = await raw(
+      s.url,
+      'POST',
+      '/sandbox/partners',
+      { origin: 'http://localhost:3000', 'content-type': 'application/x-www-form-urlencoded' },
+      'name=evil',
+    );
     expectForbidden(form, /Cross-origin request refused/);
-    const payin = await raw(s.url, 'POST', `/sandbox/orders/${order.reference}/payin`, { origin: 'http://evil.example', 'content-type': 'text/plain' }, '{}');
+    const payin = await raw(
+      s.url,
+      'POST',
+      `/sandbox/orders/${order.reference}/payin`,
+      { origin: 'http://evil.example', 'content-type': 'text/plain' },
+      '{}',
+    );
     expectForbidden(payin, /Origin http:\/\/evil\.example/);
     expect((await s.control('GET', '/sandbox/partners')).body.meta).toEqual(before);
     expect((await s.signed('GET', `/v1/orders/${order.reference}`)).body.data.status).toBe(order.status);
@@ -100,7 +117,10 @@ describe('cross-origin requests to /sandbox (CONTRACT §4)', () => {
     expectForbidden(await raw(s.url, 'POST', '/sandbox/clock/advance', { origin: 'null' }), /Origin null/);
     expectForbidden(await raw(s.url, 'GET', '/sandbox/clock', { origin: `https://${own}` }), /is not this sandbox's/);
     const port = Number(new URL(s.url).port);
-    expectForbidden(await raw(s.url, 'GET', '/sandbox/clock', { origin: `http://127.0.0.1:${port === 1 ? 2 : port - 1}` }), /is not this sandbox's/);
+    expectForbidden(
+      await raw(s.url, 'GET', '/sandbox/clock', { origin: `http://127.0.0.1:${port === 1 ? 2 : port - 1}` }),
+      /is not this sandbox's/,
+    );
   });
 
   it("answers the sandbox's own page: Origin equal to the Host, Sec-Fetch-Site same-origin", async () => {
@@ -109,7 +129,11 @@ describe('cross-origin requests to /sandbox (CONTRACT §4)', () => {
     expect(advanced.status, advanced.text).toBe(200);
     // another own name, as the browser sends it: Host and Origin agree (case aside)
     const port = new URL(s.url).port;
-    const byName = await raw(s.url, 'GET', '/sandbox/clock', { host: `localhost:${port}`, origin: `http://LOCALHOST:${port}`, 'sec-fetch-site': 'same-origin' });
+    const byName = await raw(s.url, 'GET', '/sandbox/clock', {
+      host: `localhost:${port}`,
+      origin: `http://LOCALHOST:${port}`,
+      'sec-fetch-site': 'same-origin',
+    });
     expect(byName.status, byName.text).toBe(200);
     const site = await raw(s.url, 'GET', '/sandbox/clock', { 'sec-fetch-site': 'same-site' });
     expect(site.status, site.text).toBe(200);
@@ -172,7 +196,10 @@ describe('a foreign Host on /sandbox (DNS rebinding, CONTRACT §4)', () => {
     const link = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
     expect((await raw(s.url, 'GET', '/sandbox/dashboard', link)).status).toBe(200);
     expectForbidden(await raw(s.url, 'GET', '/sandbox/state', link), /Sec-Fetch-Site: cross-site/);
-    expectForbidden(await raw(s.url, 'GET', '/sandbox/dashboard', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }), /Sec-Fetch-Site: cross-site/);
+    expectForbidden(
+      await raw(s.url, 'GET', '/sandbox/dashboard', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }),
+      /Sec-Fetch-Site: cross-site/,
+    );
   });
 
   it('answers the names given with --allowed-host (any case, any port) and still refuses others', async () => {
@@ -180,9 +207,18 @@ describe('a foreign Host on /sandbox (DNS rebinding, CONTRACT §4)', () => {
     try {
       expect((await raw(c.url, 'GET', '/sandbox/clock', { host: 'sandbox.test:8080' })).status).toBe(200);
       expect((await raw(c.url, 'GET', '/sandbox/clock', { host: 'OTHER.test' })).status).toBe(200);
-      const page = await raw(c.url, 'POST', '/sandbox/clock/advance', { host: 'sandbox.test:8080', origin: 'http://sandbox.test:8080', 'content-type': 'application/json' }, '{"duration":"1s"}');
+      const page = await raw(
+        c.url,
+        'POST',
+        '/sandbox/clock/advance',
+        { host: 'sandbox.test:8080', origin: 'http://sandbox.test:8080', 'content-type': 'application/json' },
+        '{"duration":"1s"}',
+      );
       expect(page.status, page.text).toBe(200);
-      expectForbidden(await raw(c.url, 'GET', '/sandbox/clock', { host: 'sandbox.test.evil.example' }), /--allowed-host sandbox\.test\.evil\.example/);
+      expectForbidden(
+        await raw(c.url, 'GET', '/sandbox/clock', { host: 'sandbox.test.evil.example' }),
+        /--allowed-host sandbox\.test\.evil\.example/,
+      );
       // an allowed Host does not make another origin's page the sandbox's
       expectForbidden(await raw(c.url, 'GET', '/sandbox/clock', { host: 'sandbox.test', origin: 'http://other.test' }), /Cross-origin/);
     } finally {
@@ -196,7 +232,10 @@ describe('a foreign Host on /sandbox (DNS rebinding, CONTRACT §4)', () => {
       const bearer = { authorization: 'Bearer tok' };
       expect((await raw(c.url, 'GET', '/sandbox/clock', { host: 'evil.example' })).status).toBe(401);
       expect((await raw(c.url, 'GET', '/sandbox/clock', { host: 'lan-box.example:4010', ...bearer })).status).toBe(200);
-      expect((await raw(c.url, 'GET', '/sandbox/clock', { host: 'lan-box.example:4010', origin: 'http://lan-box.example:4010', ...bearer })).status).toBe(200);
+      expect(
+        (await raw(c.url, 'GET', '/sandbox/clock', { host: 'lan-box.example:4010', origin: 'http://lan-box.example:4010', ...bearer }))
+          .status,
+      ).toBe(200);
       expectForbidden(await raw(c.url, 'GET', '/sandbox/clock', { origin: 'http://evil.example', ...bearer }), /Cross-origin/);
       expectForbidden(await raw(c.url, 'GET', '/sandbox/dashboard', { 'sec-fetch-site': 'cross-site' }), /cross-site/);
     } finally {
@@ -213,14 +252,19 @@ describe('host names (CONTRACT §4)', () => {
     expect(ownHostNames({ host: 'fd00::1' }).has('[fd00::1]')).toBe(true);
     expect(ownHostNames({ host: '0.0.0.0' }).size).toBe(3);
     expect(ownHostNames({ host: '::' }).size).toBe(3);
-    expect(ownHostNames({ allowedHosts: ['a.test', 'B.test:99'] })).toEqual(new Set(['localhost', '127.0.0.1', '[::1]', 'a.test', 'b.test']));
+    expect(ownHostNames({ allowedHosts: ['a.test', 'B.test:99'] })).toEqual(
+      new Set(['localhost', '127.0.0.1', '[::1]', 'a.test', 'b.test']),
+    );
   });
 
   it('tells loopback listen addresses from the others, and warns only for the others without a token', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['0.0.0.0', '::', '192.168.1.5', 'box.local', 'fd00::1']) expect(isLoopbackHost(host), host).toBe(false);
     expect(exposureWarning({ host: '127.0.0.1', adminToken: undefined })).toBeUndefined();
     expect(exposureWarning({ host: '0.0.0.0', adminToken: 't' })).toBeUndefined();
-    expect(exposureWarning({ host: '0.0.0.0', adminToken: undefined })).toMatch(/anyone who can reach this port controls the sandbox .*reads every partner's keys.*--admin-token/);
+    expect(exposureWarning({ host: '0.0.0.0', adminToken: undefined })).toMatch(
+      /anyone who can reach this port controls the sandbox .*reads every partner's keys.*--admin-token/,
+    );
   });
 });

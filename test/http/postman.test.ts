@@ -91,7 +91,9 @@ describe('GET /sandbox/postman.json (CONTRACT §19)', () => {
       expect(t.request.url.getHost()).toBe('{{baseUrl}}');
       expect(t.request.url.getPath({ unresolved: true })).toBe(`/${o.request.url.path.join('/')}`);
       expect(t.request.url.getQueryString()).toBe(new URL(o.request.url.raw.replace('{{baseUrl}}', 'http://x')).search.slice(1));
-      expect(t.request.url.variables.toObject()).toEqual(Object.fromEntries((o.request.url.variable ?? []).map((v: any) => [v.key, v.value])));
+      expect(t.request.url.variables.toObject()).toEqual(
+        Object.fromEntries((o.request.url.variable ?? []).map((v: any) => [v.key, v.value])),
+      );
       expect(t.request.body?.raw).toBe(o.request.body?.raw);
       expect(t.request.headers.toObject(false, true)).toEqual(Object.fromEntries(o.request.header.map((h: any) => [h.key, h.value])));
       expect(t.events.map((e) => e.script.exec)).toEqual((o.event ?? []).map((e: any) => e.script.exec));
@@ -108,7 +110,9 @@ describe('GET /sandbox/postman.json (CONTRACT §19)', () => {
       const path = `/${r.request.url.path.map((p: string) => p.replace(/^:(\w+)$/, '{$1}')).join('/')}`;
       const op = doc.paths[path][r.request.method.toLowerCase()];
       if (op.requestBody) {
-        const validate = ajv.getSchema(`openapi.json#/paths/${pointer(path)}/${r.request.method.toLowerCase()}/requestBody/content/application~1json/schema`)!;
+        const validate = ajv.getSchema(
+          `openapi.json#/paths/${pointer(path)}/${r.request.method.toLowerCase()}/requestBody/content/application~1json/schema`,
+        )!;
         const body = JSON.parse(r.request.body.raw);
         expect(validate(body), `${r.folder} / ${r.name}: ${JSON.stringify(validate.errors)}`).toBe(true);
       } else {
@@ -128,7 +132,12 @@ describe('GET /sandbox/postman.json (CONTRACT §19)', () => {
     const other = await s.createPartner({ name: 'Postman' });
     const c = await collection(`?client_id=${other.clientId}&environment=live`);
     const variables = Object.fromEntries(c.variable.map((v: any) => [v.key, v.value]));
-    expect(variables).toMatchObject({ clientId: other.clientId, environment: 'live', secretKey: other.keys.live.secret_key, encryptionKey: other.keys.live.encryption_key });
+    expect(variables).toMatchObject({
+      clientId: other.clientId,
+      environment: 'live',
+      secretKey: other.keys.live.secret_key,
+      encryptionKey: other.keys.live.encryption_key,
+    });
     const quote = JSON.parse(folder(c, 'Happy path').item[0].request.body.raw);
     const live = (await s.signed('GET', '/v1/networks', undefined, { env: 'live' })).body.data.map((n: any) => n.identifier);
     expect(live).toContain(quote.to.network);
@@ -187,7 +196,9 @@ describe('the collection run by newman against a fresh sandbox (CONTRACT §19)',
   it('runs whole: the Orders folder acts on an order of its own, never one the Happy path cancelled (issue 6)', async () => {
     await s.control('DELETE', '/sandbox/requests');
     const summary = await run({ collection: await collection() });
-    const orders = summary.run.executions.filter((e) => folderOf(e) === 'Orders').map((e) => ({ name: e.item.name, method: e.request.method, path: e.request.url.getPath(), code: e.response?.code }));
+    const orders = summary.run.executions
+      .filter((e) => folderOf(e) === 'Orders')
+      .map((e) => ({ name: e.item.name, method: e.request.method, path: e.request.url.getPath(), code: e.response?.code }));
     const happy = summary.run.executions.filter((e) => folderOf(e) === 'Happy path');
     const cancelled = happy.at(-1)!.request.url.getPath().split('/')[3];
     const created = orders.find((o) => o.method === 'POST' && o.path === '/v1/orders');
@@ -201,7 +212,9 @@ describe('the collection run by newman against a fresh sandbox (CONTRACT §19)',
     expect(new Set(own).size).toBe(1);
     expect(summary.run.failures).toEqual([]);
     // the folder's reads and its cancel succeed; fulfil needs a pay-in seen, which /v1 cannot make
-    expect(orders.filter((o) => o.code !== 200).map((o) => `${o.method} ${o.path.replace(/ORD\w+/, '{reference}')} ${o.code}`)).toEqual(['POST /v1/orders/{reference}/fulfill 400']);
+    expect(orders.filter((o) => o.code !== 200).map((o) => `${o.method} ${o.path.replace(/ORD\w+/, '{reference}')} ${o.code}`)).toEqual([
+      'POST /v1/orders/{reference}/fulfill 400',
+    ]);
   }, 60_000);
 
   it('signs the path and query Postman sends when they need percent-encoding', async () => {
@@ -230,11 +243,19 @@ describe('the collection run by newman against a fresh sandbox (CONTRACT §19)',
     // Refused for its meaning (no such network), not for its signature.
     expect(answers(summary)).toEqual([{ name: 'Odd characters', code: 404 }]);
     const [seen] = (await s.control('GET', '/sandbox/requests?limit=1')).body.data;
-    expect(seen).toMatchObject({ auth: 'secret', status: 404, path: "/v1/networks/base%20sepolia%20%C3%A9%60%7B%7D?q=a%20b%27%22%C3%A9%3C{x}%3E&done=50%25&flag&env=test" });
+    expect(seen).toMatchObject({
+      auth: 'secret',
+      status: 404,
+      path: '/v1/networks/base%20sepolia%20%C3%A9%60%7B%7D?q=a%20b%27%22%C3%A9%3C{x}%3E&done=50%25&flag&env=test',
+    });
   }, 60_000);
 
   it('fails when the signature is wrong (the check is not vacuous)', async () => {
-    const summary = await run({ collection: await collection(), folder: 'Happy path', envVar: [{ key: 'encryptionKey', value: `enc_test_${'x'.repeat(32)}` }] });
+    const summary = await run({
+      collection: await collection(),
+      folder: 'Happy path',
+      envVar: [{ key: 'encryptionKey', value: `enc_test_${'x'.repeat(32)}` }],
+    });
     expect(answers(summary)[0]).toEqual({ name: 'Create a quote', code: 401 });
     expect(summary.run.stats.assertions.failed).toBeGreaterThan(0);
   }, 60_000);

@@ -14,7 +14,9 @@ describe('sandbox.readiness (the in-process handle)', () => {
     const opened: ReadinessReport = await s.readiness.open({ client_id: s.partner.clientId, probes: false });
     expect(opened).toMatchObject({ client_id: s.partner.clientId, environment: 'test', scope: 'all', verdict: 'incomplete' });
     const path = '/v1/networks';
-    const res = await fetch(s.url + path, { headers: signedHeaders({ clientId: s.partner.clientId, keys: s.partner.test, method: 'GET', path }) });
+    const res = await fetch(s.url + path, {
+      headers: signedHeaders({ clientId: s.partner.clientId, keys: s.partner.test, method: 'GET', path }),
+    });
     expect(res.status).toBe(200);
     expect((await s.readiness.report(opened.id)).checks.find((c) => c.id === 'signing')?.status).toBe('pass');
     const final = await s.readiness.finish(opened.id);

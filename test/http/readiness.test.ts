@@ -51,12 +51,40 @@ async function settle() {
 describe('readiness runs (CONTRACT §21)', () => {
   it('opens (201), reports so far, finishes and lists; finishing again gives the same final report', async () => {
     const run = await open({ client_id: s.demo.clientId, probes: false });
-    expect(run).toMatchObject({ id: expect.stringMatching(/^rdy_/), client_id: s.demo.clientId, environment: 'test', verdict: 'incomplete', probes: [] });
+    expect(run).toMatchObject({
+      id: expect.stringMatching(/^rdy_/),
+      client_id: s.demo.clientId,
+      environment: 'test',
+      verdict: 'incomplete',
+      probes: [],
+    });
     expect(run.checks.map((c: any) => c.id)).toEqual([
-      'signing', 'timestamp_ms', 'raw_body', 'key_environment', 'reference_data', 'account_lookup', 'quote_ttl', 'validation_retry', 'rate_limit', 'idempotent_create', 'polling',
-      'ack_fast', 'verify_signature', 'stale_timestamp', 'duplicates', 'out_of_order', 'recovers',
+      'signing',
+      'timestamp_ms',
+      'raw_body',
+      'key_environment',
+      'reference_data',
+      'account_lookup',
+      'quote_ttl',
+      'validation_retry',
+      'rate_limit',
+      'idempotent_create',
+      'polling',
+      'ack_fast',
+      'verify_signature',
+      'stale_timestamp',
+      'duplicates',
+      'out_of_order',
+      'recovers',
     ]);
-    for (const c of run.checks) expect(c).toMatchObject({ clause: expect.any(String), title: expect.any(String), fix: expect.any(String), status: 'not_exercised', evidence: expect.any(Array) });
+    for (const c of run.checks)
+      expect(c).toMatchObject({
+        clause: expect.any(String),
+        title: expect.any(String),
+        fix: expect.any(String),
+        status: 'not_exercised',
+        evidence: expect.any(Array),
+      });
     expect(run.finished_at).toBeUndefined();
 
     expect((await s.signed('GET', '/v1/networks')).status).toBe(200);
@@ -87,10 +115,16 @@ describe('readiness runs (CONTRACT §21)', () => {
     expect(env.status).toBe(422);
     const probes = await s.control('POST', '/sandbox/readiness/runs', { client_id: s.demo.clientId, probes: 'yes' });
     expect(probes.body).toMatchObject({ code: 'E_VALIDATION_ERROR', message: expect.stringMatching(/^probes: /) });
-    const malformed = await s.request('POST', '/sandbox/readiness/runs', { headers: { 'content-type': 'application/json' }, body: '{"client_id":' });
+    const malformed = await s.request('POST', '/sandbox/readiness/runs', {
+      headers: { 'content-type': 'application/json' },
+      body: '{"client_id":',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ status: false, code: 'E_BADREQUEST' });
-    for (const [method, path] of [['GET', '/sandbox/readiness/runs/rdy_999'], ['POST', '/sandbox/readiness/runs/rdy_999/finish']] as const) {
+    for (const [method, path] of [
+      ['GET', '/sandbox/readiness/runs/rdy_999'],
+      ['POST', '/sandbox/readiness/runs/rdy_999/finish'],
+    ] as const) {
       const res = await s.control(method, path);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ status: false, code: 'E_NOTFOUND', message: 'No readiness run rdy_999' });
@@ -123,17 +157,37 @@ describe('readiness runs (CONTRACT §21)', () => {
     expect(faults.every((f: any) => f.note.includes(second.id))).toBe(true);
   });
 
-  it('counts only the partner\'s /v1 traffic after the open: not before, not another partner\'s, not control calls', async () => {
+  it("counts only the partner's /v1 traffic after the open: not before, not another partner's, not control calls", async () => {
     const other = await s.createPartner();
     // Before the open: a signature failure that would fail `signing`.
-    await s.request('GET', '/v1/networks', { headers: { 'svc-client-id': s.demo.clientId, authorization: `Bearer ${s.demo.keys.test.secret_key}`, 'svc-timestamp': String(Date.now()), 'svc-signature': `sha256=${'0'.repeat(64)}` } });
+    await s.request('GET', '/v1/networks', {
+      headers: {
+        'svc-client-id': s.demo.clientId,
+        authorization: `Bearer ${s.demo.keys.test.secret_key}`,
+        'svc-timestamp': String(Date.now()),
+        'svc-signature': `sha256=${'0'.repeat(64)}`,
+      },
+    });
     const run = await open({ client_id: s.demo.clientId, probes: false });
     // Another partner's failures and polling, and control calls, after the open.
-    await s.request('GET', '/v1/networks', { headers: { 'svc-client-id': other.clientId, authorization: `Bearer ${other.keys.test.secret_key}`, 'svc-timestamp': String(Date.now()), 'svc-signature': `sha256=${'0'.repeat(64)}` } });
-    const order = (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }, { as: other })).body.data;
+    await s.request('GET', '/v1/networks', {
+      headers: {
+        'svc-client-id': other.clientId,
+        authorization: `Bearer ${other.keys.test.secret_key}`,
+        'svc-timestamp': String(Date.now()),
+        'svc-signature': `sha256=${'0'.repeat(64)}`,
+      },
+    });
+    const order = (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }, { as: other }))
+      .body.data;
     for (let i = 0; i < 3; i++) await s.signed('GET', `/v1/orders/${order.reference}`, undefined, { as: other });
     await s.control('GET', `/sandbox/orders/${order.reference}`);
-    await s.control('POST', '/sandbox/webhooks/send', { client_id: s.demo.clientId, event: 'order.created', data: { reference: 'X' }, url: receiver.url });
+    await s.control('POST', '/sandbox/webhooks/send', {
+      client_id: s.demo.clientId,
+      event: 'order.created',
+      data: { reference: 'X' },
+      url: receiver.url,
+    });
     await settle();
     // The partner's own good request.
     expect((await s.signed('GET', '/v1/networks')).status).toBe(200);
@@ -160,9 +214,20 @@ describe('readiness runs (CONTRACT §21)', () => {
     const partner = await s.createPartner({ webhook_url: receiver.url });
     const enc = partner.keys.test.encryption_key;
     // A receiver that verifies, refuses stale timestamps, and acknowledges duplicates.
-    receiver.behave((r) => (!verifies(r, partner.clientId, enc) || Date.now() - Number(r.headers['svc-timestamp']) > 300_000 ? '500' : 'ok'));
+    receiver.behave((r) =>
+      !verifies(r, partner.clientId, enc) || Date.now() - Number(r.headers['svc-timestamp']) > 300_000 ? '500' : 'ok',
+    );
     const run = await open({ client_id: partner.clientId });
-    expect(run.probes.map((p: any) => p.kind).sort()).toEqual(['bad_signature', 'duplicate', 'lost_response', 'out_of_order', 'quote_ended', 'rate_limited', 'stale_timestamp', 'tampered_body']);
+    expect(run.probes.map((p: any) => p.kind).sort()).toEqual([
+      'bad_signature',
+      'duplicate',
+      'lost_response',
+      'out_of_order',
+      'quote_ended',
+      'rate_limited',
+      'stale_timestamp',
+      'tampered_body',
+    ]);
 
     const as: Caller = partner;
     // The first read meets the 429 probe: wait its Retry-After (the wall clock moves), then read.
@@ -173,7 +238,12 @@ describe('readiness runs (CONTRACT §21)', () => {
     expect((await s.pub('GET', '/v1/crypto-currencies', { as })).status).toBe(200);
     // The first create's answer is lost (503 after it was carried out); the retry, same merchant_reference, is a 409; read the order.
     const lookup = (await s.pub('GET', '/v1/account-lookup?account_number=0123456789&bank_code=058', { as })).body.data;
-    const body = (quote_id: string, merchant_reference: string) => ({ quote_id, merchant_reference, recipient: { institution_code: '058', account_number: '0123456789', account_name: lookup.account_name }, customer });
+    const body = (quote_id: string, merchant_reference: string) => ({
+      quote_id,
+      merchant_reference,
+      recipient: { institution_code: '058', account_number: '0123456789', account_name: lookup.account_name },
+      customer,
+    });
     const q1 = (await s.signed('POST', '/v1/orders/quote', legs.offramp, { as })).body.data;
     expect((await s.signed('POST', '/v1/orders', body(q1.quote_id, 'm-1'), { as })).status).toBe(503);
     expect((await s.signed('POST', '/v1/orders', body(q1.quote_id, 'm-1'), { as })).status).toBe(409);
@@ -187,9 +257,18 @@ describe('readiness runs (CONTRACT §21)', () => {
     const q3 = (await s.signed('POST', '/v1/orders/quote', legs.offramp, { as })).body.data;
     expect((await s.signed('POST', '/v1/orders', body(q3.quote_id, 'm-2'), { as })).status).toBe(200);
     // A 422, then the field fixed.
-    expect((await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: -1 }, to: legs.onramp.to }, { as })).status).toBe(422);
+    expect((await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: -1 }, to: legs.onramp.to }, { as })).status).toBe(
+      422,
+    );
     // An onramp order from legs, and both orders taken to the end: deliveries set off the adversarial probes.
-    const onramp = (await s.signed('POST', '/v1/orders', { ...legs.onramp, merchant_reference: 'm-3', recipient: { address: EVM_ADDRESS }, customer }, { as })).body.data;
+    const onramp = (
+      await s.signed(
+        'POST',
+        '/v1/orders',
+        { ...legs.onramp, merchant_reference: 'm-3', recipient: { address: EVM_ADDRESS }, customer },
+        { as },
+      )
+    ).body.data;
     await settle();
     for (const ref of [reference, onramp.reference]) {
       const res = await s.control('POST', `/sandbox/orders/${ref}/simulate`, { status: 'settled' });
@@ -198,34 +277,61 @@ describe('readiness runs (CONTRACT §21)', () => {
     }
 
     const r = await finish(run.id);
-    const failing = r.checks.filter((c: any) => c.status !== 'pass').map((c: any) => `${c.id}:${c.status}:${c.applies}:${JSON.stringify(c.evidence)}`);
-    expect(r.probes.every((p: any) => p.status === 'done'), JSON.stringify(r.probes)).toBe(true);
+    const failing = r.checks
+      .filter((c: any) => c.status !== 'pass')
+      .map((c: any) => `${c.id}:${c.status}:${c.applies}:${JSON.stringify(c.evidence)}`);
+    expect(
+      r.probes.every((p: any) => p.status === 'done'),
+      JSON.stringify(r.probes),
+    ).toBe(true);
     // `recovers` saw no failed ordinary attempt: it does not apply.
     expect(failing).toEqual([expect.stringMatching(/^recovers:not_exercised:false/)]);
     expect(r.verdict).toBe('ready');
     expect(r.coverage.order_types).toEqual(['onramp', 'offramp']);
     expect(r.coverage.statuses.offramp.reached).toContain('settled');
-    expect(r.coverage.statuses.offramp.reachable).toEqual(expect.arrayContaining(['initiated', 'awaiting_user_payment', 'settled', 'expired']));
+    expect(r.coverage.statuses.offramp.reachable).toEqual(
+      expect.arrayContaining(['initiated', 'awaiting_user_payment', 'settled', 'expired']),
+    );
     expect(r.coverage.events.onramp.acknowledged).toContain('order.settled');
     expect(r.coverage.error_codes.seen).toEqual(['E_BADREQUEST', 'E_CONFLICT', 'E_RATE_LIMITED', 'E_SANDBOX_FAULT', 'E_VALIDATION_ERROR']);
     // The probes are marked as probes in the delivery log and the inspector.
     const deliveries = (await s.control('GET', `/sandbox/webhooks/deliveries?client_id=${partner.clientId}&per_page=100`)).body.data;
     const probes = deliveries.filter((d: any) => d.source === 'probe');
-    expect(probes.map((d: any) => d.probe.kind).sort()).toEqual(['bad_signature', 'duplicate', 'out_of_order', 'stale_timestamp', 'tampered_body']);
+    expect(probes.map((d: any) => d.probe.kind).sort()).toEqual([
+      'bad_signature',
+      'duplicate',
+      'out_of_order',
+      'stale_timestamp',
+      'tampered_body',
+    ]);
     // One attempt each, never retried: refusing one is the right answer.
-    for (const d of probes) expect(d, d.probe.kind).toMatchObject({ attempts: [expect.any(Object)], next_attempt_at: null, status: ['bad_signature', 'tampered_body', 'stale_timestamp'].includes(d.probe.kind) ? 'failed' : 'succeeded' });
+    for (const d of probes)
+      expect(d, d.probe.kind).toMatchObject({
+        attempts: [expect.any(Object)],
+        next_attempt_at: null,
+        status: ['bad_signature', 'tampered_body', 'stale_timestamp'].includes(d.probe.kind) ? 'failed' : 'succeeded',
+      });
     const lost = r.probes.find((p: any) => p.kind === 'lost_response');
-    expect((await s.control('GET', `/sandbox/requests/${lost.request_id}`)).body.data.message).toContain(`readiness probe: lost response (${run.id})`);
+    expect((await s.control('GET', `/sandbox/requests/${lost.request_id}`)).body.data.message).toContain(
+      `readiness probe: lost response (${run.id})`,
+    );
   });
 
   it('a receiver that accepts anything fails verify_signature and stale_timestamp; one that fails duplicates fails duplicates', async () => {
     const partner = await s.createPartner({ webhook_url: receiver.url });
-    receiver.behave((r) => (r.headers['svc-delivery-id'] && receiver.received.filter((x) => x.headers['svc-delivery-id'] === r.headers['svc-delivery-id']).length > 1 ? '500' : 'ok'));
+    receiver.behave((r) =>
+      r.headers['svc-delivery-id'] &&
+      receiver.received.filter((x) => x.headers['svc-delivery-id'] === r.headers['svc-delivery-id']).length > 1
+        ? '500'
+        : 'ok',
+    );
     const run = await open({ client_id: partner.clientId });
     const as: Caller = partner;
     offset += 1000;
     for (let i = 0; i < 2; i++) {
-      const order = (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }, { as })).body.data ?? (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }, { as })).body.data;
+      const order =
+        (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }, { as })).body.data ??
+        (await s.signed('POST', '/v1/orders', { ...legs.onramp, recipient: { address: EVM_ADDRESS }, customer }, { as })).body.data;
       if (!order) continue;
       await settle();
       await s.control('POST', `/sandbox/orders/${order.reference}/simulate`, { status: 'settled' });

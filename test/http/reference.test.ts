@@ -38,9 +38,16 @@ describe('reference data (spec §4.2)', () => {
       const res = await s.pub('GET', '/v1/networks', { env });
       expect(res.body.data.length).toBeGreaterThanOrEqual(6);
       for (const n of res.body.data) {
-        expect(Object.keys(n).sort()).toEqual(
-          ['chain_id', 'chain_id_hex', 'explorer_url', 'id', 'identifier', 'is_evm', 'is_testnet', 'logo'],
-        );
+        expect(Object.keys(n).sort()).toEqual([
+          'chain_id',
+          'chain_id_hex',
+          'explorer_url',
+          'id',
+          'identifier',
+          'is_evm',
+          'is_testnet',
+          'logo',
+        ]);
         expect(n.chain_id_hex).toBe(`0x${n.chain_id.toString(16)}`);
         expect(n.is_testnet).toBe(env === 'test');
         expect(n.explorer_url).toMatch(/^https:\/\//);
@@ -71,7 +78,13 @@ describe('reference data (spec §4.2)', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.length).toBeGreaterThanOrEqual(8);
       for (const i of res.body.data) {
-        expect(i).toEqual({ code: expect.any(String), name: expect.any(String), type: expect.stringMatching(/^(bank|mobile_money)$/), country: expect.stringMatching(/^[A-Z]{2}$/), fiat: f.code });
+        expect(i).toEqual({
+          code: expect.any(String),
+          name: expect.any(String),
+          type: expect.stringMatching(/^(bank|mobile_money)$/),
+          country: expect.stringMatching(/^[A-Z]{2}$/),
+          fiat: f.code,
+        });
       }
     }
     expect((await s.pub('GET', '/v1/institutions')).body.message).toMatch(/^fiat: /);
@@ -159,7 +172,12 @@ describe('reference data (spec §4.2)', () => {
     for (const path of ['/health', '/v1/health']) {
       const res = await s.request('GET', path);
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ uptime_s: expect.any(Number), version: expect.any(String), clock: { now: new Date(T0).toISOString(), mode: 'manual' }, evicted_orders: 0 });
+      expect(res.body.data).toEqual({
+        uptime_s: expect.any(Number),
+        version: expect.any(String),
+        clock: { now: new Date(T0).toISOString(), mode: 'manual' },
+        evicted_orders: 0,
+      });
     }
   });
 });
@@ -183,7 +201,7 @@ describe('fixtures (--fixtures DIR)', () => {
   it('accepts fixture files saved with a UTF-8 byte order mark', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
     cpSync(DEFAULT_FIXTURES_DIR, dir, { recursive: true });
-    for (const file of readdirSync(dir)) writeFileSync(join(dir, file), '\uFEFF' + readFileSync(join(dir, file), 'utf8'));
+    for (const file of readdirSync(dir)) writeFileSync(join(dir, file), `\uFEFF${readFileSync(join(dir, file), 'utf8')}`);
     const c = await startTestServer({ fixturesDir: dir });
     try {
       const res = await c.pub('GET', '/v1/fiat-currencies');

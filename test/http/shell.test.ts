@@ -36,7 +36,10 @@ describe('HTTP shell (CONTRACT §3)', () => {
   it('answers malformed JSON 400 E_BADREQUEST, after authentication', async () => {
     const body = '{"from": ';
     const path = '/v1/orders/quote';
-    const ok = await s.request('POST', path, { headers: signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path, body }), body });
+    const ok = await s.request('POST', path, {
+      headers: signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path, body }),
+      body,
+    });
     expect(ok.status).toBe(400);
     expect(ok.body).toEqual({ status: false, code: 'E_BADREQUEST', message: expect.stringMatching(/Malformed JSON/) });
     const unauth = await s.request('POST', path, { headers: { 'content-type': 'application/json' }, body });
@@ -45,8 +48,14 @@ describe('HTTP shell (CONTRACT §3)', () => {
 
   it('answers a JSON scalar body 400 and a non-JSON content type 415', async () => {
     const path = '/v1/orders/quote';
-    for (const [body, type, status] of [['123', 'application/json', 400], ['{"a":1}', 'text/plain', 415]] as const) {
-      const headers = { ...signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path, body }), 'content-type': type };
+    for (const [body, type, status] of [
+      ['123', 'application/json', 400],
+      ['{"a":1}', 'text/plain', 415],
+    ] as const) {
+      const headers = {
+        ...signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path, body }),
+        'content-type': type,
+      };
       const res = await s.request('POST', path, { headers, body });
       expect(res.status, `${type} ${body}`).toBe(status);
       expect(res.body.code).toBe('E_BADREQUEST');

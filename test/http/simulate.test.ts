@@ -24,7 +24,11 @@ async function setup(): Promise<{ s: SandboxHandle; r: Receiver }> {
 
 async function v1(s: SandboxHandle, method: string, path: string, payload?: unknown): Promise<any> {
   const body = payload === undefined ? undefined : JSON.stringify(payload);
-  const res = await fetch(s.url + path, { method, headers: signedHeaders({ clientId: s.partner.clientId, keys: s.partner.test, method, path, body }), body });
+  const res = await fetch(s.url + path, {
+    method,
+    headers: signedHeaders({ clientId: s.partner.clientId, keys: s.partner.test, method, path, body }),
+    body,
+  });
   const json: any = await res.json();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json.data;
@@ -37,8 +41,19 @@ describe('sandbox.orders.simulate (CONTRACT §16)', () => {
     const order = await createOnramp(s);
     const result = await s.orders.simulate(order.reference, 'refunded', { reason: 'payout bank down' });
     expect(result.status).toBe('refunded');
-    expect(result.path).toEqual(['awaiting_user_payment', 'processing', 'routing', 'awaiting_lp_payment', 'executing', 'failed', 'refunded']);
-    expect(result.timeline?.find((e: any) => e.event === 'outcome_set')?.details).toMatchObject({ outcome: 'fail', reason: 'payout bank down' });
+    expect(result.path).toEqual([
+      'awaiting_user_payment',
+      'processing',
+      'routing',
+      'awaiting_lp_payment',
+      'executing',
+      'failed',
+      'refunded',
+    ]);
+    expect(result.timeline?.find((e: any) => e.event === 'outcome_set')?.details).toMatchObject({
+      outcome: 'fail',
+      reason: 'payout bank down',
+    });
     // Every delivery's first attempt was done when the call answered, in the order of the steps.
     expect(r.received.map((x) => x.body.event)).toEqual(['order.created', 'order.fiat_recieved', 'order.assigned', 'order.asset_released']);
     expect(r.received.map((x) => x.body.data.status)).toEqual(['awaiting_user_payment', 'processing', 'awaiting_lp_payment', 'executing']);
@@ -91,7 +106,9 @@ describe('sandbox.waitFor and sandbox.verify (CONTRACT §18)', () => {
         'On a manual clock nothing moves by itself: advance the clock (sandbox.clock.advance) or take the order there (sandbox.orders.simulate).',
     );
     const none = await s.waitFor.delivery({ event: 'order.completed' }, { timeoutMs: 50 }).catch((e: unknown) => e);
-    expect((none as Error).message).toMatch(/^waitFor\.delivery\(\{"event":"order\.completed"\}\): no matching delivery with its first attempt done after 50 ms\. Deliveries seen \(2\):\n {2}dlv_\S+ order\.created order=ORD\S+ succeeded \(1 attempt\)\n/);
+    expect((none as Error).message).toMatch(
+      /^waitFor\.delivery\(\{"event":"order\.completed"\}\): no matching delivery with its first attempt done after 50 ms\. Deliveries seen \(2\):\n {2}dlv_\S+ order\.created order=ORD\S+ succeeded \(1 attempt\)\n/,
+    );
     await expect(s.waitFor.status(order.reference, 'completed', { timeoutMs: -1 })).rejects.toThrow(TypeError);
   });
 

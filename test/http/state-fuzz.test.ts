@@ -48,23 +48,54 @@ function setAt(doc: any, path: Array<string | number>, value: unknown): any {
 }
 
 const HOSTILE: unknown[] = [
-  null, true, 0, -1, 1.5, 2 ** 53 - 1, -(2 ** 53), 1e308, 8.64e15, 8.64e15 + 1, 999, 42, '',
-  'x'.repeat(5000), '*'.repeat(40), '/v1/orders/*A*A*A*A*A*A*A*A*A*A*A*A*B', 'ORD', '💥', '2099-13-45T99:99:99Z',
-  {}, [], [null], { type: 'BOGUS' }, 'not-a-key', 'javascript:alert(1)',
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  2 ** 53 - 1,
+  -(2 ** 53),
+  1e308,
+  8.64e15,
+  8.64e15 + 1,
+  999,
+  42,
+  '',
+  'x'.repeat(5000),
+  '*'.repeat(40),
+  '/v1/orders/*A*A*A*A*A*A*A*A*A*A*A*A*B',
+  'ORD',
+  '💥',
+  '2099-13-45T99:99:99Z',
+  {},
+  [],
+  [null],
+  { type: 'BOGUS' },
+  'not-a-key',
+  'javascript:alert(1)',
 ];
 
 /** Edits a careless hand makes to a document, each a function of the original. */
 const EDITS: Array<[string, (d: any) => void]> = [
-  ['an earlier snapshot\'s id counter', (d) => (d.ids.draws = Math.max(0, d.ids.draws - 40))],
+  ["an earlier snapshot's id counter", (d) => (d.ids.draws = Math.max(0, d.ids.draws - 40))],
   ['id counter at zero', (d) => (d.ids.draws = 0)],
-  ['a second partner with the demo partner\'s keys', (d) => (d.partners[1].keys.test = structuredClone(d.partners[0].keys.test))],
-  ['a revoked key that is also active', (d) => d.revoked_keys.push({ key: d.partners[0].keys.live.secret_key, client_id: d.partners[0].client_id, environment: 'live', kind: 'secret' })],
+  ["a second partner with the demo partner's keys", (d) => (d.partners[1].keys.test = structuredClone(d.partners[0].keys.test))],
+  [
+    'a revoked key that is also active',
+    (d) =>
+      d.revoked_keys.push({
+        key: d.partners[0].keys.live.secret_key,
+        client_id: d.partners[0].client_id,
+        environment: 'live',
+        kind: 'secret',
+      }),
+  ],
   ['keys of the wrong environment', (d) => (d.partners[0].keys.test.secret_key = d.partners[0].keys.live.secret_key)],
   ['a delivery of an unknown order', (d) => d.deliveries[0] && (d.deliveries[0].order = 'ORDUNKNOWN')],
   ['an order of an unknown partner', (d) => (d.orders[0].clientId = 'ptr_nobody')],
   ['two orders with one reference', (d) => (d.orders[1].reference = d.orders[0].reference)],
-  ['a timer far past the clock\'s range', (d) => d.timers[0] && (d.timers[0].due = 8.64e15)],
-  ['speed beyond the route\'s cap', (d) => (d.clock.speed = 1e12)],
+  ["a timer far past the clock's range", (d) => d.timers[0] && (d.timers[0].due = 8.64e15)],
+  ["speed beyond the route's cap", (d) => (d.clock.speed = 1e12)],
   ['a realtime clock at full speed', (d) => Object.assign(d.clock, { mode: 'realtime', speed: 1_000_000 })],
   ['clock at the ceiling', (d) => (d.clock.now_ms = 8.64e15 - 1)],
   ['fault status 999', (d) => d.faults.faults[0] && (d.faults.faults[0].error = { status: 999, rate: 1 })],
@@ -73,7 +104,13 @@ const EDITS: Array<[string, (d: any) => void]> = [
   ['fault serial behind its ids', (d) => (d.faults.serial = 0)],
   ['a delivery body that is not JSON', (d) => d.deliveries[0] && (d.deliveries[0].body = '{not json')],
   ['an order paid ten times over', (d) => (d.orders[0].context.paid = d.orders[0].context.due * 10)],
-  ['an order timer with an unknown event', (d) => { const t = d.timers.find((x: any) => x.tag.kind === 'order'); if (t) t.tag.event = { type: 'BOGUS' }; }],
+  [
+    'an order timer with an unknown event',
+    (d) => {
+      const t = d.timers.find((x: any) => x.tag.kind === 'order');
+      if (t) t.tag.event = { type: 'BOGUS' };
+    },
+  ],
   ['a quote of an unknown partner', (d) => d.quotes[0] && (d.quotes[0].clientId = 'ptr_nobody')],
   ['an unknown currency on an order', (d) => (d.orders[0].from.currency = 'XXX')],
   ['an order in a status its type never reaches', (d) => (d.orders[0].status = 'awaiting_lp_payment')],
@@ -118,11 +155,20 @@ async function probe(what: string): Promise<void> {
   const demo = state.partners.find((p: any) => p.client_id === s.demo.clientId);
   if (demo) {
     const as: Caller = { clientId: demo.client_id, keys: demo.keys };
-    const res = await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: 5000 }, to: { currency: 'USDT', network: 'base-sepolia' } }, { as });
+    const res = await s.signed(
+      'POST',
+      '/v1/orders/quote',
+      { from: { currency: 'NGN', amount: 5000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+      { as },
+    );
     expect(res.status, `${what}: quote ${res.text.slice(0, 300)}`).toBeLessThan(500);
     await createOrder(s, 'onramp', {}, { as }).catch((error: Error) => expect(error.message, what).not.toMatch(/: 5\d\d /));
   }
-  const made = await s.control('POST', '/sandbox/orders', { client_id: state.partners[0]?.client_id ?? s.demo.clientId, from: { currency: 'NGN', amount: 5000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+  const made = await s.control('POST', '/sandbox/orders', {
+    client_id: state.partners[0]?.client_id ?? s.demo.clientId,
+    from: { currency: 'NGN', amount: 5000 },
+    to: { currency: 'USDT', network: 'base-sepolia' },
+  });
   expect(made.status, `${what}: control create ${made.text.slice(0, 300)}`).toBeLessThan(500);
   const adv = await s.control('POST', '/sandbox/clock/advance', { duration: '2h' });
   expect(adv.status, `${what}: advance ${adv.text.slice(0, 300)}`).toBeLessThan(500);
@@ -171,9 +217,21 @@ describe('hostile state documents (issue 22)', () => {
       ['speed 1e12', (d) => (d.clock.speed = 1e12), /^clock\.speed: /],
       ['clock past the ceiling', (d) => (d.clock.now_ms = 8.64e15), /^clock\.now_ms: must be an instant the clock can hold/],
       ['an order dated past the largest Date', (d) => (d.orders[0].updated_at = 8.7e15), /^orders\.0\.updated_at: /],
-      ['shared keys', (d) => (d.partners[1].keys.test = structuredClone(d.partners[0].keys.test)), /^partners\.1\.keys\.test\.public_key: is already a key of partner /],
-      ['a wrong key prefix', (d) => (d.partners[0].keys.test.secret_key = `pk_test_${'a'.repeat(32)}`), /^partners\.0\.keys\.test\.secret_key: must start with sk_test_/],
-      ['a quote timer for no quote', (d) => d.timers.push({ due: d.clock.now_ms, label: 'x', tag: { kind: 'quote_forget', quote_id: 'qt_none' } }), /^timers\.\d+\.tag\.quote_id: quote qt_none is not in quotes/],
+      [
+        'shared keys',
+        (d) => (d.partners[1].keys.test = structuredClone(d.partners[0].keys.test)),
+        /^partners\.1\.keys\.test\.public_key: is already a key of partner /,
+      ],
+      [
+        'a wrong key prefix',
+        (d) => (d.partners[0].keys.test.secret_key = `pk_test_${'a'.repeat(32)}`),
+        /^partners\.0\.keys\.test\.secret_key: must start with sk_test_/,
+      ],
+      [
+        'a quote timer for no quote',
+        (d) => d.timers.push({ due: d.clock.now_ms, label: 'x', tag: { kind: 'quote_forget', quote_id: 'qt_none' } }),
+        /^timers\.\d+\.tag\.quote_id: quote qt_none is not in quotes/,
+      ],
     ];
     for (const [name, edit, message] of cases) {
       const doc = structuredClone(original);

@@ -91,10 +91,16 @@ describe('a streamed state', () => {
 
     // A change waits for the save: it reaches the gate and stays there.
     let created = false;
-    const creating = s.control('POST', '/sandbox/orders', { client_id: s.demo.clientId, from: { currency: 'NGN', amount: 7000 }, to: { currency: 'USDT', network: 'base-sepolia' } }).then((res) => {
-      created = true;
-      return res;
-    });
+    const creating = s
+      .control('POST', '/sandbox/orders', {
+        client_id: s.demo.clientId,
+        from: { currency: 'NGN', amount: 7000 },
+        to: { currency: 'USDT', network: 'base-sepolia' },
+      })
+      .then((res) => {
+        created = true;
+        return res;
+      });
     await until(() => s.sandbox.changes.waiting === 1, 'the create waits for the save');
     expect(created).toBe(false);
     expect(s.sandbox.orders.store.orders.size).toBe(300);
@@ -150,7 +156,11 @@ describe('a streamed state', () => {
     res.pause(); // and never read again
     try {
       expect(res.statusCode).toBe(200);
-      const made = await s.control('POST', '/sandbox/orders', { client_id: s.demo.clientId, from: { currency: 'NGN', amount: 7000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+      const made = await s.control('POST', '/sandbox/orders', {
+        client_id: s.demo.clientId,
+        from: { currency: 'NGN', amount: 7000 },
+        to: { currency: 'USDT', network: 'base-sepolia' },
+      });
       expect(made.status, made.text).toBe(200);
       expect(s.sandbox.changes.closed).toBe(false);
     } finally {

@@ -66,7 +66,10 @@ describe('snapshot and restore', () => {
       [bad((d) => (d.orders[0].status = 'teleported')), /^orders\.0\.status: /],
       [bad((d) => (d.seed = 99)), /^seed: the state was saved with seed 99/],
       [bad((d) => d.orders.push(d.orders[0])), /^orders\.4: ORD\w+ appears twice/],
-      [bad((d) => (d.timers[0].tag = { kind: 'order', reference: 'ORDNOPE', id: 'x', event: { type: 'EXPIRE' } })), /^timers\.0\.tag\.reference: order ORDNOPE is not in orders/],
+      [
+        bad((d) => (d.timers[0].tag = { kind: 'order', reference: 'ORDNOPE', id: 'x', event: { type: 'EXPIRE' } })),
+        /^timers\.0\.tag\.reference: order ORDNOPE is not in orders/,
+      ],
       [bad((d) => (d.clock.now_ms = -1)), /^clock\.now_ms: /],
     ];
     for (const [doc, message] of cases) {
@@ -105,7 +108,8 @@ describe('snapshot and restore', () => {
       servers.push(s);
       expect((await s.control('POST', '/sandbox/state/save')).status).toBe(200);
       const before = readFileSync(file, 'utf8');
-      for (let i = 0; i < 30; i++) expect((await s.control('POST', '/sandbox/partners', { name: `Partner ${i}`, webhook_url: null })).status).toBe(200);
+      for (let i = 0; i < 30; i++)
+        expect((await s.control('POST', '/sandbox/partners', { name: `Partner ${i}`, webhook_url: null })).status).toBe(200);
       // Room for a part of the new document only: its first write is short, the next one fails.
       fill(4096);
       const res = await s.control('POST', '/sandbox/state/save');
@@ -119,31 +123,42 @@ describe('snapshot and restore', () => {
 
   // Issue: an order made near the clock's ceiling has its pay-in window (and its timers) past
   // it: the document the sandbox saved was refused when loaded again.
-  it('loads again what it saved at the clock\'s ceiling: orders, quotes and timers due past it', async () => {
+  it("loads again what it saved at the clock's ceiling: orders, quotes and timers due past it", async () => {
     const s = await startTestServer({ seed: 5, clockStart: MAX_INSTANT - 60_000, webhookTimeoutMs: 2_000 });
     servers.push(s);
     await createOrder(s, 'onramp');
     await createOrder(s, 'offramp');
-    const quote = await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: 5000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    const quote = await s.signed('POST', '/v1/orders/quote', {
+      from: { currency: 'NGN', amount: 5000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+    });
     expect(quote.status, quote.text).toBe(200);
     for (const step of ['before', 'at'] as const) {
-      if (step === 'at') expect((await s.control('POST', '/sandbox/clock/advance', { to: new Date(MAX_INSTANT).toISOString() })).status).toBe(200);
+      if (step === 'at')
+        expect((await s.control('POST', '/sandbox/clock/advance', { to: new Date(MAX_INSTANT).toISOString() })).status).toBe(200);
       const doc = (await s.control('GET', '/sandbox/state')).body.data;
-      expect(doc.timers.some((t: { due: number }) => t.due > MAX_INSTANT), step).toBe(true);
+      expect(
+        doc.timers.some((t: { due: number }) => t.due > MAX_INSTANT),
+        step,
+      ).toBe(true);
       const res = await s.control('PUT', '/sandbox/state', doc);
       expect(res.status, `${step}: ${res.text}`).toBe(200);
       expect((await s.control('GET', '/sandbox/state')).body.data, step).toEqual(doc);
     }
   });
 
-  it('says the state route\'s own size limit when a PUT is too large, and where a larger state goes', async () => {
+  it("says the state route's own size limit when a PUT is too large, and where a larger state goes", async () => {
     const s = await server();
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${s.url}/sandbox/state`, { method: 'PUT', headers: { 'content-type': 'application/json', 'content-length': String(300 * 1024 * 1024) } }, (r) => {
-        let body = '';
-        r.on('data', (c) => (body += c));
-        r.on('end', () => resolve({ status: r.statusCode!, body }));
-      });
+      const req = httpRequest(
+        `${s.url}/sandbox/state`,
+        { method: 'PUT', headers: { 'content-type': 'application/json', 'content-length': String(300 * 1024 * 1024) } },
+        (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => resolve({ status: r.statusCode!, body }));
+        },
+      );
       req.on('error', reject);
       req.write('{');
     });

@@ -40,19 +40,45 @@ describe('GET /sandbox/tail (CONTRACT §17)', () => {
     expect(watching()).toBe(true);
 
     await s.signed('GET', '/v1/networks');
-    expect(await tail.next()).toMatchObject({ event: 'request', data: { type: 'request', method: 'GET', path: '/v1/networks', status: 200, client_id: s.demo.clientId, environment: 'test', auth: 'secret' } });
+    expect(await tail.next()).toMatchObject({
+      event: 'request',
+      data: {
+        type: 'request',
+        method: 'GET',
+        path: '/v1/networks',
+        status: 200,
+        client_id: s.demo.clientId,
+        environment: 'test',
+        auth: 'secret',
+      },
+    });
 
     // A refused signature carries the hint the response header gave.
     const refused = await s.signed('GET', '/v1/networks?x=1', undefined, { headers: { 'svc-signature': `sha256=${'0'.repeat(64)}` } });
     expect(refused.status).toBe(401);
     const hinted = await tail.next();
-    expect(hinted).toMatchObject({ event: 'request', data: { status: 401, code: 'E_UNAUTHORIZED', auth: 'failed', hint: refused.headers.get('svc-sandbox-hint') } });
+    expect(hinted).toMatchObject({
+      event: 'request',
+      data: { status: 401, code: 'E_UNAUTHORIZED', auth: 'failed', hint: refused.headers.get('svc-sandbox-hint') },
+    });
     expect(hinted!.data.hint).toMatch(/^prefix=.*; body_sha256=[0-9a-f]{64}; body_length=0$/);
 
-    const delivery = await s.controlApi.sendWebhook({ body: { event: 'order.expired', data: { reference: 'ORDTAIL' }, url: receiver.url } });
+    const delivery = await s.controlApi.sendWebhook({
+      body: { event: 'order.expired', data: { reference: 'ORDTAIL' }, url: receiver.url },
+    });
     expect(await tail.next()).toEqual({
       event: 'delivery',
-      data: expect.objectContaining({ type: 'delivery', id: delivery.id, event: 'order.expired', order: 'ORDTAIL', attempt: 1, http_status: 200, ok: true, url: receiver.url, client_id: s.demo.clientId }),
+      data: expect.objectContaining({
+        type: 'delivery',
+        id: delivery.id,
+        event: 'order.expired',
+        order: 'ORDTAIL',
+        attempt: 1,
+        http_status: 200,
+        ok: true,
+        url: receiver.url,
+        client_id: s.demo.clientId,
+      }),
     });
 
     tail.close();
@@ -64,7 +90,9 @@ describe('GET /sandbox/tail (CONTRACT §17)', () => {
     const tail = await openTail(`?deliveries=false&client_id=${other.clientId}`);
     expect(tail.ready!.data).toEqual({ requests: true, deliveries: false, client_id: other.clientId });
     await s.signed('GET', '/v1/networks'); // the demo partner's: not this tail's
-    await s.controlApi.sendWebhook({ body: { client_id: other.clientId, event: 'order.expired', data: { reference: 'ORDX' }, url: receiver.url } });
+    await s.controlApi.sendWebhook({
+      body: { client_id: other.clientId, event: 'order.expired', data: { reference: 'ORDX' }, url: receiver.url },
+    });
     await s.signed('GET', '/v1/fiat-currencies', undefined, { as: other });
     // Events arrive in order: had the others been sent, they would come first.
     expect(await tail.next()).toMatchObject({ event: 'request', data: { path: '/v1/fiat-currencies', client_id: other.clientId } });

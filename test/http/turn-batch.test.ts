@@ -48,7 +48,9 @@ describe('requests routed by turn', () => {
   it('answers many requests sent at once, each with its own answer, in the order of the store', async () => {
     sandbox = await startSandbox({ seed: 7 });
     const refs = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((r) => `m-${r}`);
-    const answers = await Promise.all(refs.map((merchant) => call(sandbox!, 'POST', '/v1/orders', { ...onramp, merchant_reference: merchant })));
+    const answers = await Promise.all(
+      refs.map((merchant) => call(sandbox!, 'POST', '/v1/orders', { ...onramp, merchant_reference: merchant })),
+    );
     expect(answers.map((a) => a.status)).toEqual(refs.map(() => 200));
     expect(answers.map((a) => a.body.data.merchant_reference)).toEqual(refs);
     expect(new Set(answers.map((a) => a.body.data.reference)).size).toBe(refs.length);

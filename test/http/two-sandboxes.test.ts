@@ -71,7 +71,9 @@ const STEPS: Array<(run: Run) => Promise<void>> = [
 
 /** What the run leaves: its state document (wall times and the receiver's port aside), the webhook bodies, the request ids. */
 async function outcome(run: Run) {
-  const doc = seen(run, await run.s.control('GET', '/sandbox/state')).text.split(run.receiver.url).join('<receiver>');
+  const doc = seen(run, await run.s.control('GET', '/sandbox/state'))
+    .text.split(run.receiver.url)
+    .join('<receiver>');
   return {
     state: JSON.parse(doc, (key, value) => (key === 'wall_at' || key === 'duration_ms' ? undefined : value)) as unknown,
     // Deliveries of one step may arrive in any order: compared as a set.

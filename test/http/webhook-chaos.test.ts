@@ -43,7 +43,10 @@ describe('webhook chaos per partner', () => {
     let first: Awaited<ReturnType<typeof traffic>> = [];
     for (const seed of [3, 3, 4]) {
       const s = await server(seed);
-      expect(await s.controlApi.setWebhookChaos({ params: { client_id: s.demo.clientId }, body: chaos })).toEqual({ client_id: s.demo.clientId, ...chaos });
+      expect(await s.controlApi.setWebhookChaos({ params: { client_id: s.demo.clientId }, body: chaos })).toEqual({
+        client_id: s.demo.clientId,
+        ...chaos,
+      });
       const log = await traffic(s);
       if (runs.length === 0) first = log;
       runs.push(JSON.stringify(log));
@@ -71,7 +74,14 @@ describe('webhook chaos per partner', () => {
     // Reordered: a later event of its order had its first attempt before it.
     for (const d of marks('reordered')) {
       const mine = Date.parse(d.attempts[0]!.virtual_at);
-      const overtaken = first.some((x) => x.order === d.order && x.id !== d.id && Date.parse(x.created_at) >= Date.parse(d.created_at) && x.attempts.length > 0 && Date.parse(x.attempts[0]!.virtual_at) < mine);
+      const overtaken = first.some(
+        (x) =>
+          x.order === d.order &&
+          x.id !== d.id &&
+          Date.parse(x.created_at) >= Date.parse(d.created_at) &&
+          x.attempts.length > 0 &&
+          Date.parse(x.attempts[0]!.virtual_at) < mine,
+      );
       expect(overtaken, d.id).toBe(true);
     }
   }, 30_000);

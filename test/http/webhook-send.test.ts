@@ -15,7 +15,9 @@ afterAll(async () => {
 describe('POST /sandbox/webhooks/send without client_id', () => {
   it("sends for the order's partner when an order is named", async () => {
     const partner = await s.createPartner({ webhook_url: receiver.url });
-    const order = await s.controlApi.sandboxCreateOrder({ body: { client_id: partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } } });
+    const order = await s.controlApi.sandboxCreateOrder({
+      body: { client_id: partner.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+    });
     const delivery = await s.controlApi.sendWebhook({ body: { event: 'order.created', order: order.reference } });
     expect(delivery).toMatchObject({ client_id: partner.clientId, order: order.reference, status: 'succeeded' });
   });

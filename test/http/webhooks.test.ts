@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { verifyWebhook, WebhookVerificationError } from '../../src';
+import { verifyWebhook, type WebhookVerificationError } from '../../src';
 import { WEBHOOK_EVENTS } from '../../src/shared/events';
 import { advance, createOrder, eventsOf, getOrder, type OrderType } from '../support/orders';
 import { closedUrl, startReceiver, verifies, type Receiver } from '../support/receiver';
@@ -47,7 +47,13 @@ describe('delivery (spec §6, CONTRACT §5)', () => {
     const p = await partnerWith(r);
     const ref = await runOrder(p, 'offramp');
     const mine = r.received.filter((x) => x.body?.data?.reference === ref);
-    expect(mine.map((x) => x.body.event)).toEqual(['order.created', 'order.asset_locked', 'order.assigned', 'order.fiat_sent', 'order.settled']);
+    expect(mine.map((x) => x.body.event)).toEqual([
+      'order.created',
+      'order.asset_locked',
+      'order.assigned',
+      'order.fiat_sent',
+      'order.settled',
+    ]);
     for (const x of mine) {
       expect(verifies(x, p.clientId, p.keys.test.encryption_key)).toBe(true);
       expect(x.path).toBe('/hooks/ramp?src=sandbox');
@@ -76,7 +82,12 @@ describe('delivery (spec §6, CONTRACT §5)', () => {
     const live = await s.signed(
       'POST',
       '/v1/orders',
-      { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base' }, recipient: { address: `0x${'7'.repeat(40)}` }, customer: { reference: 'c', name: 'A B', email: 'a@b.co' } },
+      {
+        from: { currency: 'NGN', amount: 50_000 },
+        to: { currency: 'USDT', network: 'base' },
+        recipient: { address: `0x${'7'.repeat(40)}` },
+        customer: { reference: 'c', name: 'A B', email: 'a@b.co' },
+      },
       { as: p, env: 'live' },
     );
     expect(live.status).toBe(200);
@@ -182,17 +193,22 @@ describe('retries on the virtual clock', () => {
       const hang = await receiver();
       hang.behave(() => 'hang');
       const hung = await slow.createPartner({ webhook_url: hang.url, events: ['order.created'] });
-      const oks = await Promise.all([1, 2, 3, 4].map(async () => {
-        const r = await receiver();
-        return { r, p: await slow.createPartner({ webhook_url: r.url, events: ['order.created'] }) };
-      }));
+      const oks = await Promise.all(
+        [1, 2, 3, 4].map(async () => {
+          const r = await receiver();
+          return { r, p: await slow.createPartner({ webhook_url: r.url, events: ['order.created'] }) };
+        }),
+      );
       for (let i = 0; i < 5; i++) await createOrder(slow, 'onramp', {}, { as: hung });
       for (const { p } of oks) await createOrder(slow, 'onramp', {}, { as: p });
       // Every other partner's delivery arrives while the five to the hung receiver are still in
       // flight (they end only at the timeout): none waited behind them.
-      await vi.waitFor(() => {
-        for (const { r } of oks) expect(r.received).toHaveLength(1);
-      }, { timeout: 4_000, interval: 20 });
+      await vi.waitFor(
+        () => {
+          for (const { r } of oks) expect(r.received).toHaveLength(1);
+        },
+        { timeout: 4_000, interval: 20 },
+      );
       const log = (await slow.control('GET', '/sandbox/webhooks/deliveries')).body.data;
       expect(log.filter((d: any) => d.status === 'succeeded')).toHaveLength(4);
       expect(log.filter((d: any) => d.client_id === hung.clientId && d.in_flight)).toHaveLength(5);
@@ -222,7 +238,9 @@ describe('subscriptions', () => {
     expect(await deliveries(`order=${ref}`)).toHaveLength(0);
     const order = await getOrder(s, ref, { as: p });
     expect(eventsOf(order)).toHaveLength(5);
-    expect(order.timeline.filter((t: any) => t.group === 'webhook').every((t: any) => t.details.delivery === 'skipped: no webhook_url')).toBe(true);
+    expect(
+      order.timeline.filter((t: any) => t.group === 'webhook').every((t: any) => t.details.delivery === 'skipped: no webhook_url'),
+    ).toBe(true);
   });
 });
 
@@ -251,7 +269,10 @@ describe('delivery log and controls (CONTRACT §4)', () => {
     const [d] = await deliveries(`order=${o.reference}`);
     const res = await s.control('POST', `/sandbox/webhooks/deliveries/${d.id}/retry`);
     expect(res.body.data).toMatchObject({ status: 'succeeded', next_attempt_at: null });
-    expect(res.body.data.attempts.map((a: any) => [a.number, a.manual])).toEqual([[1, false], [2, true]]);
+    expect(res.body.data.attempts.map((a: any) => [a.number, a.manual])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
     expect(r.received.at(-1)!.headers['svc-attempt']).toBe('2');
     await advance(s, '1h');
     await idle();
@@ -264,19 +285,32 @@ describe('delivery log and controls (CONTRACT §4)', () => {
     const p = await partnerWith(r);
     const o = await createOrder(s, 'offramp', {}, { as: p });
     await idle();
-    const res = await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.expired', order: o.reference, data: { status: 'expired' } });
+    const res = await s.control('POST', '/sandbox/webhooks/send', {
+      client_id: p.clientId,
+      event: 'order.expired',
+      order: o.reference,
+      data: { status: 'expired' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ status: 'succeeded', source: 'manual', event: 'order.expired' });
     const got = r.received.at(-1)!;
     expect(got.body).toMatchObject({ event: 'order.expired', data: { reference: o.reference, status: 'expired', type: 'offramp' } });
     expect(verifies(got, p.clientId, p.keys.test.encryption_key)).toBe(true);
-    const away = await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.settled', data: { reference: 'ORDX' }, url: other.url, environment: 'live' });
+    const away = await s.control('POST', '/sandbox/webhooks/send', {
+      client_id: p.clientId,
+      event: 'order.settled',
+      data: { reference: 'ORDX' },
+      url: other.url,
+      environment: 'live',
+    });
     expect(away.body.data.status).toBe('succeeded');
     expect(verifies(other.received[0]!, p.clientId, p.keys.live.encryption_key)).toBe(true);
     expect((await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.nope' })).status).toBe(422);
     expect((await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.settled' })).status).toBe(400);
     expect((await s.control('POST', '/sandbox/webhooks/send', { client_id: 'nobody', event: 'order.settled', data: {} })).status).toBe(404);
-    expect((await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.settled', order: 'ORDNOPE' })).status).toBe(404);
+    expect(
+      (await s.control('POST', '/sandbox/webhooks/send', { client_id: p.clientId, event: 'order.settled', order: 'ORDNOPE' })).status,
+    ).toBe(404);
   });
 
   it('sends order.created on demand with status awaiting_user_payment, whatever status the order is in (spec §6.2)', async () => {
@@ -331,7 +365,9 @@ describe('verifyWebhook (partner helper)', () => {
     expect(reason(() => verifyWebhook(got.rawBody, got.headers, { ...opts, path: '/hooks/ramp' }))).toBe('bad_signature');
     expect(reason(() => verifyWebhook(got.rawBody, got.headers, { ...opts, now: Date.now() + 600_000 }))).toBe('stale_timestamp');
     expect(reason(() => verifyWebhook(got.rawBody, { ...got.headers, 'svc-signature': undefined }, opts))).toBe('missing_signature');
-    expect(reason(() => verifyWebhook(got.rawBody, got.headers, { ...opts, encryptionKey: p.keys.live.encryption_key }))).toBe('bad_signature');
+    expect(reason(() => verifyWebhook(got.rawBody, got.headers, { ...opts, encryptionKey: p.keys.live.encryption_key }))).toBe(
+      'bad_signature',
+    );
   });
 });
 
@@ -342,7 +378,13 @@ describe('nothing lost (property)', () => {
       fc.asyncProperty(
         fc.array(fc.constantFrom(...behaviours), { minLength: 1, maxLength: 12 }),
         fc.subarray([...WEBHOOK_EVENTS], { minLength: 1 }),
-        fc.array(fc.record({ type: fc.constantFrom<OrderType>('onramp', 'offramp', 'swap'), path: fc.constantFrom('happy', 'expire', 'cancel', 'fail') }), { minLength: 1, maxLength: 3 }),
+        fc.array(
+          fc.record({
+            type: fc.constantFrom<OrderType>('onramp', 'offramp', 'swap'),
+            path: fc.constantFrom('happy', 'expire', 'cancel', 'fail'),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
         async (faults, events, plans) => {
           const t = await startTestServer({ webhookTimeoutMs: 100 });
           const r = await startReceiver();

@@ -14,7 +14,7 @@ describe('the rates and webhook_chaos steps', () => {
     expect(rejection(`${head}  - webhook_chaos: { remove: yes }\n`).field).toBe('steps.0.webhook_chaos.remove');
   });
 
-  it('script the rate and set the partner\'s chaos through the control API, expect the route\'s errors, and leave nothing when the scenario ends', async () => {
+  it("script the rate and set the partner's chaos through the control API, expect the route's errors, and leave nothing when the scenario ends", async () => {
     const server = await startTestServer();
     const receiver = await new BuiltInReceiver().start();
     try {
@@ -45,7 +45,10 @@ describe('the rates and webhook_chaos steps', () => {
         },
       });
       expect(result.ok, JSON.stringify(result.steps.filter((s) => !s.ok))).toBe(true);
-      expect(seen).toEqual([['NGN_USDT'], [{ client_id: expect.stringMatching(/\w/), duplicate_rate: 1, delay: { min: '1s', max: '5s' } }]]);
+      expect(seen).toEqual([
+        ['NGN_USDT'],
+        [{ client_id: expect.stringMatching(/\w/), duplicate_rate: 1, delay: { min: '1s', max: '5s' } }],
+      ]);
       expect((await server.controlApi.listRates()).scripts).toEqual([]);
       expect(server.sandbox.dispatcher.chaos.list()).toEqual([]);
     } finally {

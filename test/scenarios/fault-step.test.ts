@@ -11,20 +11,31 @@ const order = (extra = '') => `  - order:
       customer: { reference: c, name: "\${fake.name}", email: "\${fake.email}" }
 ${extra}`;
 
-
 describe('the fault step is checked like the other steps (CONTRACT §12: the fields of POST /sandbox/faults)', () => {
   it('names the wrong field, an unknown one included', () => {
     expect(rejection(`${head}  - fault: { error: { status: 418 } }\n`).field).toBe('steps.0.fault.error.status');
-    expect(rejection(`${head}  - fault: { path: /orders, drop: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.path', reason: expect.stringMatching(/\/v1 path glob/) });
-    expect(rejection(`${head}  - fault: { method: POST }\n`)).toMatchObject({ field: 'steps.0.fault.error', reason: 'give at least one of latency_ms, error, drop, reset, truncate or malformed' });
-    expect(rejection(`${head}  - fault: { error: { status: 500 }, time: 1 }\n`)).toMatchObject({ field: 'steps.0.fault.time', reason: expect.stringMatching(/^unknown field "time" \(a fault's kinds: .*; its other fields: .*times/) });
+    expect(rejection(`${head}  - fault: { path: /orders, drop: 1 }\n`)).toMatchObject({
+      field: 'steps.0.fault.path',
+      reason: expect.stringMatching(/\/v1 path glob/),
+    });
+    expect(rejection(`${head}  - fault: { method: POST }\n`)).toMatchObject({
+      field: 'steps.0.fault.error',
+      reason: 'give at least one of latency_ms, error, drop, reset, truncate or malformed',
+    });
+    expect(rejection(`${head}  - fault: { error: { status: 500 }, time: 1 }\n`)).toMatchObject({
+      field: 'steps.0.fault.time',
+      reason: expect.stringMatching(/^unknown field "time" \(a fault's kinds: .*; its other fields: .*times/),
+    });
     expect(rejection(`${head}  - fault: { clear: maybe }\n`).field).toBe('steps.0.fault.clear');
     expect(rejection(`${head}  - fault: { clear: true, drop: 1 }\n`).field).toBe('steps.0.fault.drop');
   });
 
   it('rejects expect_error dropped with a status, and a reference to an unknown name in expect_error', () => {
     expect(rejection(`${head}${order('    expect_error: { dropped: true, status: 500 }\n')}`).field).toBe('steps.0.expect_error.dropped');
-    expect(rejection(`${head}${order('    expect_error: { message: "${f.id}" }\n')}`)).toMatchObject({ field: 'steps.0.expect_error.message', reason: expect.stringMatching(/missing reference f/) });
+    expect(rejection(`${head}${order('    expect_error: { message: "${f.id}" }\n')}`)).toMatchObject({
+      field: 'steps.0.expect_error.message',
+      reason: expect.stringMatching(/missing reference f/),
+    });
   });
 });
 
@@ -33,7 +44,10 @@ describe('the fault step at run time', () => {
     const server = await startTestServer();
     const receiver = await new BuiltInReceiver().start();
     try {
-      const scenario = parseScenario(`${head}  - fault: { method: POST, path: /v1/orders, error: { status: 503 } }\n    as: f\n  - expect: { fields: { f.error.status: 503 } }\n`, 'x.yaml');
+      const scenario = parseScenario(
+        `${head}  - fault: { method: POST, path: /v1/orders, error: { status: 503 } }\n    as: f\n  - expect: { fields: { f.error.status: 503 } }\n`,
+        'x.yaml',
+      );
       const seen: unknown[] = [];
       const result = await runScenario(scenario, {
         client: new SandboxClient(server.url),
@@ -45,7 +59,16 @@ describe('the fault step at run time', () => {
         },
       });
       expect(result.ok).toBe(true);
-      expect(seen).toEqual([expect.objectContaining({ id: 'flt_1', method: 'POST', path: '/v1/orders', error: { status: 503 }, phase: 'before', client_id: expect.stringMatching(/\w/) })]);
+      expect(seen).toEqual([
+        expect.objectContaining({
+          id: 'flt_1',
+          method: 'POST',
+          path: '/v1/orders',
+          error: { status: 503 },
+          phase: 'before',
+          client_id: expect.stringMatching(/\w/),
+        }),
+      ]);
       const listed = await server.control('GET', '/sandbox/faults');
       expect(listed.body.data).toEqual([]);
     } finally {
@@ -74,7 +97,9 @@ ${order('    as: o\n')}  - find: { merchant_reference: nothing-here, count: 0 }
   it('fails a step that meets an injected error it did not expect, saying so', async () => {
     const { result } = await runYaml(`${head}  - fault: { method: POST, path: /v1/orders, error: { status: 503 } }\n${order()}`);
     expect(result.failure).toMatchObject({ index: 2, kind: 'order', seen: { status: 503, code: 'E_SANDBOX_FAULT' } });
-    expect(result.failure!.error).toMatch(/^request failed with 503 \(injected fault flt_\d+; expect it with expect_error: \{status: 503, code: E_SANDBOX_FAULT\}\)$/);
+    expect(result.failure!.error).toMatch(
+      /^request failed with 503 \(injected fault flt_\d+; expect it with expect_error: \{status: 503, code: E_SANDBOX_FAULT\}\)$/,
+    );
   });
 
   it('fails a step whose connection is dropped unexpectedly, and one that expected a drop but got an answer', async () => {
@@ -101,9 +126,16 @@ ${order()}${order('    expect_error: { status: 503, code: E_SANDBOX_FAULT }\n')}
 
   it('fails a step that meets a malformed answer it did not expect, saying so; and refuses malformed with a status', async () => {
     const { result } = await runYaml(`${head}  - fault: { method: POST, path: /v1/orders, malformed: 1 }\n${order()}`);
-    expect(result.failure!.error).toMatch(/^the answer was not JSON \(an injected malformed\? expect it with expect_error: \{malformed: true\}\)$/);
-    expect(rejection(`${head}${order('    expect_error: { malformed: true, status: 500 }\n')}`).field).toBe('steps.0.expect_error.malformed');
-    expect(rejection(`${head}  - fault: { drop: 1, window: { from: 10m, to: 5m } }\n`)).toMatchObject({ field: 'steps.0.fault.window.to', reason: 'must be after from (the window would be empty)' });
+    expect(result.failure!.error).toMatch(
+      /^the answer was not JSON \(an injected malformed\? expect it with expect_error: \{malformed: true\}\)$/,
+    );
+    expect(rejection(`${head}${order('    expect_error: { malformed: true, status: 500 }\n')}`).field).toBe(
+      'steps.0.expect_error.malformed',
+    );
+    expect(rejection(`${head}  - fault: { drop: 1, window: { from: 10m, to: 5m } }\n`)).toMatchObject({
+      field: 'steps.0.fault.window.to',
+      reason: 'must be after from (the window would be empty)',
+    });
     expect(rejection(`${head}  - fault: { drop: 1, skip: -1 }\n`).field).toBe('steps.0.fault.skip');
   });
 });

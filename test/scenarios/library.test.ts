@@ -25,7 +25,12 @@ describe('the scenario library', () => {
       statuses = new Set(run.results.flatMap((r) => r.statuses));
       events = new Set(run.results.flatMap((r) => r.events));
       // the scenarios shared one sandbox, each with its own partner
-      const partners = new Set(run.results.map((r) => r.orders[0]).filter(Boolean).map((ref) => server.sandbox.orders.find(ref!).clientId));
+      const partners = new Set(
+        run.results
+          .map((r) => r.orders[0])
+          .filter(Boolean)
+          .map((ref) => server.sandbox.orders.find(ref!).clientId),
+      );
       expect(partners.size).toBe(run.results.filter((r) => r.orders.length > 0).length);
     } finally {
       await server.close();
@@ -51,7 +56,9 @@ describe('against `npm start -- --clock manual`', () => {
 
   it('passes the library with --sandbox pointing at a separately started sandbox', async () => {
     const root = new URL('../../', import.meta.url).pathname;
-    const child = spawnTs(`${root}src/cli/serve.ts`, ['--clock', 'manual', '--port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnTs(`${root}src/cli/serve.ts`, ['--clock', 'manual', '--port', '0', '--log-level', 'warn'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     pid = child.pid;
     try {
       const url = await new Promise<string>((resolve, reject) => {

@@ -15,7 +15,6 @@ const order = `  - order:
     as: o
 `;
 
-
 describe('scenario files are checked before anything runs', () => {
   it('names the file, step number and field path', () => {
     const e = rejection(`${head}${order}  - payin: { order: o, amount: lots }\n`);
@@ -72,7 +71,9 @@ describe('scenario files are checked before anything runs', () => {
 
   it('rejects as: on a step that gives no result, and expect_error on one that judges what it reads', () => {
     expect(rejection(`${head}${order}  - expire: { order: o }\n    as: e\n`).field).toBe('steps.1.as');
-    expect(rejection(`${head}${order}  - expect: { order: o, status: expired }\n    expect_error: { status: 400 }\n`).field).toBe('steps.1.expect_error');
+    expect(rejection(`${head}${order}  - expect: { order: o, status: expired }\n    expect_error: { status: 400 }\n`).field).toBe(
+      'steps.1.expect_error',
+    );
   });
 
   it('rejects a whole run when one file is bad, before running the good ones', async () => {
@@ -80,7 +81,11 @@ describe('scenario files are checked before anything runs', () => {
     writeFileSync(join(dir, 'good.yaml'), `${head}${order}`);
     writeFileSync(join(dir, 'bad.yaml'), `${head}  - expire: {}\n`);
     let out = '';
-    const run = await runAll({ startSandbox: startScenarioSandbox, files: [join(dir, 'good.yaml'), join(dir, 'bad.yaml')], write: (t) => (out += t) });
+    const run = await runAll({
+      startSandbox: startScenarioSandbox,
+      files: [join(dir, 'good.yaml'), join(dir, 'bad.yaml')],
+      write: (t) => (out += t),
+    });
     expect(run.results).toHaveLength(0);
     expect(out).toMatch(/bad\.yaml: step 1: steps\.0\.expire\.order/);
     expect(out).toMatch(/nothing was run/);
@@ -89,7 +94,9 @@ describe('scenario files are checked before anything runs', () => {
 
 describe('step failures at run time', () => {
   it('fails advance until a status when the bound is exceeded', async () => {
-    const { result, out } = await runYaml(`${head}${order}  - payin: { order: o }\n  - advance: { until: { order: o, status: completed }, within: 5m }\n`);
+    const { result, out } = await runYaml(
+      `${head}${order}  - payin: { order: o }\n  - advance: { until: { order: o, status: completed }, within: 5m }\n`,
+    );
     expect(result!.ok).toBe(false);
     expect(result!.failure).toMatchObject({ index: 3, kind: 'advance' });
     expect(result!.failure!.error).toMatch(/bound exceeded: order ORD\w+ did not reach completed within 5m/);
@@ -111,7 +118,9 @@ describe('step failures at run time', () => {
     expect(failing.result!.failure!.error).toMatch(/request failed with 400/);
     const noError = await runYaml(`${head}${order}  - expire: { order: o }\n    expect_error: { status: 400 }\n`);
     expect(noError.result!.failure!.error).toMatch(/expected an error/);
-    const otherError = await runYaml(`${head}${order}  - cancel: { order: o }\n  - cancel: { order: o }\n    expect_error: { code: E_CONFLICT }\n`);
+    const otherError = await runYaml(
+      `${head}${order}  - cancel: { order: o }\n  - cancel: { order: o }\n    expect_error: { code: E_CONFLICT }\n`,
+    );
     expect(otherError.result!.failure!.error).toMatch(/not the expected one/);
   });
 

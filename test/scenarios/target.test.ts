@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { runAll, DEFAULT_SCENARIO_DIR } from '../../src/scenario-runner';
 import { startScenarioSandbox } from '../../src/cli/scenario-sandbox';
 
-const keys = (env: string, c: string) => ({ public_key: `pk_${env}_${c.repeat(24)}`, secret_key: `sk_${env}_${c.repeat(24)}`, encryption_key: `enc_${env}_${c.repeat(24)}` });
+const keys = (env: string, c: string) => ({
+  public_key: `pk_${env}_${c.repeat(24)}`,
+  secret_key: `sk_${env}_${c.repeat(24)}`,
+  encryption_key: `enc_${env}_${c.repeat(24)}`,
+});
 const identity = { client_id: 'partner_under_test', keys: { test: keys('test', 'x'), live: keys('live', 'y') } };
 
 type Bug = 'none' | 'accepts_bad_signature' | 'fails_duplicates';
@@ -46,7 +50,10 @@ async function partnerReceiver(bug: Bug) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 function partnerFile(): string {
@@ -61,7 +68,13 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
   it('passes against a correct receiver', async () => {
     const target = await partnerReceiver('none');
     try {
-      const run = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial, join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')], targetUrl: target.url, partnerFile: partnerFile(), write: () => {} });
+      const run = await runAll({
+        startSandbox: startScenarioSandbox,
+        files: [adversarial, join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')],
+        targetUrl: target.url,
+        partnerFile: partnerFile(),
+        write: () => {},
+      });
       expect(run.results.map((r) => r.failure?.error)).toEqual([undefined, undefined]);
     } finally {
       await target.close();
@@ -72,7 +85,13 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     const target = await partnerReceiver('accepts_bad_signature');
     let out = '';
     try {
-      const run = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), write: (t) => (out += t) });
+      const run = await runAll({
+        startSandbox: startScenarioSandbox,
+        files: [adversarial],
+        targetUrl: target.url,
+        partnerFile: partnerFile(),
+        write: (t) => (out += t),
+      });
       expect(run.ok).toBe(false);
       const f = run.results[0]!.failure!;
       expect(f).toMatchObject({ index: 4, kind: 'deliver' });
@@ -87,7 +106,13 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
   it('fails on a receiver that answers 500 to a duplicate, naming the step and the bug', async () => {
     const target = await partnerReceiver('fails_duplicates');
     try {
-      const run = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), write: () => {} });
+      const run = await runAll({
+        startSandbox: startScenarioSandbox,
+        files: [adversarial],
+        targetUrl: target.url,
+        partnerFile: partnerFile(),
+        write: () => {},
+      });
       const f = run.results[0]!.failure!;
       expect(f).toMatchObject({ index: 7, kind: 'deliver' });
       expect(f.error).toMatch(/refused a duplicate delivery .*: it answered 500, expected 2xx/);
@@ -100,22 +125,44 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     const target = await partnerReceiver('accepts_bad_signature');
     const junit = join(mkdtempSync(join(tmpdir(), 'junit-')), 'report.xml');
     try {
-      await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], targetUrl: target.url, partnerFile: partnerFile(), junitFile: junit, write: () => {} });
+      await runAll({
+        startSandbox: startScenarioSandbox,
+        files: [adversarial],
+        targetUrl: target.url,
+        partnerFile: partnerFile(),
+        junitFile: junit,
+        write: () => {},
+      });
       const xml = readFileSync(junit, 'utf8');
       expect(xml).toMatch(/<testsuites tests="1" failures="1"/);
-      expect(xml).toMatch(/<testcase classname="scenarios" name="adversarial deliveries"[^>]*>\s*<failure message="step 4 \(deliver\): the target accepted/);
+      expect(xml).toMatch(
+        /<testcase classname="scenarios" name="adversarial deliveries"[^>]*>\s*<failure message="step 4 \(deliver\): the target accepted/,
+      );
     } finally {
       await target.close();
     }
   });
 
-  it('takes the control API\'s answer saved as it came: the envelope {status, message, data}', async () => {
+  it("takes the control API's answer saved as it came: the envelope {status, message, data}", async () => {
     // `curl -s -X POST …/sandbox/partners … > ci/partner.json` (README "Or run the image").
     const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
-    writeFileSync(file, JSON.stringify({ status: true, message: 'Partner created', data: { ...identity, name: 'Acme', kyb_status: 'approved', webhook_url: null } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        status: true,
+        message: 'Partner created',
+        data: { ...identity, name: 'Acme', kyb_status: 'approved', webhook_url: null },
+      }),
+    );
     const target = await partnerReceiver('none');
     try {
-      const run = await runAll({ startSandbox: startScenarioSandbox, files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')], targetUrl: target.url, partnerFile: file, write: () => {} });
+      const run = await runAll({
+        startSandbox: startScenarioSandbox,
+        files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')],
+        targetUrl: target.url,
+        partnerFile: file,
+        write: () => {},
+      });
       expect(run.fileErrors).toEqual([]);
       expect(run.results.map((r) => r.failure?.error)).toEqual([undefined]);
     } finally {
@@ -135,9 +182,19 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
   it('refuses a --partner file that is missing or not JSON in one line, before running', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'partner-'));
     writeFileSync(join(dir, 'curl-error.json'), 'curl: (7) Failed to connect to 127.0.0.1 port 4010');
-    const missing = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], partnerFile: join(dir, 'nope.json'), write: () => {} });
+    const missing = await runAll({
+      startSandbox: startScenarioSandbox,
+      files: [adversarial],
+      partnerFile: join(dir, 'nope.json'),
+      write: () => {},
+    });
     expect(missing.fileErrors.map((e) => e.message)).toEqual([`${join(dir, 'nope.json')}: cannot be read (ENOENT)`]);
-    const notJson = await runAll({ startSandbox: startScenarioSandbox, files: [adversarial], partnerFile: join(dir, 'curl-error.json'), write: () => {} });
+    const notJson = await runAll({
+      startSandbox: startScenarioSandbox,
+      files: [adversarial],
+      partnerFile: join(dir, 'curl-error.json'),
+      write: () => {},
+    });
     expect(notJson.results).toHaveLength(0);
     expect(notJson.fileErrors[0]!.message).toMatch(/curl-error\.json: is not JSON \(/);
   });

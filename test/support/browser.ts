@@ -77,7 +77,8 @@ export function findChromium(): Promise<ChromiumBinary> {
   found ??= (async () => {
     const fromEnv = process.env.CHROMIUM_PATH;
     if (fromEnv) {
-      if (!executable(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv}: no executable there (unset it to use the system's chromium or the one from npm)`);
+      if (!executable(fromEnv))
+        throw new Error(`CHROMIUM_PATH=${fromEnv}: no executable there (unset it to use the system's chromium or the one from npm)`);
       return { executablePath: fromEnv, source: 'CHROMIUM_PATH', env: {} };
     }
     const system = systemChromium();
@@ -91,7 +92,9 @@ export function findChromium(): Promise<ChromiumBinary> {
 /** `@sparticuz/chromium`, unpacked into a directory of its own per version (see the file's comment). */
 async function npmChromium(): Promise<ChromiumBinary> {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`No chromium found, and the one from npm (@sparticuz/chromium) is for linux-x64, not ${process.platform}-${process.arch}: install Chromium or Chrome, or set CHROMIUM_PATH`);
+    throw new Error(
+      `No chromium found, and the one from npm (@sparticuz/chromium) is for linux-x64, not ${process.platform}-${process.arch}: install Chromium or Chrome, or set CHROMIUM_PATH`,
+    );
   }
   // The package's exports hide its package.json and bin/: find them from its entry point.
   const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');
@@ -175,7 +178,12 @@ type PersistentOptions = Omit<NonNullable<Parameters<typeof chromium.launchPersi
 
 /** playwright-core's launch options for `found`, with ARGS and its environment. */
 function launchOptions(found: ChromiumBinary, args: string[] = []): Pick<LaunchOptions, 'executablePath' | 'headless' | 'args' | 'env'> {
-  return { executablePath: found.executablePath, headless: true, args: [...ARGS, ...args], env: { ...process.env, ...found.env } as LaunchOptions['env'] };
+  return {
+    executablePath: found.executablePath,
+    headless: true,
+    args: [...ARGS, ...args],
+    env: { ...process.env, ...found.env } as LaunchOptions['env'],
+  };
 }
 
 /** A browser with a profile in `profileDir` (as `chromium.launchPersistentContext`). */

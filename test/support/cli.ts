@@ -17,7 +17,10 @@ export interface CliResult {
  * gives its exit code and output. `env` adds to (or, with undefined, removes from) this
  * process's environment.
  */
-export async function runCli(args: readonly string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<CliResult> {
+export async function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<CliResult> {
   const child = startCli(args, options);
   return child.done;
 }

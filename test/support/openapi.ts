@@ -68,7 +68,9 @@ function newChecker(doc: Doc): ResponseChecker {
     const v = validator(pointer);
     if (!v(body)) {
       const e = v.errors?.[0];
-      throw new Error(`${where}: response does not match the OpenAPI document at ${e?.instancePath || '(root)'}: ${e?.message} ${JSON.stringify(e?.params)}\n${JSON.stringify(body).slice(0, 400)}`);
+      throw new Error(
+        `${where}: response does not match the OpenAPI document at ${e?.instancePath || '(root)'}: ${e?.message} ${JSON.stringify(e?.params)}\n${JSON.stringify(body).slice(0, 400)}`,
+      );
     }
   }
 
@@ -130,7 +132,8 @@ function newChecker(doc: Doc): ResponseChecker {
           }
         }
       }
-      for (const event of Object.keys(doc.webhooks ?? {})) validator(`/webhooks/${escape(event)}/post/requestBody/content/application~1json/schema`);
+      for (const event of Object.keys(doc.webhooks ?? {}))
+        validator(`/webhooks/${escape(event)}/post/requestBody/content/application~1json/schema`);
     },
     checkWebhook(body) {
       const event = (body as { event?: unknown })?.event;

@@ -31,7 +31,12 @@ export async function recipientFor(s: TestServer, type: OrderType, opts: { accou
 }
 
 /** Creates an order of `type` from legs; `over` replaces body fields. */
-export async function createOrder(s: TestServer, type: OrderType, over: Record<string, unknown> = {}, opts: { as?: Caller; env?: 'test' | 'live' } = {}) {
+export async function createOrder(
+  s: TestServer,
+  type: OrderType,
+  over: Record<string, unknown> = {},
+  opts: { as?: Caller; env?: 'test' | 'live' } = {},
+) {
   const body = { ...legs[type], recipient: await recipientFor(s, type), customer, ...over };
   const res = await s.signed('POST', '/v1/orders', body, opts);
   if (res.status !== 200) throw new Error(`create ${type}: ${res.status} ${res.text}`);
@@ -51,9 +56,7 @@ export async function advance(s: TestServer, duration: string) {
 }
 
 /** Statuses an order went through, from its timeline. */
-export const statusesOf = (order: any): string[] =>
-  order.timeline.filter((t: any) => t.group === 'status').map((t: any) => t.event);
+export const statusesOf = (order: any): string[] => order.timeline.filter((t: any) => t.group === 'status').map((t: any) => t.event);
 
 /** Webhook events an order emitted, from its timeline. */
-export const eventsOf = (order: any): string[] =>
-  order.timeline.filter((t: any) => t.group === 'webhook').map((t: any) => t.event);
+export const eventsOf = (order: any): string[] => order.timeline.filter((t: any) => t.group === 'webhook').map((t: any) => t.event);

@@ -4,5 +4,15 @@ import type { Partner } from '../../src/auth';
 export function testPartner(clientId: string, at: number): Partner {
   const set = (env: string) => ({ public_key: `pk_${env}_x`, secret_key: `sk_${env}_x`, encryption_key: `enc_${env}_x` });
   const iso = new Date(at).toISOString();
-  return { client_id: clientId, name: clientId, kyb_status: 'approved', webhook_url: null, events: [], ip_whitelist: [], keys: { test: set('test'), live: set('live') }, created_at: iso, updated_at: iso };
+  return {
+    client_id: clientId,
+    name: clientId,
+    kyb_status: 'approved',
+    webhook_url: null,
+    events: [],
+    ip_whitelist: [],
+    keys: { test: set('test'), live: set('live') },
+    created_at: iso,
+    updated_at: iso,
+  };
 }

@@ -24,7 +24,12 @@ export interface TestServer extends RunningSandbox {
   /** A raw request. */
   request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string }): Promise<Reply>;
   /** A request signed with the secret key of `env` (default test). */
-  signed(method: string, path: string, body?: unknown, opts?: { as?: Caller; env?: 'test' | 'live'; headers?: Record<string, string> }): Promise<Reply>;
+  signed(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { as?: Caller; env?: 'test' | 'live'; headers?: Record<string, string> },
+  ): Promise<Reply>;
   /** A request with the public key of `env` (no HMAC). */
   pub(method: string, path: string, opts?: { as?: Caller; env?: 'test' | 'live' }): Promise<Reply>;
   /** A raw control API call (any method, path, body and headers: for what a route refuses). */
@@ -51,7 +56,10 @@ export async function startTestServer(overrides: SandboxOverrides = {}): Promise
     ...overrides,
   });
   const demoPartner = running.sandbox.demoPartner;
-  const demo: Caller = { clientId: demoPartner.client_id, keys: { test: { ...demoPartner.keys.test }, live: { ...demoPartner.keys.live } } };
+  const demo: Caller = {
+    clientId: demoPartner.client_id,
+    keys: { test: { ...demoPartner.keys.test }, live: { ...demoPartner.keys.live } },
+  };
   const client = clientFor(running.url, demo, running.sandbox.config.adminToken);
   // The document is made at its first GET (once per process, then copied): made now, it never
   // holds the event loop in the middle of a test (a webhook attempt with a short timeout, say).
@@ -74,7 +82,7 @@ export function clientFor(url: string, demo: Caller, adminToken?: string): Omit<
     // Redirects are checked as they are sent (GET / → the dashboard), not followed.
     const res = await fetch(running.url + path, { method, headers: init.headers, body: init.body, redirect: 'manual' });
     const text = await res.text();
-    let body: any = undefined;
+    let body: any;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {

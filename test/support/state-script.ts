@@ -16,7 +16,12 @@ export async function firstHalf(s: TestServer, webhookUrl: string): Promise<{ pa
   await control(s, 'POST', `/sandbox/orders/${refs[2]}/payout`, { outcome: 'revert' });
   await control(s, 'POST', `/sandbox/orders/${refs[2]}/payin`, {});
   await control(s, 'POST', '/sandbox/faults', { path: '/v1/networks', error: { status: 503, rate: 0.5 }, times: 4 });
-  await s.signed('POST', '/v1/orders/quote', { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } }, { as: partner });
+  await s.signed(
+    'POST',
+    '/v1/orders/quote',
+    { from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+    { as: partner },
+  );
   await advance(s, '20s');
   return { partner, refs };
 }
@@ -48,7 +53,10 @@ export async function outcome(s: TestServer, partner: Caller, refs: string[]) {
   }));
   const clock = (await control(s, 'GET', '/sandbox/clock')).data;
   const faults = (await control(s, 'GET', '/sandbox/faults')).data;
-  const list = (await s.signed('GET', '/v1/orders?per_page=100', undefined, { as: partner })).body.data.map((o: any) => [o.reference, o.status]);
+  const list = (await s.signed('GET', '/v1/orders?per_page=100', undefined, { as: partner })).body.data.map((o: any) => [
+    o.reference,
+    o.status,
+  ]);
   return { orders, list, deliveries, clock: { now: clock.now, pending: clock.pending_timers, next: clock.next_timer_at }, faults };
 }
 

@@ -49,9 +49,11 @@ function TokenForm({ onDone, failed }) {
     }}>
       <h1>ramp-sandbox</h1>
       <p>This sandbox has an admin token (<code>--admin-token</code>). Enter it to use the dashboard; it is kept for this browser tab only and sent as <code>Authorization: Bearer …</code>.</p>
-      ${failed
-        ? html`<div class="error" role="alert" id="token-error" data-testid="token-refused"><strong>Token refused (401).</strong> The sandbox did not accept that admin token: it is not the one the sandbox was started with (<code>--admin-token</code> or <code>SANDBOX_ADMIN_TOKEN</code>). Try again.</div>`
-        : null}
+      ${
+        failed
+          ? html`<div class="error" role="alert" id="token-error" data-testid="token-refused"><strong>Token refused (401).</strong> The sandbox did not accept that admin token: it is not the one the sandbox was started with (<code>--admin-token</code> or <code>SANDBOX_ADMIN_TOKEN</code>). Try again.</div>`
+          : null
+      }
       <label class="field wide"><span>Admin token</span>
         <input name="admin-token" type="password" autocomplete="current-password" autofocus aria-invalid=${failed ? 'true' : undefined} aria-describedby=${failed ? 'token-error' : undefined}
           value=${value} onInput=${(/** @type {FieldEvent} */ e) => setValue(e.currentTarget.value)} />
@@ -65,7 +67,10 @@ function TokenForm({ onDone, failed }) {
 const CONNECTION = {
   connecting: ['connecting…', 'Opening the update stream (GET /sandbox/events)'],
   connected: ['connected', 'The page updates by itself as the sandbox changes (GET /sandbox/events)'],
-  reconnecting: ['reconnecting…', 'The update stream ended (the sandbox stopping or restarting?): trying again; what is shown may be out of date'],
+  reconnecting: [
+    'reconnecting…',
+    'The update stream ended (the sandbox stopping or restarting?): trying again; what is shown may be out of date',
+  ],
   offline: ['offline', 'The sandbox does not answer: what is shown may be out of date, and actions will fail until it is back'],
 };
 
@@ -134,7 +139,9 @@ function Dashboard() {
   else body = html`<${OrdersScreen} />`;
 
   useEffect(() => {
-    const what = id ? `${id} · ${current === 'orders' ? 'Order' : current === 'deliveries' ? 'Delivery' : current === 'requests' ? 'Request' : current === 'readiness' ? 'Readiness' : 'Partner'}` : TITLES[current];
+    const what = id
+      ? `${id} · ${current === 'orders' ? 'Order' : current === 'deliveries' ? 'Delivery' : current === 'requests' ? 'Request' : current === 'readiness' ? 'Readiness' : 'Partner'}`
+      : TITLES[current];
     document.title = `${what} · ramp-sandbox`;
   }, [current, id]);
 
@@ -201,7 +208,8 @@ function App() {
       setPhase('token');
     });
   }, []);
-  if (phase === 'checking') return html`<main id="main"><h1 class="sr-only">ramp-sandbox</h1><p class="loading">Connecting to the sandbox…</p></main>`;
+  if (phase === 'checking')
+    return html`<main id="main"><h1 class="sr-only">ramp-sandbox</h1><p class="loading">Connecting to the sandbox…</p></main>`;
   if (phase === 'token') return html`<${TokenForm} failed=${failed} onDone=${check} />`;
   if (phase === 'down') {
     return html`<main class="token-gate" id="main"><div class="panel"><h1>ramp-sandbox</h1><p role="alert">The sandbox did not answer: is it running?</p><button onClick=${check}>Try again</button></div></main>`;

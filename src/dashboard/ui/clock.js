@@ -26,7 +26,10 @@ export function useClock() {
   useEffect(() => {
     /** @type {Promise<Clock>} */
     const first = get('/sandbox/clock');
-    first.then((data) => setClock((c) => c ?? { ...data, received: Date.now() }), () => {});
+    first.then(
+      (data) => setClock((c) => c ?? { ...data, received: Date.now() }),
+      () => {},
+    );
     const t = setInterval(() => tick((n) => n + 1), 1000);
     return () => clearInterval(t);
   }, []);
@@ -47,7 +50,8 @@ export function ClockBar() {
    * @param {AdvanceBody} body
    * @param {string} label
    */
-  const advance = (body, label) => action.run(label, /** @returns {Promise<AdvanceResult>} */ () => post('/sandbox/clock/advance', body)).then(apply);
+  const advance = (body, label) =>
+    action.run(label, /** @returns {Promise<AdvanceResult>} */ () => post('/sandbox/clock/advance', body)).then(apply);
   /** @param {ClockBody} body */
   const configure = (body) => action.run('clock updated', /** @returns {Promise<Clock>} */ () => post('/sandbox/clock', body)).then(apply);
 
@@ -63,9 +67,11 @@ export function ClockBar() {
     <div class="clock-controls">
       <span class="label">Advance</span>
       ${PRESETS.map((d) => html`<button type="button" class="small" data-action=${`advance-${d}`} disabled=${action.busy} onClick=${() => advance({ duration: d }, `advanced ${d}`)}>+${d}</button>`)}
-      ${nextTimer
-        ? html`<button class="small" disabled=${action.busy} title="Advance to the next pending timer" onClick=${() => advance({ to: nextTimer }, 'advanced to the next timer')}>next timer</button>`
-        : null}
+      ${
+        nextTimer
+          ? html`<button class="small" disabled=${action.busy} title="Advance to the next pending timer" onClick=${() => advance({ to: nextTimer }, 'advanced to the next timer')}>next timer</button>`
+          : null
+      }
       <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
         e.preventDefault();
         if (duration.trim()) advance({ duration: duration.trim() }, `advanced ${duration}`);

@@ -6,7 +6,23 @@ import { post, qs } from './api.js';
 import { useMeta } from './meta.js';
 import { usePartners } from './orders.js';
 import { hashOf, useListParams } from './router.js';
-import { Copyable, EmptyList, ErrorBox, html, Input, Json, link, Pager, Section, Select, Status, Time, useAction, usePaged, useResource } from './ui.js';
+import {
+  Copyable,
+  EmptyList,
+  ErrorBox,
+  html,
+  Input,
+  Json,
+  link,
+  Pager,
+  Section,
+  Select,
+  Status,
+  Time,
+  useAction,
+  usePaged,
+  useResource,
+} from './ui.js';
 /** @import { FieldEvent, LiveMatch, Resource } from './ui.js' */
 /** @import { Delivery, Partner, SendEventBody } from './types' */
 
@@ -80,10 +96,12 @@ export function DeliveryTable({ order, client_id, event, status, q, compact, pag
   if (!rows) return html`<p class="loading">Loading…</p>`;
   if (rows.length === 0) {
     return html`<div>${result}
-      ${order
-        ? html`<p class="empty" data-testid="empty">No deliveries for this order${page > 1 ? ' on this page' : ''}. A partner needs a webhook URL (Partners, or Get started) for its order events to be delivered.</p>`
-        : html`<${EmptyList} what="deliveries" filters=${[['search', q ?? ''], ['partner', client_id ?? ''], ['event', event ?? ''], ['status', status ?? '']]} onClear=${onClear}>
-            A partner needs a webhook URL (Partners, or <a href="#/start">Get started</a>) for its order events to be delivered.</${EmptyList}>`}
+      ${
+        order
+          ? html`<p class="empty" data-testid="empty">No deliveries for this order${page > 1 ? ' on this page' : ''}. A partner needs a webhook URL (Partners, or Get started) for its order events to be delivered.</p>`
+          : html`<${EmptyList} what="deliveries" filters=${[['search', q ?? ''], ['partner', client_id ?? ''], ['event', event ?? ''], ['status', status ?? '']]} onClear=${onClear}>
+            A partner needs a webhook URL (Partners, or <a href="#/start">Get started</a>) for its order events to be delivered.</${EmptyList}>`
+      }
       ${page > 1 ? pager : null}</div>`;
   }
   return html`<div>
@@ -133,7 +151,12 @@ export function DeliveryScreen({ id }) {
   return html`<div class="screen" data-testid="delivery" data-delivery=${id} data-status=${d?.status}>
     <div class="crumbs"><a href=${hashOf('deliveries')}>← Webhook deliveries</a></div>
     <div class="order-head"><h1 class="mono">${id}</h1>${d ? html`<${Status} status=${d.in_flight ? 'sending' : d.status} />` : null}</div>
-    ${!d ? (delivery.error ? html`<${ErrorBox} error=${delivery.error} />` : html`<p class="loading">Loading ${id}…</p>`) : html`
+    ${
+      !d
+        ? delivery.error
+          ? html`<${ErrorBox} error=${delivery.error} />`
+          : html`<p class="loading">Loading ${id}…</p>`
+        : html`
       <${Section} title="Delivery" id="delivery-summary" actions=${html`<button type="button" class="small" data-action="retry" disabled=${action.busy || d.in_flight} onClick=${retry}>Retry now</button>`}>
         ${action.done && !action.error ? html`<p class="ok small result" data-testid="action-result">${action.done}</p>` : null}
         <${ErrorBox} error=${action.error} />
@@ -147,7 +170,8 @@ export function DeliveryScreen({ id }) {
           <dt>Next attempt</dt><dd><${Time} iso=${d.next_attempt_at} /></dd>
         </dl>
       </${Section}>
-      <${Section} title="Attempts and answers" id="delivery-attempts"><${Attempts} delivery=${d} open /></${Section}>`}
+      <${Section} title="Attempts and answers" id="delivery-attempts"><${Attempts} delivery=${d} open /></${Section}>`
+    }
   </div>`;
 }
 
@@ -172,7 +196,9 @@ function Attempts({ delivery, open }) {
     <div class="scroll" tabindex="0" role="region" aria-label=${`Attempts of ${delivery.id}`}><table class="list inner">
       <thead><tr><th>#</th><th>Virtual time</th><th>Wall time</th><th>URL</th><th>Answer</th><th>ms</th><th>Body of the answer</th></tr></thead>
       <tbody>${delivery.attempts.map(
-        (a) => html`<tr><td>${a.number}${a.manual ? ' (manual)' : ''}</td><td><${Time} iso=${a.virtual_at} /></td><td><${Time} iso=${a.wall_at} /></td>
+        (
+          a,
+        ) => html`<tr><td>${a.number}${a.manual ? ' (manual)' : ''}</td><td><${Time} iso=${a.virtual_at} /></td><td><${Time} iso=${a.wall_at} /></td>
           <td class="mono small break">${a.url ?? '-'}</td><td>${a.http_status ? `HTTP ${a.http_status}` : ''}${a.error && !a.error.startsWith('HTTP') ? html` <span class="bad">${a.error}</span>` : null}</td>
           <td class="num">${a.duration_ms}</td><td class="mono small break">${a.response_excerpt ?? ''}</td></tr>`,
       )}</tbody>
@@ -207,14 +233,20 @@ function SendEvent({ partners, events }) {
     if (form.url.trim()) body.url = form.url.trim();
     if (data !== undefined) {
       if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-        action.run('send', () => Promise.reject(Object.assign(new Error('data: must be a JSON object of fields to override'), { code: 'invalid' })));
+        action.run('send', () =>
+          Promise.reject(Object.assign(new Error('data: must be a JSON object of fields to override'), { code: 'invalid' })),
+        );
         return;
       }
       body.data = /** @type {Record<string, unknown>} */ (data);
     }
-    action.run((/** @type {Delivery} */ d) => `Sent ${attemptResult(d)}`, () => post('/sandbox/webhooks/send', body));
+    action.run(
+      (/** @type {Delivery} */ d) => `Sent ${attemptResult(d)}`,
+      () => post('/sandbox/webhooks/send', body),
+    );
   };
-  if (!open) return html`<button type="button" class="primary" data-action="open-send" onClick=${() => setOpen(true)}>Send an event…</button>`;
+  if (!open)
+    return html`<button type="button" class="primary" data-action="open-send" onClick=${() => setOpen(true)}>Send an event…</button>`;
   return html`<${Section} title="Send any event, signed" id="send-event" actions=${html`<button type="button" class="small" onClick=${() => setOpen(false)}>Close</button>`}>
     <form class="form-grid" onSubmit=${submit}>
       <${Select} label="Partner" name="client_id" value=${form.client_id} onChange=${set('client_id')} options=${partners.map((p) => [p.client_id, `${p.name} (${p.client_id})`])} />

@@ -124,6 +124,7 @@ export function NextSteps({ graph, status }) {
   const out = graph.edges.filter((e) => e.from === status);
   if (out.length === 0) return html`<p class="muted small">${status} is final.</p>`;
   return html`<ul class="next-steps">${out.map(
-    (e) => html`<li><strong>${e.to}</strong> <span class="muted">on</span> ${e.on}${e.when ? html` <span class="muted">when</span> ${e.when}` : null}${e.emits.length ? html` <span class="muted">sends</span> <span class="mono small">${e.emits.join(', ')}</span>` : null}</li>`,
+    (e) =>
+      html`<li><strong>${e.to}</strong> <span class="muted">on</span> ${e.on}${e.when ? html` <span class="muted">when</span> ${e.when}` : null}${e.emits.length ? html` <span class="muted">sends</span> <span class="mono small">${e.emits.join(', ')}</span>` : null}</li>`,
   )}</ul>`;
 }

@@ -3,7 +3,27 @@
 import { useState } from 'preact/hooks';
 import { ApiError, del, post, qs, token } from './api.js';
 import { hashOf, useListParams } from './router.js';
-import { Copyable, Empty, EmptyList, ErrorBox, faultEffects, faultsChanged, FaultWhen, html, Input, Json, link, Pager, Section, Select, Time, useAction, useFaults, usePaged, useResource } from './ui.js';
+import {
+  Copyable,
+  Empty,
+  EmptyList,
+  ErrorBox,
+  faultEffects,
+  faultsChanged,
+  FaultWhen,
+  html,
+  Input,
+  Json,
+  link,
+  Pager,
+  Section,
+  Select,
+  Time,
+  useAction,
+  useFaults,
+  usePaged,
+  useResource,
+} from './ui.js';
 /** @import { Resource } from './ui.js' */
 /** @import { FaultBody, Paged, RecordedRequest } from './types' */
 
@@ -19,7 +39,12 @@ export function RequestScreen({ id }) {
   return html`<div class="screen" data-testid="request" data-request=${id}>
     <div class="crumbs"><a href=${hashOf('requests')}>← Requests & faults</a></div>
     <div class="order-head"><h1 class="mono">${id}</h1>${r ? html`<span class=${`code c${String(r.status)[0]}`}>${r.status}</span>` : null}</div>
-    ${!r ? (entry.error ? html`<${ErrorBox} error=${entry.error} />` : html`<p class="loading">Loading ${id}…</p>`) : html`
+    ${
+      !r
+        ? entry.error
+          ? html`<${ErrorBox} error=${entry.error} />`
+          : html`<p class="loading">Loading ${id}…</p>`
+        : html`
       <${Section} title=${`${r.method} ${r.path}`} id="request-summary">
         <dl class="kv">
           <dt>Id</dt><dd><${Copyable} value=${r.id} label="the request id" /></dd>
@@ -36,7 +61,8 @@ export function RequestScreen({ id }) {
       <div class="two">
         <${Section} title="Request" id="request-sent"><h3>Headers</h3><${Json} value=${r.headers} /><h3>Body</h3><${Json} value=${r.request_body ?? ''} /></${Section}>
         <${Section} title="Response" id="request-answer"><${Json} value=${r.response_body ?? ''} /></${Section}>
-      </div>`}
+      </div>`
+    }
   </div>`;
 }
 
@@ -88,14 +114,18 @@ function Requests() {
     </div>
     <${ErrorBox} error=${list.error ?? clear.error ?? download.error} />
     <${Pager} meta=${list.data?.meta} label="Requests" onPage=${(/** @type {number} */ p) => set({ page: p })} />
-    ${rows && rows.length === 0
-      ? html`<${EmptyList} what="requests to /v1" filters=${[['search', filter.q], ['status', filter.status], ['path containing', filter.path], ['client id', filter.client_id]]} onClear=${() => set({ q: '', status: '', path: '', client_id: '' })}>
+    ${
+      rows && rows.length === 0
+        ? html`<${EmptyList} what="requests to /v1" filters=${[['search', filter.q], ['status', filter.status], ['path containing', filter.path], ['client id', filter.client_id]]} onClear=${() => set({ q: '', status: '', path: '', client_id: '' })}>
           Partner calls to /v1 show here as they arrive (try the signed curl of <a href="#/start">Get started</a>).</${EmptyList}>`
-      : null}
-    ${rows?.length
-      ? html`<table class="list cards" data-testid="requests">
+        : null
+    }
+    ${
+      rows?.length
+        ? html`<table class="list cards" data-testid="requests">
           <thead><tr><th><span class="sr-only">Details</span></th><th>Request</th><th>Wall time</th><th>Method</th><th>Path</th><th>Status</th><th>Auth</th><th>Client</th><th>ms</th><th>Why</th></tr></thead>
-          <tbody>${rows.map((r) => html`<tr key=${r.id} class=${`req ${r.status >= 400 ? 'failed' : ''}`} data-request=${r.id}>
+          <tbody>${rows.map(
+            (r) => html`<tr key=${r.id} class=${`req ${r.status >= 400 ? 'failed' : ''}`} data-request=${r.id}>
               <td class="toggle"><button type="button" class="icon" aria-expanded=${open === r.id} aria-label=${`${open === r.id ? 'Hide' : 'Show'} the headers and bodies of ${r.id}`} onClick=${() => setOpen(open === r.id ? undefined : r.id)}>${open === r.id ? '▾' : '▸'}</button></td>
               <td class="key" data-label="Request"><a class="mono small" href=${link('requests', r.id)}>${r.id}</a></td>
               <td data-label="Wall time"><${Time} iso=${r.at} /></td><td data-label="Method">${r.method}</td><td class="mono small break" data-label="Path">${r.path}</td>
@@ -104,11 +134,17 @@ function Requests() {
               <td class="small" data-label="Why">${r.fault ? html`<span class="pill fault">fault ${r.fault}</span> ` : null}${r.code ? html`<span class="mono">${r.code}</span> ` : null}${r.message ?? ''}</td>
             </tr>
             ${r.hint ? html`<tr class="hint-row"><td></td><td colspan="9"><${Hint} hint=${r.hint} /></td></tr>` : null}
-            ${open === r.id ? html`<tr class="expanded"><td></td><td colspan="9"><div class="two">
+            ${
+              open === r.id
+                ? html`<tr class="expanded"><td></td><td colspan="9"><div class="two">
               <div><h3>Headers</h3><${Json} value=${r.headers} /><h3>Request body</h3><${Json} value=${r.request_body ?? ''} /></div>
-              <div><h3>Response body</h3><${Json} value=${r.response_body ?? ''} /></div></div></td></tr>` : null}`)}</tbody>
+              <div><h3>Response body</h3><${Json} value=${r.response_body ?? ''} /></div></div></td></tr>`
+                : null
+            }`,
+          )}</tbody>
         </table><p class="muted small">Open a request (its id) or unfold it (▸) for its headers and bodies (keys masked).</p>`
-      : null}
+        : null
+    }
   </${Section}>`;
 }
 
@@ -129,7 +165,11 @@ async function saveWithToken(path, name) {
     } catch {
       // not the error envelope
     }
-    throw new ApiError(res.status, typeof body.code === 'string' ? body.code : `HTTP ${res.status}`, typeof body.message === 'string' ? body.message : res.statusText);
+    throw new ApiError(
+      res.status,
+      typeof body.code === 'string' ? body.code : `HTTP ${res.status}`,
+      typeof body.message === 'string' ? body.message : res.statusText,
+    );
   }
   const url = URL.createObjectURL(await res.blob());
   const link = document.createElement('a');
@@ -144,7 +184,22 @@ async function saveWithToken(path, name) {
 
 function Faults() {
   const faults = useFaults();
-  const [form, setForm] = useState({ path: '/v1/**', method: '', status: '503', latency: '', drop: '', reset: '', truncate: '', malformed: '', from: '', to: '', skip: '', phase: 'before', times: '', client_id: '' });
+  const [form, setForm] = useState({
+    path: '/v1/**',
+    method: '',
+    status: '503',
+    latency: '',
+    drop: '',
+    reset: '',
+    truncate: '',
+    malformed: '',
+    from: '',
+    to: '',
+    skip: '',
+    phase: 'before',
+    times: '',
+    client_id: '',
+  });
   /** @param {keyof typeof form} key */
   const set = (key) => (/** @type {string} */ value) => setForm({ ...form, [key]: value });
   const action = useAction();
@@ -163,15 +218,19 @@ function Faults() {
     if (form.truncate) body.truncate = Number(form.truncate);
     if (form.malformed) body.malformed = Number(form.malformed);
     // CONTRACT §22: bounds in virtual time, an instant or a duration from now; the server checks them
-    if (form.from.trim() || form.to.trim()) body.window = { ...(form.from.trim() ? { from: form.from.trim() } : {}), ...(form.to.trim() ? { to: form.to.trim() } : {}) };
+    if (form.from.trim() || form.to.trim())
+      body.window = { ...(form.from.trim() ? { from: form.from.trim() } : {}), ...(form.to.trim() ? { to: form.to.trim() } : {}) };
     if (form.skip) body.skip = Number(form.skip);
     if (form.times) body.times = Number(form.times);
-    action.run((/** @type {import('./types').Fault} */ f) => `Fault ${f.id} added: matching /v1 requests now get it`, async () => {
-      /** @type {import('./types').Fault} */
-      const fault = await post('/sandbox/faults', body);
-      faultsChanged();
-      return fault;
-    });
+    action.run(
+      (/** @type {import('./types').Fault} */ f) => `Fault ${f.id} added: matching /v1 requests now get it`,
+      async () => {
+        /** @type {import('./types').Fault} */
+        const fault = await post('/sandbox/faults', body);
+        faultsChanged();
+        return fault;
+      },
+    );
   };
   /** @param {string} id */
   const remove = (id) =>
@@ -202,13 +261,17 @@ function Faults() {
     <p class="muted small">Faults apply to partner calls on /v1 only: the dashboard's own actions go through /sandbox and bypass them.</p>
     ${action.done && !action.error ? html`<p class="ok small" data-testid="action-result">${action.done}</p>` : null}
     <${ErrorBox} error=${action.error ?? faults.error} />
-    ${faults.data?.length
-      ? html`<table class="list cards" data-testid="faults"><thead><tr><th>Id</th><th>Matches</th><th>Does</th><th>When</th><th>Phase</th><th>Applied</th><th>Left</th><th><span class="sr-only">Actions</span></th></tr></thead>
-          <tbody>${faults.data.map((f) => html`<tr key=${f.id}><td class="key mono small" data-label="Id">${f.id}</td>
+    ${
+      faults.data?.length
+        ? html`<table class="list cards" data-testid="faults"><thead><tr><th>Id</th><th>Matches</th><th>Does</th><th>When</th><th>Phase</th><th>Applied</th><th>Left</th><th><span class="sr-only">Actions</span></th></tr></thead>
+          <tbody>${faults.data.map(
+            (f) => html`<tr key=${f.id}><td class="key mono small" data-label="Id">${f.id}</td>
             <td class="mono small" data-label="Matches">${f.method ?? '*'} ${f.path ?? '/v1/**'}${f.client_id ? ` · ${f.client_id}` : ''}${f.environment ? ` · ${f.environment}` : ''}</td>
             <td data-label="Does">${faultEffects(f)}</td><td class="small" data-label="When"><${FaultWhen} fault=${f} /></td>
             <td data-label="Phase">${f.phase}</td><td class="num" data-label="Applied">${f.applied}</td><td class="num" data-label="Left">${f.remaining ?? '∞'}</td>
-            <td class="row-actions"><button type="button" class="small danger" data-action="remove-fault" aria-label=${`Remove fault ${f.id}`} onClick=${() => remove(f.id)}>Remove</button></td></tr>`)}</tbody></table>`
-      : html`<${Empty}>No faults: /v1 answers normally.</${Empty}>`}
+            <td class="row-actions"><button type="button" class="small danger" data-action="remove-fault" aria-label=${`Remove fault ${f.id}`} onClick=${() => remove(f.id)}>Remove</button></td></tr>`,
+          )}</tbody></table>`
+        : html`<${Empty}>No faults: /v1 answers normally.</${Empty}>`
+    }
   </${Section}>`;
 }

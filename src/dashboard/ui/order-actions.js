@@ -53,8 +53,9 @@ export function Actions({ order, actions, reachable, stale, onDone }) {
   return html`<${Section} title="Actions" id="actions">
     ${!any ? html`<p class="muted">No step applies to a ${order.status} order: it is final, or it moves on by itself as the clock advances.</p>` : null}
     <div class="actions" data-testid="actions">
-      ${actions.payin
-        ? html`<div class="action-group"><span class="label">Pay in</span>
+      ${
+        actions.payin
+          ? html`<div class="action-group"><span class="label">Pay in</span>
             <button class="primary" data-action="payin-exact" disabled=${busy} onClick=${() => run('paid in', 'payin', {})}>Exact (${outstanding || due} ${cur})</button>
             <form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('paid in part', 'payin', { amount: Number(partial) }))}>
               <input aria-label="Partial amount" name="partial" size="9" value=${partial} onInput=${(/** @type {FieldEvent} */ e) => setPartial(e.currentTarget.value)} />
@@ -64,18 +65,24 @@ export function Actions({ order, actions, reachable, stale, onDone }) {
               <input aria-label="Over amount" name="over" size="9" value=${excess} onInput=${(/** @type {FieldEvent} */ e) => setExcess(e.currentTarget.value)} />
               <button data-action="payin-over" type="submit" disabled=${busy}>Over</button>
             </form>
-            ${actions.payin_unconfirmed
-              ? html`<button data-action="payin-unconfirmed" disabled=${busy} title="The pay-in is seen but not confirmed: the order waits in pending until fulfilled" onClick=${() => run('seen, unconfirmed', 'payin', { confirmed: false })}>Unconfirmed</button>`
-              : null}
+            ${
+              actions.payin_unconfirmed
+                ? html`<button data-action="payin-unconfirmed" disabled=${busy} title="The pay-in is seen but not confirmed: the order waits in pending until fulfilled" onClick=${() => run('seen, unconfirmed', 'payin', { confirmed: false })}>Unconfirmed</button>`
+                : null
+            }
             ${['cancelled', 'expired'].includes(order.status) ? html`<span class="muted small">a late pay-in is refunded</span>` : null}
           </div>`
-        : null}
-      ${actions.fulfil
-        ? html`<div class="action-group"><span class="label">Pending pay-in</span>
+          : null
+      }
+      ${
+        actions.fulfil
+          ? html`<div class="action-group"><span class="label">Pending pay-in</span>
             <button class="primary" data-action="fulfil" disabled=${busy} onClick=${() => run('fulfilled', 'fulfil', {})}>Fulfil (confirm)</button></div>`
-        : null}
-      ${actions.payout
-        ? html`<div class="action-group"><span class="label">Payout outcome</span>
+          : null
+      }
+      ${
+        actions.payout
+          ? html`<div class="action-group"><span class="label">Payout outcome</span>
             <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
               e.preventDefault();
               run(`payout ${outcome}`, 'payout', outcome === 'partial' ? { outcome, percentage: Number(percentage) } : { outcome });
@@ -88,17 +95,22 @@ export function Actions({ order, actions, reachable, stale, onDone }) {
               <button data-action="payout" type="submit" disabled=${busy}>Decide</button>
             </form>
             <span class="muted small">applied when the payout runs</span></div>`
-        : null}
-      ${actions.expire || actions.cancel
-        ? html`<div class="action-group"><span class="label">End it</span>
+          : null
+      }
+      ${
+        actions.expire || actions.cancel
+          ? html`<div class="action-group"><span class="label">End it</span>
             ${actions.expire ? html`<button data-action="expire" disabled=${busy} title="End the pay-in window now" onClick=${() => run('expired', 'expire')}>Expire window</button>` : null}
-            ${actions.cancel
-              ? html`<form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {}))}>
+            ${
+              actions.cancel
+                ? html`<form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {}))}>
                   <input aria-label="Cancel reason" name="reason" placeholder="reason (optional)" size="16" value=${reason} onInput=${(/** @type {FieldEvent} */ e) => setReason(e.currentTarget.value)} />
                   <button class="danger" data-action="cancel" type="submit" disabled=${busy}>Cancel order</button></form>`
-              : null}
+                : null
+            }
           </div>`
-        : null}
+          : null
+      }
     </div>
     ${targets.length ? html`<${TakeItTo} order=${order} targets=${targets} action=${simulate} stale=${stale} onDone=${onDone} />` : null}
     ${simulate.done && !simulate.error ? html`<p class="ok small result" data-testid="simulate-result">${simulate.done}</p>` : null}

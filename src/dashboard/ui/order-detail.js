@@ -63,10 +63,14 @@ export function OrderScreen({ reference }) {
       </div>
       <div class="col-side">
         <${Section} title=${`Lifecycle of ${o.type}`}>
-          ${l ? html`<${Diagram} graph=${l.graph} path=${l.path} status=${l.status} />
+          ${
+            l
+              ? html`<${Diagram} graph=${l.graph} path=${l.path} status=${l.status} />
             <div class="legend small"><span class="node-key current"></span> now <span class="node-key visited"></span> went through <span class="edge-key"></span> path taken</div>
             <h3>From ${l.status}</h3>
-            <${NextSteps} graph=${l.graph} status=${l.status} />` : html`<${ErrorBox} error=${lifecycle.error} />`}
+            <${NextSteps} graph=${l.graph} status=${l.status} />`
+              : html`<${ErrorBox} error=${lifecycle.error} />`
+          }
         </${Section}>
         ${o.metadata ? html`<${Section} title="Metadata"><${Json} value=${o.metadata} /></${Section}>` : null}
       </div>
@@ -106,7 +110,9 @@ function Party({ value }) {
     v.account_name ? ['Name', v.account_name] : null,
     v.address ? ['Address', html`<span class="mono small break">${v.address}</span>`] : null,
     v.network ? ['Network', v.network] : null,
-    refs && (Array.isArray(refs) ? refs.length : true) ? ['Tx', html`<span class="mono small break">${Array.isArray(refs) ? refs.join(', ') : refs}</span>`] : null,
+    refs && (Array.isArray(refs) ? refs.length : true)
+      ? ['Tx', html`<span class="mono small break">${Array.isArray(refs) ? refs.join(', ') : refs}</span>`]
+      : null,
     v.expires_at !== undefined ? ['Window ends', html`<${Time} iso=${v.expires_at} />`] : null,
     v.paid_at !== undefined ? ['Paid at', html`<${Time} iso=${v.paid_at} />`] : null,
     v.refunded_at !== undefined ? ['Refunded at', html`<${Time} iso=${v.refunded_at} />`] : null,

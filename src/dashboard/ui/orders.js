@@ -4,7 +4,22 @@ import { post, qs } from './api.js';
 import { useMeta } from './meta.js';
 import { useListParams } from './router.js';
 import { GetStarted } from './start.js';
-import { EmptyList, ErrorBox, html, Input, link, money, Pager, Section, Select, Status, Time, useAction, usePaged, useResource } from './ui.js';
+import {
+  EmptyList,
+  ErrorBox,
+  html,
+  Input,
+  link,
+  money,
+  Pager,
+  Section,
+  Select,
+  Status,
+  Time,
+  useAction,
+  usePaged,
+  useResource,
+} from './ui.js';
 /** @import { Resource } from './ui.js' */
 /** @import { CreateOrderBody, OrderDetail, OrderLegBody, OrderType, Paged, Partner, SandboxOrderSummary } from './types' */
 
@@ -63,10 +78,11 @@ export function OrdersScreen() {
       </div>
       <${ErrorBox} error=${list.error} />
       <${Pager} meta=${list.data?.meta} label="Orders" onPage=${(/** @type {number} */ p) => set({ page: p })} />
-      ${rows && rows.length === 0
-        ? html`<${EmptyList} what="orders" filters=${[['partner', filter.client_id], ['environment', filter.environment], ['status', filter.status], ['type', filter.type]]} onClear=${() => set({ client_id: '', environment: '', status: '', type: '' })}>
+      ${
+        rows && rows.length === 0
+          ? html`<${EmptyList} what="orders" filters=${[['partner', filter.client_id], ['environment', filter.environment], ['status', filter.status], ['type', filter.type]]} onClear=${() => set({ client_id: '', environment: '', status: '', type: '' })}>
             Create one with <em>New order</em>, or through /v1 (<a href="#/start">Get started</a>).</${EmptyList}>`
-        : html`<table class="list cards" data-testid="orders">
+          : html`<table class="list cards" data-testid="orders">
             <thead><tr><th>Reference</th><th>Type</th><th>Status</th><th>Env</th><th>Partner</th><th>From</th><th>To</th><th>Paid</th><th>Updated (virtual)</th></tr></thead>
             <tbody>${(rows ?? []).map(
               (o) => html`<tr key=${o.reference}>
@@ -81,7 +97,8 @@ export function OrdersScreen() {
                 <td data-label="Updated"><${Time} iso=${o.updated_at} /></td>
               </tr>`,
             )}</tbody>
-          </table>`}
+          </table>`
+      }
     </${Section}>
   </div>`;
 }
@@ -137,7 +154,10 @@ function CreateOrder({ partners: partnerList }) {
     /** @type {CreateOrderBody} */
     // With no partner to pick, the server's 422 names the missing client_id.
     const body = { client_id: clientId || partners[0]?.client_id || '', environment: env, from: leg(legs.from), to: leg(legs.to) };
-    const order = await action.run((/** @type {OrderDetail} */ o) => `Created ${o.reference}`, /** @returns {Promise<OrderDetail>} */ () => post('/sandbox/orders', body));
+    const order = await action.run(
+      (/** @type {OrderDetail} */ o) => `Created ${o.reference}`,
+      /** @returns {Promise<OrderDetail>} */ () => post('/sandbox/orders', body),
+    );
     if (order) setCreated(order.reference);
   };
   // Opening the form puts focus in it (the keyboard's path: New order, Enter, then the fields).
@@ -156,7 +176,10 @@ function CreateOrder({ partners: partnerList }) {
   return html`<${Section} title="New order" id="new-order" actions=${html`<button type="button" class="small" onClick=${() => setOpen(false)}>Close</button>`}>
     <form class="form-grid" onSubmit=${submit} ref=${form}>
       <${Select} label="Partner" name="partner" value=${clientId} onChange=${setClientId} options=${partners.map((p) => [p.client_id, `${p.name} (${p.client_id})`])} />
-      <${Select} label="Environment" name="env" value=${env} onChange=${(/** @type {string} */ v) => { setEnv(v); choose(type, v); }} options=${['test', 'live']} />
+      <${Select} label="Environment" name="env" value=${env} onChange=${(/** @type {string} */ v) => {
+        setEnv(v);
+        choose(type, v);
+      }} options=${['test', 'live']} />
       <${Select} label="Type" name="type" value=${type} onChange=${(/** @type {string} */ t) => choose(t)} options=${Object.keys(PRESETS)} />
       <${Input} label="From currency" name="from_currency" value=${legs.from[0]} onInput=${setLeg('from', 0)} size="6" />
       <${Input} label="From network (crypto)" name="from_network" value=${legs.from[1]} onInput=${setLeg('from', 1)} size="12" />
@@ -173,4 +196,3 @@ function CreateOrder({ partners: partnerList }) {
     <${ErrorBox} error=${action.error} />
   </${Section}>`;
 }
-

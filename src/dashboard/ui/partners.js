@@ -16,8 +16,10 @@ import { Copyable, ErrorBox, html, Input, link, Section, Select, useAction } fro
  */
 function Keys({ keys, title }) {
   return html`<div class="keys" data-testid="new-keys" role="status"><strong>${title}</strong> <span class="muted small">the secrets are also under Get started (Reveal), or GET /sandbox/partners/{client_id}/keys</span>
-    ${Object.entries(keys).map(([env, set]) => html`<div class="keyset"><span class="label">${env}</span>
-      ${Object.entries(set).map(([k, v]) => html`<div><span class="muted small">${k}</span> <${Copyable} value=${v} label=${`the new ${env} ${k.replace('_', ' ')}`} /></div>`)}</div>`)}</div>`;
+    ${Object.entries(keys).map(
+      ([env, set]) => html`<div class="keyset"><span class="label">${env}</span>
+      ${Object.entries(set).map(([k, v]) => html`<div><span class="muted small">${k}</span> <${Copyable} value=${v} label=${`the new ${env} ${k.replace('_', ' ')}`} /></div>`)}</div>`,
+    )}</div>`;
 }
 
 /** Partners, and the settings of the one in the URL (`#/partners/{client_id}`), else the first. @param {{ selected?: string }} props */
@@ -36,13 +38,17 @@ export function PartnersScreen({ selected }) {
           <${ErrorBox} error=${partners.error} />
           <table class="list cards" data-testid="partners">
             <thead><tr><th>Name</th><th>Client id</th><th>KYB</th><th>Webhook URL</th><th>Events</th><th>IP whitelist</th><th>Readiness</th></tr></thead>
-            <tbody>${list.map((p) => html`<tr key=${p.client_id} class=${current?.client_id === p.client_id ? 'selected' : ''} aria-current=${current?.client_id === p.client_id ? 'true' : undefined}>
+            <tbody>${list.map(
+              (
+                p,
+              ) => html`<tr key=${p.client_id} class=${current?.client_id === p.client_id ? 'selected' : ''} aria-current=${current?.client_id === p.client_id ? 'true' : undefined}>
               <td class="key" data-label="Name"><a href=${link('partners', p.client_id)}>${p.name}</a></td>
               <td data-label="Client id"><${Copyable} value=${p.client_id} label=${`the client id of ${p.name}`} /></td>
               <td data-label="KYB"><span class=${`status kyb-${p.kyb_status}`}>${p.kyb_status}</span></td>
               <td class="mono small break" data-label="Webhook URL">${p.webhook_url ?? html`<span class="muted">none</span>`}</td><td class="num" data-label="Events">${p.events.length}</td>
               <td class="small" data-label="IP whitelist">${p.ip_whitelist.join(', ') || html`<span class="muted">any</span>`}</td>
-              <td class="small" data-label="Readiness"><a href=${link('readiness', p.client_id)} aria-label=${`Readiness runs of ${p.name}`}>Runs →</a></td></tr>`)}</tbody>
+              <td class="small" data-label="Readiness"><a href=${link('readiness', p.client_id)} aria-label=${`Readiness runs of ${p.name}`}>Runs →</a></td></tr>`,
+            )}</tbody>
           </table>
         </${Section}>
       </div>
@@ -59,12 +65,14 @@ export function PartnersScreen({ selected }) {
 /** @param {{ partner: Partner, onSaved: () => void }} props */
 function Settings({ partner, onSaved }) {
   const meta = useMeta();
-  const [form, setForm] = useState(/** @returns {SettingsForm} */ () => ({
-    kyb_status: partner.kyb_status,
-    webhook_url: partner.webhook_url ?? '',
-    events: new Set(partner.events),
-    ip_whitelist: partner.ip_whitelist.join('\n'),
-  }));
+  const [form, setForm] = useState(
+    /** @returns {SettingsForm} */ () => ({
+      kyb_status: partner.kyb_status,
+      webhook_url: partner.webhook_url ?? '',
+      events: new Set(partner.events),
+      ip_whitelist: partner.ip_whitelist.join('\n'),
+    }),
+  );
   useEffect(() => setForm((f) => ({ ...f, kyb_status: partner.kyb_status })), [partner.kyb_status]);
   const [rotated, setRotated] = useState(/** @type {KeyRotation | undefined} */ (undefined));
   const action = useAction();
@@ -119,9 +127,13 @@ function Settings({ partner, onSaved }) {
         ${action.done === 'saved' && !action.error ? html`<span class="ok small">Saved.</span>` : null}</div>
     </form>
     <h3>Keys</h3>
-    <div class="keyset-masked" data-testid="keys">${/** @type {Array<[Environment, KeySet]>} */ (Object.entries(partner.keys)).map(([env, set]) => html`<div><span class="label">${env}</span>
+    <div class="keyset-masked" data-testid="keys">${
+      /** @type {Array<[Environment, KeySet]>} */ (Object.entries(partner.keys)).map(
+        ([env, set]) => html`<div><span class="label">${env}</span>
       <${Copyable} value=${set.public_key} label=${`the ${env} public key`} /> <code class="small">${set.secret_key}</code>
-      <button type="button" class="small" data-action=${`rotate-${env}`} onClick=${() => rotate(env)} disabled=${action.busy}>Rotate ${env} keys…</button></div>`)}</div>
+      <button type="button" class="small" data-action=${`rotate-${env}`} onClick=${() => rotate(env)} disabled=${action.busy}>Rotate ${env} keys…</button></div>`,
+      )
+    }</div>
     ${action.done && !action.error && action.done !== 'saved' ? html`<p class="ok small" data-testid="action-result">${action.done}</p>` : null}
     ${rotated ? html`<${Keys} title=${`New ${rotated.environment} keys; the previous set no longer works`} keys=${{ [rotated.environment]: rotated.keys }} />` : null}
     <${ErrorBox} error=${action.error} />
@@ -144,13 +156,17 @@ function CreatePartner({ onCreated }) {
     const body = { kyb_status: form.kyb_status };
     if (form.name.trim()) body.name = form.name.trim();
     if (form.webhook_url.trim()) body.webhook_url = form.webhook_url.trim();
-    const p = await action.run((/** @type {Partner} */ c) => `Created ${c.client_id}: its keys are below`, /** @returns {Promise<Partner>} */ () => post('/sandbox/partners', body));
+    const p = await action.run(
+      (/** @type {Partner} */ c) => `Created ${c.client_id}: its keys are below`,
+      /** @returns {Promise<Partner>} */ () => post('/sandbox/partners', body),
+    );
     if (p) {
       setCreated(p);
       onCreated(p);
     }
   };
-  if (!open) return html`<button type="button" class="primary" data-action="open-new-partner" onClick=${() => setOpen(true)}>New partner…</button>`;
+  if (!open)
+    return html`<button type="button" class="primary" data-action="open-new-partner" onClick=${() => setOpen(true)}>New partner…</button>`;
   return html`<${Section} title="New partner" id="new-partner" actions=${html`<button type="button" class="small" onClick=${() => setOpen(false)}>Close</button>`}>
     <form class="form-grid" onSubmit=${submit}>
       <${Input} label="Name" name="name" value=${form.name} onInput=${set('name')} placeholder="Acme Wallet" />

@@ -29,7 +29,12 @@ const STATUS_TEXT = { pass: 'pass', fail: 'fail', not_exercised: 'not exercised'
 /** @type {Record<NonNullable<ReadinessReport['ended_by']>, string>} */
 const ENDED_SHORT = { finish: 'finished', reset: 'reset', new_run: 'newer run', evicted: 'evicted' };
 /** @type {Record<NonNullable<ReadinessReport['ended_by']>, string>} */
-const ENDED_BY = { finish: 'finished', reset: 'ended by a reset', new_run: 'ended by a newer run', evicted: 'ended (evicted: too many runs)' };
+const ENDED_BY = {
+  finish: 'finished',
+  reset: 'ended by a reset',
+  new_run: 'ended by a newer run',
+  evicted: 'ended (evicted: too many runs)',
+};
 
 /** @param {{ verdict: ReadinessReport['verdict'] }} props */
 export function Verdict({ verdict }) {
@@ -65,7 +70,8 @@ export function ReadinessScreen({ clientId }) {
   useEffect(() => {
     if (!clientId && list[0]) go(hashOf('readiness', list[0].client_id), { replace: true });
   }, [clientId, list[0]?.client_id]);
-  if (!clientId) return html`<div class="screen"><h1>Readiness</h1><${ErrorBox} error=${partners.error} /><p class="loading">Loading the partners…</p></div>`;
+  if (!clientId)
+    return html`<div class="screen"><h1>Readiness</h1><${ErrorBox} error=${partners.error} /><p class="loading">Loading the partners…</p></div>`;
   const partner = list.find((p) => p.client_id === clientId);
   return html`<${PartnerReadiness} key=${clientId} clientId=${clientId} name=${partner?.name ?? clientId} noReceiver=${partner !== undefined && !partner.webhook_url} run=${route.params.run} />`;
 }
@@ -108,7 +114,10 @@ function Runs({ clientId, runs, shown, noReceiver }) {
     e.preventDefault();
     /** @type {OpenRunBody} */
     const body = { client_id: clientId, environment, probes, scope };
-    const run = await action.run((/** @type {ReadinessReport} */ r) => `Opened ${r.id}: ${clientId}'s ${r.environment} traffic counts from now on`, /** @returns {Promise<ReadinessReport>} */ () => post('/sandbox/readiness/runs', body));
+    const run = await action.run(
+      (/** @type {ReadinessReport} */ r) => `Opened ${r.id}: ${clientId}'s ${r.environment} traffic counts from now on`,
+      /** @returns {Promise<ReadinessReport>} */ () => post('/sandbox/readiness/runs', body),
+    );
     if (run) {
       await runs.reload();
       go(hashOf('readiness', clientId, { run: run.id }));
@@ -125,16 +134,24 @@ function Runs({ clientId, runs, shown, noReceiver }) {
     ${current ? html`<p class="muted small" id="open-run-note">A new run ends ${current.id}, still open (its report is kept).</p>` : null}
     ${action.done && !action.error ? html`<p class="ok small" data-testid="open-result">${action.done}</p>` : null}
     <${ErrorBox} error=${action.error ?? runs.error} />
-    ${list.length
-      ? html`<table class="list cards runs" data-testid="runs">
+    ${
+      list.length
+        ? html`<table class="list cards runs" data-testid="runs">
         <thead><tr><th>Run</th><th>Verdict</th><th>Opened</th><th>Ended</th></tr></thead>
-        <tbody>${list.map((r) => html`<tr key=${r.id} data-run=${r.id} class=${r.id === shown ? 'selected' : ''} aria-current=${r.id === shown ? 'true' : undefined}>
+        <tbody>${list.map(
+          (
+            r,
+          ) => html`<tr key=${r.id} data-run=${r.id} class=${r.id === shown ? 'selected' : ''} aria-current=${r.id === shown ? 'true' : undefined}>
           <td class="key"><a class="mono" href=${hashOf('readiness', clientId, { run: r.id })}>${r.id}</a> <span class="muted small">${r.environment}</span></td>
           <td data-label="Verdict"><${Verdict} verdict=${r.verdict} /></td>
           <td data-label="Opened"><${Time} iso=${r.opened_at} /></td>
-          <td data-label="Ended">${r.finished_at ? html`<time datetime=${r.finished_at} title=${r.finished_at}>${ENDED_SHORT[r.ended_by ?? 'finish']}</time>` : html`<span class="pill open-pill">open</span>`}</td></tr>`)}</tbody>
+          <td data-label="Ended">${r.finished_at ? html`<time datetime=${r.finished_at} title=${r.finished_at}>${ENDED_SHORT[r.ended_by ?? 'finish']}</time>` : html`<span class="pill open-pill">open</span>`}</td></tr>`,
+        )}</tbody>
       </table>`
-      : runs.data ? html`<p class="empty">No runs yet.</p>` : null}
+        : runs.data
+          ? html`<p class="empty">No runs yet.</p>`
+          : null
+    }
   </${Section}>`;
 }
 
@@ -157,28 +174,45 @@ function Report({ id, clientId, name, loaded, onChanged, runsPanel }) {
   const action = useAction();
   const [finished, setFinished] = useState(/** @type {string | undefined} */ (undefined));
   const finish = () =>
-    action.run((/** @type {ReadinessReport} */ f) => `Finished ${f.id}: ${VERDICT_TEXT[f.verdict]}`, async () => {
-      /** @type {ReadinessReport} */
-      const final = await post(`${path}/finish`);
-      setFinished(final.id);
-      await report.reload();
-      onChanged();
-      return final;
-    });
+    action.run(
+      (/** @type {ReadinessReport} */ f) => `Finished ${f.id}: ${VERDICT_TEXT[f.verdict]}`,
+      async () => {
+        /** @type {ReadinessReport} */
+        const final = await post(`${path}/finish`);
+        setFinished(final.id);
+        await report.reload();
+        onChanged();
+        return final;
+      },
+    );
   if (!id) {
-    return columns(loaded ? html`<${Section} title="No run yet" id="readiness-report"><p class="empty" data-testid="empty">${name} has no readiness run. Open one: from then on its <code>/v1</code> traffic and its receiver's answers count.</p></${Section}>` : html`<p class="loading">Loading the runs…</p>`, runsPanel);
+    return columns(
+      loaded
+        ? html`<${Section} title="No run yet" id="readiness-report"><p class="empty" data-testid="empty">${name} has no readiness run. Open one: from then on its <code>/v1</code> traffic and its receiver's answers count.</p></${Section}>`
+        : html`<p class="loading">Loading the runs…</p>`,
+      runsPanel,
+    );
   }
   if (!r) {
-    return columns(html`<${Section} title=${`Run ${id}`} id="readiness-report">${report.error ? html`<${ErrorBox} error=${report.error} />` : html`<p class="loading">Loading ${id}…</p>`}</${Section}>`, runsPanel);
+    return columns(
+      html`<${Section} title=${`Run ${id}`} id="readiness-report">${report.error ? html`<${ErrorBox} error=${report.error} />` : html`<p class="loading">Loading ${id}…</p>`}</${Section}>`,
+      runsPanel,
+    );
   }
   if (r.client_id !== clientId) {
-    return columns(html`<${Section} title=${`Run ${id}`} id="readiness-report"><p class="empty">${id} is a run of <a href=${hashOf('readiness', r.client_id, { run: id })}>${r.client_id}</a>.</p></${Section}>`, runsPanel);
+    return columns(
+      html`<${Section} title=${`Run ${id}`} id="readiness-report"><p class="empty">${id} is a run of <a href=${hashOf('readiness', r.client_id, { run: id })}>${r.client_id}</a>.</p></${Section}>`,
+      runsPanel,
+    );
   }
   /** @type {Record<ReadinessCheck['status'], number>} */
   const counts = { pass: 0, fail: 0, not_exercised: 0 };
   for (const c of r.checks) counts[c.status]++;
-  const finishButton = r.finished_at ? null : html`<button type="button" class="primary" data-action="finish-run" disabled=${action.busy} onClick=${finish}>Finish run</button>`;
-  return columns(html`<${Section} title=${html`Run <span class="mono">${r.id}</span>`} id="readiness-report" actions=${finishButton}>
+  const finishButton = r.finished_at
+    ? null
+    : html`<button type="button" class="primary" data-action="finish-run" disabled=${action.busy} onClick=${finish}>Finish run</button>`;
+  return columns(
+    html`<${Section} title=${html`Run <span class="mono">${r.id}</span>`} id="readiness-report" actions=${finishButton}>
       <div class="report-head" data-testid="report" data-run=${r.id} data-verdict=${r.verdict} data-open=${r.finished_at ? 'false' : 'true'}>
         <${Verdict} verdict=${r.verdict} />
         ${r.scope === 'receiver' ? html`<span class="pill" title="Only the receiver's answers count: the client checks stay not exercised">receiver only</span>` : null}
@@ -191,7 +225,11 @@ function Report({ id, clientId, name, loaded, onChanged, runsPanel }) {
       <${ErrorBox} error=${action.error ?? report.error} />
       <${Checks} title="Your API client" side="client" checks=${r.checks.filter((c) => c.side === 'client')} />
       <${Checks} title="Your webhook receiver" side="receiver" checks=${r.checks.filter((c) => c.side === 'receiver')} />
-    </${Section}>`, runsPanel, html`<${Coverage} report=${r} />`, r.probes.length ? html`<${Probes} probes=${r.probes} />` : null);
+    </${Section}>`,
+    runsPanel,
+    html`<${Coverage} report=${r} />`,
+    r.probes.length ? html`<${Probes} probes=${r.probes} />` : null,
+  );
 }
 
 /**
@@ -203,7 +241,10 @@ function verdictWhy(r) {
   const failed = r.checks.filter((c) => c.status === 'fail').map((c) => c.id);
   const missing = r.checks.filter((c) => c.status === 'not_exercised' && c.applies).map((c) => c.id);
   if (failed.length) return `Not ready: ${failed.join(', ')} failed.`;
-  if (r.verdict === 'incomplete') return missing.length ? `Incomplete: ${missing.join(', ')} not exercised yet, and they apply to what the partner used.` : 'Incomplete: nothing passed yet (no traffic is no evidence).';
+  if (r.verdict === 'incomplete')
+    return missing.length
+      ? `Incomplete: ${missing.join(', ')} not exercised yet, and they apply to what the partner used.`
+      : 'Incomplete: nothing passed yet (no traffic is no evidence).';
   return 'Ready: no check failed, and every check that applies to what the partner used passed.';
 }
 
@@ -216,11 +257,13 @@ function Checks({ title, side, checks }) {
     <table class="list cards checks" data-testid=${`checks-${side}`} aria-labelledby=${`checks-${side}`}>
       <colgroup><col class="c-status" /><col class="c-check" /><col class="c-evidence" /><col class="c-fix" /></colgroup>
       <thead><tr><th>Status</th><th>Check</th><th>Evidence</th><th>Fix</th></tr></thead>
-      <tbody>${checks.map((c) => html`<tr key=${c.id} class=${`check-row ck-row-${c.status}`} data-check=${c.id} data-status=${c.status}>
+      <tbody>${checks.map(
+        (c) => html`<tr key=${c.id} class=${`check-row ck-row-${c.status}`} data-check=${c.id} data-status=${c.status}>
         <td class="key"><span class=${`status ck-${c.status}`}>${STATUS_TEXT[c.status]}</span>${c.status === 'not_exercised' ? html`<div class="muted small">${c.applies ? 'needed' : 'not used'}</div>` : null}</td>
         <td data-label="Check"><div class="check-title">${c.title}</div><div class="small"><code>${c.id}</code> · <span class="clause">${c.clause}</span></div></td>
         <td data-label="Evidence" class="evidence"><${EvidenceList} items=${c.evidence} check=${c.id} /></td>
-        <td data-label="Fix" class=${`fix small${c.status === 'pass' ? ' muted' : ''}`}>${c.fix}</td></tr>`)}</tbody>
+        <td data-label="Fix" class=${`fix small${c.status === 'pass' ? ' muted' : ''}`}>${c.fix}</td></tr>`,
+      )}</tbody>
     </table>`;
 }
 
@@ -231,7 +274,8 @@ function Checks({ title, side, checks }) {
 function EvidenceList({ items, check }) {
   if (!items.length) return html`<span class="muted small">none yet</span>`;
   /** @param {ReadinessEvidence} e */
-  const item = (e) => html`<li>${e.request_id ? html`<a class="mono" href=${link('requests', e.request_id)} aria-label=${`request ${e.request_id}`}>${e.request_id}</a> ` : null}${e.delivery_id ? html`<a class="mono" href=${link('deliveries', e.delivery_id)} aria-label=${`delivery ${e.delivery_id}`}>${e.delivery_id}</a> ` : null}${e.order ? html`<a class="mono" href=${link('orders', e.order)} aria-label=${`order ${e.order}`}>${e.order}</a> ` : null}<span class="note">${e.note}</span></li>`;
+  const item = (e) =>
+    html`<li>${e.request_id ? html`<a class="mono" href=${link('requests', e.request_id)} aria-label=${`request ${e.request_id}`}>${e.request_id}</a> ` : null}${e.delivery_id ? html`<a class="mono" href=${link('deliveries', e.delivery_id)} aria-label=${`delivery ${e.delivery_id}`}>${e.delivery_id}</a> ` : null}${e.order ? html`<a class="mono" href=${link('orders', e.order)} aria-label=${`order ${e.order}`}>${e.order}</a> ` : null}<span class="note">${e.note}</span></li>`;
   const first = items.slice(0, SHOWN);
   const rest = items.slice(SHOWN);
   return html`<ul class="evidence-list" aria-label=${`Evidence of ${check}`}>${first.map(item)}</ul>
@@ -246,15 +290,16 @@ function EvidenceList({ items, check }) {
 function Coverage({ report }) {
   const c = report.coverage;
   return html`<${Section} title="Coverage" id="readiness-coverage">
-    ${c.order_types.length === 0
-      ? html`<p class="empty" data-testid="coverage-empty">No orders in this run yet: coverage shows per order type once the partner creates one.</p>`
-      : c.order_types.map((type) => {
-          const statuses = c.statuses[type] ?? { reached: [], reachable: [] };
-          const events = c.events[type] ?? { acknowledged: [], reachable: [] };
-          const graph = lifecycles[type];
-          const missing = statuses.reachable.filter((s) => !statuses.reached.includes(s));
-          const unacked = events.reachable.filter((e) => !events.acknowledged.includes(e));
-          return html`<div class="coverage-type" data-testid="coverage" data-type=${type}>
+    ${
+      c.order_types.length === 0
+        ? html`<p class="empty" data-testid="coverage-empty">No orders in this run yet: coverage shows per order type once the partner creates one.</p>`
+        : c.order_types.map((type) => {
+            const statuses = c.statuses[type] ?? { reached: [], reachable: [] };
+            const events = c.events[type] ?? { acknowledged: [], reachable: [] };
+            const graph = lifecycles[type];
+            const missing = statuses.reachable.filter((s) => !statuses.reached.includes(s));
+            const unacked = events.reachable.filter((e) => !events.acknowledged.includes(e));
+            return html`<div class="coverage-type" data-testid="coverage" data-type=${type}>
             <h3>${type}: ${statuses.reached.length} of ${statuses.reachable.length} statuses, ${events.acknowledged.length} of ${events.reachable.length} events</h3>
             ${graph ? html`<${Diagram} graph=${graph} reached=${statuses.reached} />` : null}
             <dl class="kv small coverage-lists">
@@ -264,7 +309,8 @@ function Coverage({ report }) {
               <dt>Not acknowledged</dt><dd class="mono muted">${unacked.join(', ') || 'none'}</dd>
             </dl>
           </div>`;
-        })}
+          })
+    }
     ${c.order_types.length ? html`<div class="legend small"><span class="node-key reached"></span> reached <span class="node-key dim"></span> not reached</div>` : null}
     <h3>Error codes seen</h3>
     <p class="small" data-testid="error-codes">${c.error_codes.seen.length ? c.error_codes.seen.map((code) => html`<span class="pill mono">${code}</span> `) : html`<span class="muted">none yet</span>`} <span class="muted">of ${c.error_codes.possible.length} a /v1 request can get</span></p>
@@ -291,10 +337,12 @@ function Probes({ probes }) {
   return html`<${Section} title="Probes" id="readiness-probes">
     <table class="list cards" data-testid="probes">
       <thead><tr><th>Probe</th><th>Status</th><th>Seen in</th></tr></thead>
-      <tbody>${probes.map((p) => html`<tr data-probe=${p.kind}>
+      <tbody>${probes.map(
+        (p) => html`<tr data-probe=${p.kind}>
         <td class="key">${PROBE_TEXT[p.kind]}</td>
         <td data-label="Status"><span class=${`status pr-${p.status}`}>${p.status}</span></td>
-        <td data-label="Seen in" class="small">${p.request_id ? html`<a class="mono" href=${link('requests', p.request_id)}>${p.request_id}</a> ` : null}${p.delivery_id ? html`<a class="mono" href=${link('deliveries', p.delivery_id)}>${p.delivery_id}</a> ` : null}${p.note ? html`<span class="muted">${p.note}</span>` : null}</td></tr>`)}</tbody>
+        <td data-label="Seen in" class="small">${p.request_id ? html`<a class="mono" href=${link('requests', p.request_id)}>${p.request_id}</a> ` : null}${p.delivery_id ? html`<a class="mono" href=${link('deliveries', p.delivery_id)}>${p.delivery_id}</a> ` : null}${p.note ? html`<span class="muted">${p.note}</span>` : null}</td></tr>`,
+      )}</tbody>
     </table>
   </${Section}>`;
 }
@@ -308,9 +356,11 @@ export function ReadinessSummary({ clientId, name }) {
   const runs = useResource(`/sandbox/readiness/runs${qs({ client_id: clientId })}`, ['reconnect']);
   const last = runs.data?.[0];
   return html`<${Section} title="Readiness" id="partner-readiness">
-    <p class="small" data-testid="readiness-summary">${last
-      ? html`Latest run <a class="mono" href=${hashOf('readiness', clientId, { run: last.id })}>${last.id}</a>: <${Verdict} verdict=${last.verdict} />${last.finished_at ? null : html` <span class="pill open-pill">open</span>`}`
-      : html`<span class="muted">No readiness run yet.</span>`}</p>
+    <p class="small" data-testid="readiness-summary">${
+      last
+        ? html`Latest run <a class="mono" href=${hashOf('readiness', clientId, { run: last.id })}>${last.id}</a>: <${Verdict} verdict=${last.verdict} />${last.finished_at ? null : html` <span class="pill open-pill">open</span>`}`
+        : html`<span class="muted">No readiness run yet.</span>`
+    }</p>
     <p><a href=${link('readiness', clientId)} data-testid="readiness-link">Readiness runs of ${name} →</a></p>
   </${Section}>`;
 }

@@ -24,7 +24,10 @@ const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
  * @param {string} text
  */
 async function hmacHex(key, text) {
-  if (!crypto.subtle) throw new Error('This page cannot sign here (Web Crypto needs a secure context): open the dashboard at http://localhost or 127.0.0.1, or run npm run sign');
+  if (!crypto.subtle)
+    throw new Error(
+      'This page cannot sign here (Web Crypto needs a secure context): open the dashboard at http://localhost or 127.0.0.1, or run npm run sign',
+    );
   const enc = new TextEncoder();
   const k = await crypto.subtle.importKey('raw', enc.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const sig = new Uint8Array(await crypto.subtle.sign('HMAC', k, enc.encode(text)));
@@ -70,11 +73,12 @@ export function GetStarted({ onClose }) {
       return all;
     });
   /** @param {KeySet} set */
-  const makeCurl = (set) => sign.run('Signed curl made with a fresh timestamp', async () => {
-    const text = await signedCurl(clientId, set);
-    setCurl(text);
-    return text;
-  });
+  const makeCurl = (set) =>
+    sign.run('Signed curl made with a fresh timestamp', async () => {
+      const text = await signedCurl(clientId, set);
+      setCurl(text);
+      return text;
+    });
   const copyCurl = async () => {
     const set = keys ?? (await showKeys())?.keys.test;
     if (set) await makeCurl(set);
@@ -86,10 +90,12 @@ export function GetStarted({ onClose }) {
       <dt>Base URL</dt><dd><${Copyable} value=${base} label="the base URL" /></dd>
       <dt>Client id <span class="muted small">(svc-client-id)</span></dt><dd><${Copyable} value=${clientId} label="the demo client id" /></dd>
       <dt>Test keys</dt>
-      <dd>${keys
-        ? html`<div class="keylist" data-testid="demo-keys">${Object.entries(keys).map(([k, v]) => html`<div><span class="muted small">${k}</span> <${Copyable} value=${v} label=${`the test ${k.replace('_', ' ')}`} /></div>`)}
+      <dd>${
+        keys
+          ? html`<div class="keylist" data-testid="demo-keys">${Object.entries(keys).map(([k, v]) => html`<div><span class="muted small">${k}</span> <${Copyable} value=${v} label=${`the test ${k.replace('_', ' ')}`} /></div>`)}
             <button type="button" class="small" onClick=${() => setKeys(undefined)}>Hide keys</button></div>`
-        : html`<button type="button" class="small" data-action="reveal-keys" disabled=${reveal.busy} onClick=${showKeys}>Reveal the test keys</button>`}</dd>
+          : html`<button type="button" class="small" data-action="reveal-keys" disabled=${reveal.busy} onClick=${showKeys}>Reveal the test keys</button>`
+      }</dd>
     </dl>
     <${ErrorBox} error=${reveal.error} />
     <h3>A signed request</h3>

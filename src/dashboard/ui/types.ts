@@ -13,7 +13,15 @@ import type { ControlBody, ControlData } from '../../client/control-client';
  * number literal widened (a select offers the vocabulary's values as plain strings; the server
  * checks them and answers 422 naming the field).
  */
-export type FormBody<T> = T extends string ? string : T extends number ? number : T extends readonly (infer U)[] ? FormBody<U>[] : T extends object ? { [K in keyof T]: FormBody<T[K]> } : T;
+export type FormBody<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends readonly (infer U)[]
+      ? FormBody<U>[]
+      : T extends object
+        ? { [K in keyof T]: FormBody<T[K]> }
+        : T;
 
 // ---- vocabularies: the server's own, defined once ---------------------------------------------------
 

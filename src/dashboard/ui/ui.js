@@ -216,7 +216,8 @@ function restoreFocus(from) {
     const now = document.activeElement;
     if (now && now !== document.body && now.isConnected && !(now instanceof HTMLButtonElement && now.disabled)) return;
     /** @param {Element | null | undefined} el */
-    const usable = (el) => el instanceof HTMLElement && el.isConnected && !(/** @type {HTMLButtonElement} */ (el).disabled) && el.offsetParent !== null;
+    const usable = (el) =>
+      el instanceof HTMLElement && el.isConnected && !(/** @type {HTMLButtonElement} */ (el).disabled) && el.offsetParent !== null;
     const scope = from.panel ? document.getElementById(from.panel) : null;
     const same = from.action ? (scope ?? document).querySelector(`[data-action="${CSS.escape(from.action)}"]`) : null;
     const heading = scope?.querySelector('h2') ?? document.querySelector('main h1');
@@ -348,9 +349,11 @@ export function Pager({ meta, onPage, label }) {
     html`<button type="button" class="small" data-action=${`page-${name}`} disabled=${target < 1 || target > last || target === page} onClick=${() => onPage(target)}>${text}</button>`;
   return html`<nav class="pager" aria-label=${`${label}: pages`} data-testid="pager">
     <span class="small" data-testid="pager-range">${from.toLocaleString('en-US')}–${to.toLocaleString('en-US')} of <strong>${total.toLocaleString('en-US')}</strong></span>
-    ${last > 1
-      ? html`${button(1, '« First', 'first')}${button(page - 1, '‹ Newer', 'newer')}<span class="muted small">page ${page} of ${last}</span>${button(page + 1, 'Older ›', 'older')}${button(last, 'Last »', 'last')}`
-      : null}
+    ${
+      last > 1
+        ? html`${button(1, '« First', 'first')}${button(page - 1, '‹ Newer', 'newer')}<span class="muted small">page ${page} of ${last}</span>${button(page + 1, 'Older ›', 'older')}${button(last, 'Last »', 'last')}`
+        : null
+    }
   </nav>`;
 }
 
@@ -393,7 +396,8 @@ export function Time({ iso }) {
  * @param {import('./types').Fault} f
  */
 export function faultEffects(f) {
-  const latency = f.latency_ms === undefined ? '' : `+${typeof f.latency_ms === 'number' ? f.latency_ms : `${f.latency_ms.min}–${f.latency_ms.max}`} ms`;
+  const latency =
+    f.latency_ms === undefined ? '' : `+${typeof f.latency_ms === 'number' ? f.latency_ms : `${f.latency_ms.min}–${f.latency_ms.max}`} ms`;
   return [
     f.error ? `HTTP ${f.error.status}${f.error.rate !== undefined ? ` at ${f.error.rate}` : ''}` : '',
     latency,

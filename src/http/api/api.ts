@@ -118,7 +118,11 @@ export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | RawChunks 
  * `media`, whose handler sets the type and body itself (its `data` only documents them). A spec
  * typed only as a RouteSpec may or may not have `media`: its handler may do either.
  */
-export type RouteAnswer<D extends z.ZodType, M> = string[] extends M ? RouteResult<D> | void : M extends readonly string[] ? void : RouteResult<D>;
+export type RouteAnswer<D extends z.ZodType, M> = string[] extends M
+  ? RouteResult<D> | void
+  : M extends readonly string[]
+    ? void
+    : RouteResult<D>;
 
 /**
  * The parsed JSON body that the body parser (`edge/body.ts`, koa-bodyparser) left on the request.
@@ -167,7 +171,13 @@ export class Api {
     return (this.described ??= this.describe(this.routes));
   }
 
-  route<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, D extends z.ZodType, M extends readonly string[] | undefined = undefined>(
+  route<
+    P extends z.ZodType | undefined,
+    Q extends z.ZodType | undefined,
+    B extends z.ZodType | undefined,
+    D extends z.ZodType,
+    M extends readonly string[] | undefined = undefined,
+  >(
     spec: RouteSpec<P, Q, B, D> & { media?: M },
     handler: (input: RouteInput<P, Q, B>) => RouteAnswer<D, M> | Promise<RouteAnswer<D, M>>,
   ): void {

@@ -137,7 +137,13 @@ export function addExamples(doc: Json): void {
         const min = typeof s.minLength === 'number' ? s.minLength : 0;
         const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
         const named = name === undefined ? undefined : NAMED_EXAMPLES[name];
-        if (named !== undefined && named.length >= min && named.length <= max && (s.pattern === undefined || new RegExp(s.pattern as string, 'u').test(named))) return named;
+        if (
+          named !== undefined &&
+          named.length >= min &&
+          named.length <= max &&
+          (s.pattern === undefined || new RegExp(s.pattern as string, 'u').test(named))
+        )
+          return named;
         if (s.pattern !== undefined) return NONE;
         return 'example'.padEnd(min, 'x').slice(0, max);
       }
@@ -211,8 +217,18 @@ function merged(parts: Example[]): Example {
 }
 
 function numberExample(s: Json, integer: boolean): number {
-  const min = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (integer ? 1 : 0.5) : undefined;
-  const max = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (integer ? 1 : 0.5) : undefined;
+  const min =
+    typeof s.minimum === 'number'
+      ? s.minimum
+      : typeof s.exclusiveMinimum === 'number'
+        ? s.exclusiveMinimum + (integer ? 1 : 0.5)
+        : undefined;
+  const max =
+    typeof s.maximum === 'number'
+      ? s.maximum
+      : typeof s.exclusiveMaximum === 'number'
+        ? s.exclusiveMaximum - (integer ? 1 : 0.5)
+        : undefined;
   let value = 1;
   if (min !== undefined && value < min) value = min;
   if (max !== undefined && value > max) value = max;

@@ -32,7 +32,11 @@ const CANONICAL = '`clientId|timestamp|METHOD|path|rawBody` (path with its query
  * to them by status, so no error envelope is written inline.
  */
 const ERROR_RESPONSES: Record<string, { description: string; schema: string; headers?: Record<string, unknown> }> = {
-  BadRequest: { description: 'Bad request (E_BADREQUEST): malformed JSON, or a request that cannot be done (unknown currency, expired quote, a step the status does not allow …)', schema: 'Error' },
+  BadRequest: {
+    description:
+      'Bad request (E_BADREQUEST): malformed JSON, or a request that cannot be done (unknown currency, expired quote, a step the status does not allow …)',
+    schema: 'Error',
+  },
   Unauthorized: {
     description: 'Authentication failed (E_UNAUTHORIZED, or the spec §5.4 alternative body for a missing or unknown svc-client-id)',
     schema: 'AuthError',
@@ -40,27 +44,55 @@ const ERROR_RESPONSES: Record<string, { description: string; schema: string; hea
       'svc-sandbox-hint': {
         description: 'On a refused signature: the canonical string the sandbox computed (never a key), to diff with yours (CONTRACT §3)',
         required: false,
-        schema: { type: 'string', example: 'prefix=ptr_acme%7C1768478400000%7CPOST%7C%2Fv1%2Forders%7C; body_sha256=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08; body_length=4' },
+        schema: {
+          type: 'string',
+          example:
+            'prefix=ptr_acme%7C1768478400000%7CPOST%7C%2Fv1%2Forders%7C; body_sha256=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08; body_length=4',
+        },
       },
     },
   },
-  AdminUnauthorized: { description: 'The control API needs `Authorization: Bearer <admin token>` when the sandbox has one (E_UNAUTHORIZED)', schema: 'Error' },
-  Forbidden: { description: 'Forbidden: account not KYB-approved (E_FORBIDDEN), caller outside the IP whitelist (E_IP_BLOCKED), or a public key on a secret-key route (the spec §5.4 alternative body)', schema: 'AuthError' },
-  ControlForbidden: { description: 'Forbidden (E_FORBIDDEN): a Host that is not the sandbox\'s own, or a cross-site request (CONTRACT §4); partner not KYB-approved where an order is made', schema: 'Error' },
+  AdminUnauthorized: {
+    description: 'The control API needs `Authorization: Bearer <admin token>` when the sandbox has one (E_UNAUTHORIZED)',
+    schema: 'Error',
+  },
+  Forbidden: {
+    description:
+      'Forbidden: account not KYB-approved (E_FORBIDDEN), caller outside the IP whitelist (E_IP_BLOCKED), or a public key on a secret-key route (the spec §5.4 alternative body)',
+    schema: 'AuthError',
+  },
+  ControlForbidden: {
+    description:
+      "Forbidden (E_FORBIDDEN): a Host that is not the sandbox's own, or a cross-site request (CONTRACT §4); partner not KYB-approved where an order is made",
+    schema: 'Error',
+  },
   NotFound: { description: 'Not found (E_NOTFOUND): an unknown identifier in the path or query', schema: 'Error' },
   MethodNotAllowed: {
     description: 'Method not allowed (E_BADREQUEST): this path answers only the methods documented for it, listed in Allow',
     schema: 'Error',
     headers: { Allow: { description: 'The methods the path answers', required: true, schema: { type: 'string', example: 'GET, POST' } } },
   },
-  Conflict: { description: 'Conflict (E_CONFLICT): a duplicate merchant_reference, a quote already used, a clock already being advanced, a full store', schema: 'Error' },
+  Conflict: {
+    description:
+      'Conflict (E_CONFLICT): a duplicate merchant_reference, a quote already used, a clock already being advanced, a full store',
+    schema: 'Error',
+  },
   PayloadTooLarge: { description: 'Body over 1 MiB (E_BADREQUEST)', schema: 'Error' },
   UnsupportedMediaType: { description: 'A body without Content-Type: application/json (E_BADREQUEST)', schema: 'Error' },
-  ValidationError: { description: 'Validation error (E_VALIDATION_ERROR): `<field.path>: <reason>`, naming the first failing field', schema: 'Error' },
-  RateLimited: {
-    description: 'Rate limited (E_RATE_LIMITED): the key\'s token bucket is empty, or an injected 429',
+  ValidationError: {
+    description: 'Validation error (E_VALIDATION_ERROR): `<field.path>: <reason>`, naming the first failing field',
     schema: 'Error',
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer', minimum: 1, example: 1 } } },
+  },
+  RateLimited: {
+    description: "Rate limited (E_RATE_LIMITED): the key's token bucket is empty, or an injected 429",
+    schema: 'Error',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying',
+        required: true,
+        schema: { type: 'integer', minimum: 1, example: 1 },
+      },
+    },
   },
   SandboxFault: { description: 'An injected fault (E_SANDBOX_FAULT, CONTRACT §12): not a code of the real service', schema: 'Error' },
   StateNotSaved: { description: 'The state file could not be written (E_STATE_NOT_SAVED)', schema: 'Error' },
@@ -70,28 +102,51 @@ const ERROR_RESPONSES: Record<string, { description: string; schema: string; hea
 function errorResponse(status: number, spec: AnyRouteSpec): string {
   const partner = spec.auth === 'read' || spec.auth === 'secret';
   switch (status) {
-    case 400: return 'BadRequest';
-    case 401: return partner ? 'Unauthorized' : 'AdminUnauthorized';
-    case 403: return partner ? 'Forbidden' : 'ControlForbidden';
-    case 404: return 'NotFound';
-    case 405: return 'MethodNotAllowed';
-    case 409: return 'Conflict';
-    case 413: return 'PayloadTooLarge';
-    case 415: return 'UnsupportedMediaType';
-    case 422: return 'ValidationError';
-    case 429: return 'RateLimited';
-    case 507: return 'StateNotSaved';
-    default: return 'SandboxFault';
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return partner ? 'Unauthorized' : 'AdminUnauthorized';
+    case 403:
+      return partner ? 'Forbidden' : 'ControlForbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 413:
+      return 'PayloadTooLarge';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'ValidationError';
+    case 429:
+      return 'RateLimited';
+    case 507:
+      return 'StateNotSaved';
+    default:
+      return 'SandboxFault';
   }
 }
 
 /** Webhook delivery headers besides the signature (CONTRACT §5, spec §6.3). */
 const webhookHeaders = (event: string) =>
   z.object({
-    'svc-timestamp': z.string().regex(/^[0-9]+$/).meta({ description: 'Wall time of this attempt, Unix ms: reject stale ones (spec §6.4)', example: '1768478400000' }),
+    'svc-timestamp': z
+      .string()
+      .regex(/^[0-9]+$/)
+      .meta({ description: 'Wall time of this attempt, Unix ms: reject stale ones (spec §6.4)', example: '1768478400000' }),
     'svc-event': z.literal(event).meta({ description: 'The event, as in the body' }),
-    'svc-delivery-id': z.string().meta({ description: 'The delivery\'s id in the log (GET /sandbox/webhooks/deliveries/{id}); the same on every attempt', example: 'dlv_3kTq9ZbW1xY7cV2nM8pL' }),
-    'svc-attempt': z.string().regex(/^[1-9][0-9]*$/).meta({ description: 'Which attempt of the delivery this is, from 1 (manual retries count)', example: '1' }),
+    'svc-delivery-id': z
+      .string()
+      .meta({
+        description: "The delivery's id in the log (GET /sandbox/webhooks/deliveries/{id}); the same on every attempt",
+        example: 'dlv_3kTq9ZbW1xY7cV2nM8pL',
+      }),
+    'svc-attempt': z
+      .string()
+      .regex(/^[1-9][0-9]*$/)
+      .meta({ description: 'Which attempt of the delivery this is, from 1 (manual retries count)', example: '1' }),
   });
 
 /**
@@ -125,14 +180,37 @@ function fingerprint(routes: readonly AnyRouteSpec[], webhooks: readonly Webhook
   const schemaKey = (schema: z.ZodType | undefined): string => {
     if (schema === undefined) return '-';
     if (schema instanceof z.ZodArray) return `[${schemaKey(schema.element as z.ZodType)}]`;
-    if ((schema instanceof z.ZodString || schema instanceof z.ZodVoid) && schema.meta() === undefined && !(schema instanceof z.ZodString && schema.def.checks?.length)) return schema.def.type;
+    if (
+      (schema instanceof z.ZodString || schema instanceof z.ZodVoid) &&
+      schema.meta() === undefined &&
+      !(schema instanceof z.ZodString && schema.def.checks?.length)
+    )
+      return schema.def.type;
     let id = SCHEMA_IDS.get(schema);
     if (id === undefined) SCHEMA_IDS.set(schema, (id = SCHEMA_IDS_NEXT.n++));
     return `#${id}`;
   };
   return JSON.stringify([
     version,
-    routes.map((r) => [r.method, r.path, r.operationId, r.summary, r.description, r.tag, r.auth, r.errors, r.paged, r.html, r.media, r.successStatus, r.message, schemaKey(r.params), schemaKey(r.query), schemaKey(r.body), schemaKey(r.data)]),
+    routes.map((r) => [
+      r.method,
+      r.path,
+      r.operationId,
+      r.summary,
+      r.description,
+      r.tag,
+      r.auth,
+      r.errors,
+      r.paged,
+      r.html,
+      r.media,
+      r.successStatus,
+      r.message,
+      schemaKey(r.params),
+      schemaKey(r.query),
+      schemaKey(r.body),
+      schemaKey(r.data),
+    ]),
     webhooks.map((w) => [w.event, w.summary, schemaKey(w.payload)]),
   ]);
 }
@@ -171,7 +249,14 @@ function generate(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpe
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
-        ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: named(documentationOf(spec.body), `${pascal(spec.operationId)}Body`) } } } } : {}),
+        ...(spec.body
+          ? {
+              body: {
+                required: true,
+                content: { 'application/json': { schema: named(documentationOf(spec.body), `${pascal(spec.operationId)}Body`) } },
+              },
+            }
+          : {}),
       },
       responses: responses as never,
     });
@@ -184,8 +269,7 @@ function generate(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpe
       operationId: `webhook_${hook.event.replace('.', '_')}`,
       summary: hook.summary,
       tags: ['Webhooks'],
-      description:
-        `Sent to the partner's webhook_url, signed per spec §6.4 (security scheme webhookSignature). Answer 2xx within 15 s; any other answer, or none, is retried on the virtual clock after 5 s, 5 m, 30 m, 2 h, 5 h, 10 h and 10 h (CONTRACT §5). Deliveries are at least once: \`data.reference\` and \`event\` together are the idempotency key.`,
+      description: `Sent to the partner's webhook_url, signed per spec §6.4 (security scheme webhookSignature). Answer 2xx within 15 s; any other answer, or none, is retried on the virtual clock after 5 s, 5 m, 30 m, 2 h, 5 h, 10 h and 10 h (CONTRACT §5). Deliveries are at least once: \`data.reference\` and \`event\` together are the idempotency key.`,
       security: [{ webhookSignature: [] }],
       request: { headers: webhookHeaders(hook.event), body: { required: true, content: { 'application/json': { schema: hook.payload } } } },
       responses: {
@@ -197,11 +281,10 @@ function generate(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpe
   }
 
   // The error bodies are generated as components of their own: the error responses refer to them.
-  const doc = new OpenApiGeneratorV31([
-    ...registry.definitions,
-    { type: 'schema', schema: ErrorEnvelopeSchema },
-    { type: 'schema', schema: AuthErrorSchema },
-  ], { unionPreferredType: 'oneOf' }).generateDocument({
+  const doc = new OpenApiGeneratorV31(
+    [...registry.definitions, { type: 'schema', schema: ErrorEnvelopeSchema }, { type: 'schema', schema: AuthErrorSchema }],
+    { unionPreferredType: 'oneOf' },
+  ).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Partner Order API (ramp-sandbox)',
@@ -211,10 +294,13 @@ function generate(routes: readonly AnyRouteSpec[], webhooks: readonly WebhookSpe
     servers: [{ url: '/', description: 'This sandbox' }],
     tags: [
       { name: 'Health', description: 'Liveness, no authentication' },
-      { name: 'Reference data', description: 'Spec §4.2: networks, currencies, institutions, account lookup and rates (public or secret key)' },
+      {
+        name: 'Reference data',
+        description: 'Spec §4.2: networks, currencies, institutions, account lookup and rates (public or secret key)',
+      },
       { name: 'Orders', description: 'Spec §4.1: quotes and orders (secret key with HMAC)' },
       { name: 'sandbox', description: 'The sandbox control API (CONTRACT §4, §11–§16): not part of the real service' },
-      { name: 'Webhooks', description: 'Spec §6: what the sandbox POSTs to the partner\'s webhook_url' },
+      { name: 'Webhooks', description: "Spec §6: what the sandbox POSTs to the partner's webhook_url" },
     ],
   }) as unknown as Record<string, unknown>;
   portablePatterns(doc);
@@ -228,8 +314,18 @@ function registerSecuritySchemes(registry: OpenAPIRegistry): void {
     scheme: 'bearer',
     description: 'spec §5: `Bearer pk_*` (public key, read routes) or `Bearer sk_*` (secret key)',
   });
-  registry.registerComponent('securitySchemes', 'clientId', { type: 'apiKey', in: 'header', name: 'svc-client-id', description: 'the partner reference (client id)' });
-  registry.registerComponent('securitySchemes', 'timestamp', { type: 'apiKey', in: 'header', name: 'svc-timestamp', description: 'Unix time in ms, as a string (secret-key requests; within ±300 s of the server\'s wall clock)' });
+  registry.registerComponent('securitySchemes', 'clientId', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-client-id',
+    description: 'the partner reference (client id)',
+  });
+  registry.registerComponent('securitySchemes', 'timestamp', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-timestamp',
+    description: "Unix time in ms, as a string (secret-key requests; within ±300 s of the server's wall clock)",
+  });
   registry.registerComponent('securitySchemes', 'signature', {
     type: 'apiKey',
     in: 'header',
@@ -246,7 +342,7 @@ function registerSecuritySchemes(registry: OpenAPIRegistry): void {
     in: 'header',
     name: 'svc-signature',
     description:
-      'spec §6.4, on deliveries to the partner: `sha256=` + lowercase hex HMAC-SHA256 of `clientId|svc-timestamp|POST|path|rawBody` (path: the pathname and query of the webhook URL; rawBody: the body exactly as received), keyed with the enc_* key of the order\'s environment. Compare in constant time; reject stale svc-timestamp values.',
+      "spec §6.4, on deliveries to the partner: `sha256=` + lowercase hex HMAC-SHA256 of `clientId|svc-timestamp|POST|path|rawBody` (path: the pathname and query of the webhook URL; rawBody: the body exactly as received), keyed with the enc_* key of the order's environment. Compare in constant time; reject stale svc-timestamp values.",
   });
 }
 
@@ -257,9 +353,17 @@ function successResponse(spec: AnyRouteSpec, routes: readonly AnyRouteSpec[], op
     const redirect = spec.successStatus !== undefined && spec.successStatus >= 300 && spec.successStatus < 400;
     return {
       description: spec.message,
-      ...(redirect ? { headers: { Location: { description: 'Where to go', required: true, schema: { type: 'string', example: '/sandbox/dashboard' } } } } : {}),
+      ...(redirect
+        ? {
+            headers: {
+              Location: { description: 'Where to go', required: true, schema: { type: 'string', example: '/sandbox/dashboard' } },
+            },
+          }
+        : {}),
       // A JSON document answered as it is, not in an envelope (the exports, CONTRACT §19), is its `data`.
-      ...(spec.media.length ? { content: Object.fromEntries(spec.media.map((m) => [m, { schema: m === 'application/json' ? spec.data : z.string() }])) } : {}),
+      ...(spec.media.length
+        ? { content: Object.fromEntries(spec.media.map((m) => [m, { schema: m === 'application/json' ? spec.data : z.string() }])) }
+        : {}),
     };
   }
   const links = linksOf(spec, routes, operations);

@@ -28,17 +28,23 @@ describe('queryParser', () => {
     const parse = queryParser(schema);
     parse('', () => ({}));
     fc.assert(
-      fc.property(fc.record({ page: fc.oneof(fc.nat().map(String), fc.string({ maxLength: 4 })), q: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }), (query) => {
-        const querystring = new URLSearchParams(query as Record<string, string>).toString() || '?';
-        let expected: unknown;
-        try {
-          expected = parseOrThrow(schema, query);
-        } catch (error) {
-          expect(() => parse(querystring, () => query)).toThrow((error as ApiError).message);
-          return;
-        }
-        expect(parse(querystring, () => query)).toEqual(expected);
-      }),
+      fc.property(
+        fc.record(
+          { page: fc.oneof(fc.nat().map(String), fc.string({ maxLength: 4 })), q: fc.string({ maxLength: 8 }) },
+          { requiredKeys: [] },
+        ),
+        (query) => {
+          const querystring = new URLSearchParams(query as Record<string, string>).toString() || '?';
+          let expected: unknown;
+          try {
+            expected = parseOrThrow(schema, query);
+          } catch (error) {
+            expect(() => parse(querystring, () => query)).toThrow((error as ApiError).message);
+            return;
+          }
+          expect(parse(querystring, () => query)).toEqual(expected);
+        },
+      ),
       seeded({ numRuns: 500 }),
     );
   });

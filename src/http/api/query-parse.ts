@@ -22,4 +22,3 @@ export function queryParser<S extends z.ZodType>(schema: S): (querystring: strin
     return empty as z.output<S>;
   };
 }
-

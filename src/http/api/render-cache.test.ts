@@ -7,17 +7,22 @@ import { seeded } from '../../../test/support/property';
 describe('sharedEnvelope', () => {
   it('answers what a fresh render of the envelope answers, through any sequence of data (seeded)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { maxLength: 30 }), (message, pool, picks) => {
-        const envelope = sharedEnvelope(message);
-        // data drawn from a small pool: the same data again, and back to data seen before
-        for (const pick of picks) {
-          const data = pool[pick % pool.length];
-          const json = JSON.stringify(data);
-          expect(envelope(json)).toBe(JSON.stringify(ok(message, JSON.parse(json))));
-          // the same text in another string is the same data
-          expect(envelope(JSON.stringify(JSON.parse(json)))).toBe(JSON.stringify(ok(message, JSON.parse(json))));
-        }
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (message, pool, picks) => {
+          const envelope = sharedEnvelope(message);
+          // data drawn from a small pool: the same data again, and back to data seen before
+          for (const pick of picks) {
+            const data = pool[pick % pool.length];
+            const json = JSON.stringify(data);
+            expect(envelope(json)).toBe(JSON.stringify(ok(message, JSON.parse(json))));
+            // the same text in another string is the same data
+            expect(envelope(JSON.stringify(JSON.parse(json)))).toBe(JSON.stringify(ok(message, JSON.parse(json))));
+          }
+        },
+      ),
       seeded({ numRuns: 1_000 }),
     );
   });

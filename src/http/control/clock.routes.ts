@@ -1,5 +1,16 @@
 import * as z from 'zod';
-import { AdvanceInterruptedError, CLOCK_MODES, ClockBusyError, ClockViewSchema, clockView, DURATION_PATTERN, ISO, parseDuration, type FiredTimer, type VirtualClock } from '../../clock';
+import {
+  AdvanceInterruptedError,
+  CLOCK_MODES,
+  ClockBusyError,
+  ClockViewSchema,
+  clockView,
+  DURATION_PATTERN,
+  ISO,
+  parseDuration,
+  type FiredTimer,
+  type VirtualClock,
+} from '../../clock';
 import { badRequest, conflict, validationError } from '../../shared/errors';
 import { DateTime, MAX_INSTANT, MAX_SPEED } from '../../shared/schemas';
 import { documentedAs, ruledOut } from '../../shared/documented';
@@ -10,7 +21,12 @@ const FIRED_SHOWN = 1000;
 const ClockBodySchema = z
   .object({
     mode: z.enum(CLOCK_MODES).optional(),
-    speed: z.number().positive().max(MAX_SPEED).optional().meta({ description: 'virtual seconds per wall second in realtime mode', example: 60 }),
+    speed: z
+      .number()
+      .positive()
+      .max(MAX_SPEED)
+      .optional()
+      .meta({ description: 'virtual seconds per wall second in realtime mode', example: 60 }),
   })
   .meta({ id: 'ClockBody', example: { mode: 'manual' } });
 
@@ -54,67 +70,84 @@ export const AdvanceResultSchema = z
   .object({
     clock: ClockViewSchema,
     fired_count: z.number().int().nonnegative(),
-    fired: z.array(z.object({ at: DateTime, label: z.string() })).meta({ description: `the first ${FIRED_SHOWN} timers fired, in time order` }),
+    fired: z
+      .array(z.object({ at: DateTime, label: z.string() }))
+      .meta({ description: `the first ${FIRED_SHOWN} timers fired, in time order` }),
   })
   .meta({ id: 'AdvanceResult' });
-
 
 const admin = { auth: 'admin', tag: 'sandbox' } as const;
 
 // The specs are exported so the control client (src/client/control-client.ts) is typed by them.
-export const getClockSpec = { ...admin, method: 'GET', path: '/sandbox/clock', operationId: 'getClock', summary: 'The virtual clock', data: ClockViewSchema, message: 'Clock retrieved' } as const satisfies AnyRouteSpec;
-export const configureClockSpec = { ...admin, method: 'POST', path: '/sandbox/clock', operationId: 'configureClock', summary: 'Switch mode (realtime, manual) or speed', body: ClockBodySchema, data: ClockViewSchema, message: 'Clock updated' } as const satisfies AnyRouteSpec;
-export const advanceClockSpec = { ...admin, method: 'POST', path: '/sandbox/clock/advance', operationId: 'advanceClock', summary: 'Move the virtual clock forward by ms, duration or to an instant, firing due timers', body: AdvanceBodySchema, data: AdvanceResultSchema, message: 'Clock advanced', errors: [400, 409] } as const satisfies AnyRouteSpec;
+export const getClockSpec = {
+  ...admin,
+  method: 'GET',
+  path: '/sandbox/clock',
+  operationId: 'getClock',
+  summary: 'The virtual clock',
+  data: ClockViewSchema,
+  message: 'Clock retrieved',
+} as const satisfies AnyRouteSpec;
+export const configureClockSpec = {
+  ...admin,
+  method: 'POST',
+  path: '/sandbox/clock',
+  operationId: 'configureClock',
+  summary: 'Switch mode (realtime, manual) or speed',
+  body: ClockBodySchema,
+  data: ClockViewSchema,
+  message: 'Clock updated',
+} as const satisfies AnyRouteSpec;
+export const advanceClockSpec = {
+  ...admin,
+  method: 'POST',
+  path: '/sandbox/clock/advance',
+  operationId: 'advanceClock',
+  summary: 'Move the virtual clock forward by ms, duration or to an instant, firing due timers',
+  body: AdvanceBodySchema,
+  data: AdvanceResultSchema,
+  message: 'Clock advanced',
+  errors: [400, 409],
+} as const satisfies AnyRouteSpec;
 
 /** CONTRACT §4 clock routes. */
-export function registerClockRoutes(
-  api: Api,
-  deps: { clock: VirtualClock; advanceTo: (target: number) => Promise<FiredTimer[]> },
-): void {
+export function registerClockRoutes(api: Api, deps: { clock: VirtualClock; advanceTo: (target: number) => Promise<FiredTimer[]> }): void {
   const { clock } = deps;
-  api.route(
-    getClockSpec,
-    () => clockView(clock),
-  );
-  api.route(
-    configureClockSpec,
-    ({ body }) => {
-      clock.configure(body);
-      return clockView(clock);
-    },
-  );
-  api.route(
-    advanceClockSpec,
-    async ({ body }) => {
-      const target =
-        body.to !== undefined
-          ? Date.parse(body.to)
-          : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
-      if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
-      if (target - clock.now() > MAX_ADVANCE_MS) throw validationError('to', `must be at most 10 years ahead of the virtual now (${ISO(clock.now())})`);
-      // The clock's ceiling (issue 22: the 27,382nd ten-year advance answered 500).
-      if (target > MAX_INSTANT) throw badRequest(`The virtual clock cannot go past ${ISO(MAX_INSTANT)} (now ${ISO(clock.now())}); POST /sandbox/reset puts it back at its start`);
-      let fired: FiredTimer[];
-      try {
-        fired = await deps.advanceTo(target);
-      } catch (error) {
-        if (error instanceof ClockBusyError) {
-          throw conflict('The clock is already being advanced by another request; try again when it returns');
-        }
-        if (error instanceof AdvanceInterruptedError) {
-          throw conflict(
-            error.reason === 'restore'
-              ? `The advance was stopped by PUT /sandbox/state (the state was replaced); the clock is now at the restored instant (${ISO(clock.now())})`
-              : `The advance was stopped by POST /sandbox/reset; the clock is back at its start (${ISO(clock.now())})`,
-          );
-        }
-        throw error;
+  api.route(getClockSpec, () => clockView(clock));
+  api.route(configureClockSpec, ({ body }) => {
+    clock.configure(body);
+    return clockView(clock);
+  });
+  api.route(advanceClockSpec, async ({ body }) => {
+    const target = body.to !== undefined ? Date.parse(body.to) : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
+    if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
+    if (target - clock.now() > MAX_ADVANCE_MS)
+      throw validationError('to', `must be at most 10 years ahead of the virtual now (${ISO(clock.now())})`);
+    // The clock's ceiling (issue 22: the 27,382nd ten-year advance answered 500).
+    if (target > MAX_INSTANT)
+      throw badRequest(
+        `The virtual clock cannot go past ${ISO(MAX_INSTANT)} (now ${ISO(clock.now())}); POST /sandbox/reset puts it back at its start`,
+      );
+    let fired: FiredTimer[];
+    try {
+      fired = await deps.advanceTo(target);
+    } catch (error) {
+      if (error instanceof ClockBusyError) {
+        throw conflict('The clock is already being advanced by another request; try again when it returns');
       }
-      return {
-        clock: clockView(clock),
-        fired_count: fired.length,
-        fired: fired.slice(0, FIRED_SHOWN).map((f) => ({ at: ISO(f.at), label: f.label })),
-      };
-    },
-  );
+      if (error instanceof AdvanceInterruptedError) {
+        throw conflict(
+          error.reason === 'restore'
+            ? `The advance was stopped by PUT /sandbox/state (the state was replaced); the clock is now at the restored instant (${ISO(clock.now())})`
+            : `The advance was stopped by POST /sandbox/reset; the clock is back at its start (${ISO(clock.now())})`,
+        );
+      }
+      throw error;
+    }
+    return {
+      clock: clockView(clock),
+      fired_count: fired.length,
+      fired: fired.slice(0, FIRED_SHOWN).map((f) => ({ at: ISO(f.at), label: f.label })),
+    };
+  });
 }

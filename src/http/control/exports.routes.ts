@@ -17,7 +17,12 @@ export const HAR_FILE_NAME = 'ramp-sandbox-requests.har';
 export const POSTMAN_FILE_NAME = 'ramp-sandbox.postman_collection.json';
 
 export const PostmanQuerySchema = z.object({
-  client_id: z.string().min(1).max(128).optional().meta({ description: 'the partner whose keys the collection carries (default: the demo partner)' }),
+  client_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .meta({ description: 'the partner whose keys the collection carries (default: the demo partner)' }),
   environment: z.enum(ENVIRONMENTS).optional().meta({ description: 'which of its key sets (default test)' }),
 });
 
@@ -31,7 +36,7 @@ export const exportHarSpec = {
   operationId: 'exportRequestsHar',
   summary: 'The recorded /v1 requests as HAR 1.2, oldest first (same filters as GET /sandbox/requests)',
   description:
-    'An HTTP Archive of what the request inspector keeps: bodies as recorded (their first 4,096 characters), Authorization and svc-signature masked, a few of each answer\'s headers, and the inspector\'s own fields under `_inspector`. Answered with `Content-Disposition: attachment; filename="ramp-sandbox-requests.har"`; import it into a browser\'s developer tools or any HAR viewer.',
+    "An HTTP Archive of what the request inspector keeps: bodies as recorded (their first 4,096 characters), Authorization and svc-signature masked, a few of each answer's headers, and the inspector's own fields under `_inspector`. Answered with `Content-Disposition: attachment; filename=\"ramp-sandbox-requests.har\"`; import it into a browser's developer tools or any HAR viewer.",
   query: RequestsQuerySchema,
   data: HarSchema,
   media: ['application/json'],
@@ -136,12 +141,19 @@ function environmentData(reference: ReferenceStore, env: Environment): Environme
       const symbols = reference.networkCryptos(env, network.id).map((c) => c.symbol);
       const cryptos = symbols.includes(stable) ? [stable, ...symbols.filter((s) => s !== stable)] : symbols;
       const crypto = cryptos.find((symbol) => reference.rates(fiat, symbol) !== undefined);
-      if (crypto) return { fiat, crypto, network: network.id, format: network.format, institution: reference.institutionsOf(fiat)[0]?.code };
+      if (crypto)
+        return { fiat, crypto, network: network.id, format: network.format, institution: reference.institutionsOf(fiat)[0]?.code };
     }
   }
   // Fixtures without a single onramp: the collection is still made; its Happy path will say why it fails.
   const network = evmFirst[0];
-  return { fiat: fiatOrder[0] ?? 'NGN', crypto: stable, network: network?.id ?? 'base-sepolia', format: network?.format ?? 'evm', institution: undefined };
+  return {
+    fiat: fiatOrder[0] ?? 'NGN',
+    crypto: stable,
+    network: network?.id ?? 'base-sepolia',
+    format: network?.format ?? 'evm',
+    institution: undefined,
+  };
 }
 
 function happyPathBodies(data: EnvironmentData): HappyPathBodies {

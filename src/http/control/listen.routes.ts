@@ -25,12 +25,22 @@ const EventsFilterSchema = z
   .superRefine((text, ctx) => {
     const unknown = text.split(',').find((name) => !(WEBHOOK_EVENTS as readonly string[]).includes(name));
     if (unknown !== undefined) {
-      ctx.addIssue({ code: 'custom', message: unknown === '' ? 'give event names separated by commas, or leave events out' : `${unknown} is not a webhook event (one of ${WEBHOOK_EVENTS.join(', ')})` });
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          unknown === ''
+            ? 'give event names separated by commas, or leave events out'
+            : `${unknown} is not a webhook event (one of ${WEBHOOK_EVENTS.join(', ')})`,
+      });
     }
   })
   .regex(new RegExp(`^(?:${eventList})(?:,(?:${eventList}))*$`), 'must be webhook events separated by commas')
   .transform((text) => [...new Set(text.split(','))] as WebhookEvent[])
-  .meta({ example: 'order.created,order.settled', description: 'only these events go to the listener (comma-separated); the partner’s others go to its webhook_url. Default: every event it subscribes to' });
+  .meta({
+    example: 'order.created,order.settled',
+    description:
+      'only these events go to the listener (comma-separated); the partner’s others go to its webhook_url. Default: every event it subscribes to',
+  });
 
 /** CONTRACT §17 `GET /sandbox/listen` query. */
 export const ListenQuerySchema = z.object({
@@ -40,7 +50,10 @@ export const ListenQuerySchema = z.object({
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .max(2048)
     .optional()
-    .meta({ description: 'the URL the listener forwards to: attempts are signed over its path and query (spec §6.4), and the log shows it as the attempt’s url. Default: the path of the partner’s webhook_url, else /' }),
+    .meta({
+      description:
+        'the URL the listener forwards to: attempts are signed over its path and query (spec §6.4), and the log shows it as the attempt’s url. Default: the path of the partner’s webhook_url, else /',
+    }),
 });
 
 /** CONTRACT §17 `POST /sandbox/listen/attempts/{id}` body: what the receiver answered, or why it did not. */
@@ -55,8 +68,15 @@ export const ListenAnswerBodySchema = z
     duration_ms: z.number().nonnegative().max(86_400_000).meta({ description: 'how long the receiver took, wall ms' }),
     error: z.string().min(1).max(1000).optional().meta({ description: 'why there is no answer (connection refused, timed out, …)' }),
   })
-  .refine((b) => b.status !== undefined || b.error !== undefined, { message: 'give the receiver’s status, or the error when it gave none', path: ['status'] })
-  .meta({ id: 'ListenAnswer', example: { status: 200, body: 'ok', duration_ms: 12 }, anyOf: [{ required: ['status'] }, { required: ['error'] }] });
+  .refine((b) => b.status !== undefined || b.error !== undefined, {
+    message: 'give the receiver’s status, or the error when it gave none',
+    path: ['status'],
+  })
+  .meta({
+    id: 'ListenAnswer',
+    example: { status: 200, body: 'ok', duration_ms: 12 },
+    anyOf: [{ required: ['status'] }, { required: ['error'] }],
+  });
 
 export const ListenAnswerResultSchema = z
   .object({
@@ -93,7 +113,8 @@ export const answerListenAttemptSpec = {
   path: '/sandbox/listen/attempts/{id}',
   operationId: 'answerListenAttempt',
   summary: 'A listener reports the receiver’s answer to an attempt it was handed',
-  description: 'Logged like any attempt; a failure (not 2xx, or an error) is retried on the §5 schedule. 404: no attempt of that id was handed to a listener; 409: it has already ended (answered, timed out, or its listener went).',
+  description:
+    'Logged like any attempt; a failure (not 2xx, or an error) is retried on the §5 schedule. 404: no attempt of that id was handed to a listener; 409: it has already ended (answered, timed out, or its listener went).',
   params: AttemptParamsSchema,
   body: ListenAnswerBodySchema,
   data: ListenAnswerResultSchema,
@@ -138,7 +159,15 @@ export function registerListenRoutes(
       clearInterval(keepAlive);
       dispatcher.unlisten(listener);
     });
-    write(frame('ready', { client_id: partner.client_id, events: listener.events, forward_to: listener.forward_to, subscribed: partner.events, timeout_ms: deps.timeoutMs }));
+    write(
+      frame('ready', {
+        client_id: partner.client_id,
+        events: listener.events,
+        forward_to: listener.forward_to,
+        subscribed: partner.events,
+        timeout_ms: deps.timeoutMs,
+      }),
+    );
     answerEventStream(ctx, stream);
   });
 

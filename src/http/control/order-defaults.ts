@@ -35,16 +35,47 @@ export const ControlCreateOrderSchema = documentedAs(
   z
     .union([
       z
-        .object({ ...fields, from: FiatLegSchema, to: CryptoLegSchema, recipient: CryptoRecipientSchema.optional().meta({ description: RECIPIENT }) })
-        .meta({ id: 'SandboxCreateOnrampOrder', example: { client_id: 'ptr_acme', from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' } } }),
+        .object({
+          ...fields,
+          from: FiatLegSchema,
+          to: CryptoLegSchema,
+          recipient: CryptoRecipientSchema.optional().meta({ description: RECIPIENT }),
+        })
+        .meta({
+          id: 'SandboxCreateOnrampOrder',
+          example: { client_id: 'ptr_acme', from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+        }),
       z
-        .object({ ...fields, from: CryptoLegSchema, to: FiatLegSchema, recipient: FiatRecipientSchema.optional().meta({ description: RECIPIENT }) })
-        .meta({ id: 'SandboxCreateOfframpOrder', example: { client_id: 'ptr_acme', from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'NGN' } } }),
+        .object({
+          ...fields,
+          from: CryptoLegSchema,
+          to: FiatLegSchema,
+          recipient: FiatRecipientSchema.optional().meta({ description: RECIPIENT }),
+        })
+        .meta({
+          id: 'SandboxCreateOfframpOrder',
+          example: { client_id: 'ptr_acme', from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'NGN' } },
+        }),
       z
-        .object({ ...fields, from: CryptoLegSchema, to: CryptoLegSchema, recipient: CryptoRecipientSchema.optional().meta({ description: RECIPIENT }) })
-        .meta({ id: 'SandboxCreateSwapOrder', example: { client_id: 'ptr_acme', from: { currency: 'USDC', network: 'base-sepolia', amount: 100 }, to: { currency: 'ETH', network: 'base-sepolia' } } }),
+        .object({
+          ...fields,
+          from: CryptoLegSchema,
+          to: CryptoLegSchema,
+          recipient: CryptoRecipientSchema.optional().meta({ description: RECIPIENT }),
+        })
+        .meta({
+          id: 'SandboxCreateSwapOrder',
+          example: {
+            client_id: 'ptr_acme',
+            from: { currency: 'USDC', network: 'base-sepolia', amount: 100 },
+            to: { currency: 'ETH', network: 'base-sepolia' },
+          },
+        }),
     ])
-    .meta({ id: 'SandboxCreateOrderBody', description: 'An order for any partner, unsigned; customer and recipient are filled in when not given' }),
+    .meta({
+      id: 'SandboxCreateOrderBody',
+      description: 'An order for any partner, unsigned; customer and recipient are filled in when not given',
+    }),
 );
 export type ControlCreateOrder = z.output<typeof ControlCreateOrderSchema>;
 

@@ -29,7 +29,7 @@ export function registerTailRoute(api: Api, deps: { tail: TailFeed }): void {
       operationId: 'sandboxTail',
       summary: 'Server-sent events: each /v1 request and each finished webhook attempt, as they happen',
       description:
-        'What `ramp-sandbox tail` follows. The stream opens with `event: ready` (the filter), then `event: request` (`{type, id, at, virtual_at, method, path, status, code?, message?, duration_ms, client_id?, environment?, auth, hint?, fault?}`: the request inspector\'s entry without headers and bodies; `hint` is the svc-sandbox-hint of a refused signature) and `event: delivery` (`{type, id, event, order, client_id, environment, attempt, manual, url, http_status, error, duration_ms, ok, delivery_status, next_attempt_at, at, virtual_at}`), one JSON object each. A reader that falls more than 256 KiB behind misses events; once it has caught up it gets `event: dropped` (`{type, dropped}`: how many); one that has left 1 MiB unread (held or missed) is cut off. The sandbox ends the stream when it stops. Send the admin token as a bearer token.',
+        "What `ramp-sandbox tail` follows. The stream opens with `event: ready` (the filter), then `event: request` (`{type, id, at, virtual_at, method, path, status, code?, message?, duration_ms, client_id?, environment?, auth, hint?, fault?}`: the request inspector's entry without headers and bodies; `hint` is the svc-sandbox-hint of a refused signature) and `event: delivery` (`{type, id, event, order, client_id, environment, attempt, manual, url, http_status, error, duration_ms, ok, delivery_status, next_attempt_at, at, virtual_at}`), one JSON object each. A reader that falls more than 256 KiB behind misses events; once it has caught up it gets `event: dropped` (`{type, dropped}`: how many); one that has left 1 MiB unread (held or missed) is cut off. The sandbox ends the stream when it stops. Send the admin token as a bearer token.",
       auth: 'admin',
       tag: 'sandbox',
       query: TailQuerySchema,
@@ -41,7 +41,10 @@ export function registerTailRoute(api: Api, deps: { tail: TailFeed }): void {
       const requests = query.requests ?? true;
       const deliveries = query.deliveries ?? true;
       if (!requests && !deliveries) throw validationError('requests', 'follow requests, deliveries or both (both are false)');
-      answerEventStream(ctx, deps.tail.open({ requests, deliveries, ...(query.client_id !== undefined ? { clientId: query.client_id } : {}) }));
+      answerEventStream(
+        ctx,
+        deps.tail.open({ requests, deliveries, ...(query.client_id !== undefined ? { clientId: query.client_id } : {}) }),
+      );
     },
   );
 }

@@ -147,7 +147,7 @@ export function exposureWarning(config: { host: string; adminToken: string | und
   if (config.adminToken || isLoopbackHost(config.host)) return undefined;
   return (
     `WARNING: serving on ${config.host} without --admin-token: anyone who can reach this port controls the sandbox ` +
-    '(reset, pay in, create partners) and reads every partner\'s keys from /sandbox. Start it with --admin-token T ' +
+    "(reset, pay in, create partners) and reads every partner's keys from /sandbox. Start it with --admin-token T " +
     '(or SANDBOX_ADMIN_TOKEN) to require Authorization: Bearer T there.'
   );
 }

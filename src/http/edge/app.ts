@@ -134,13 +134,17 @@ function itemTemplates(routes: readonly AnyRouteSpec[]): Template[] {
 function namesEmptyItem(items: readonly Template[], path: string): boolean {
   const segments = `${path}_`.split('/');
   return items.some(
-    (t) => t.length === segments.length && t.every((s, i) => (isParam(s) ? segments[i] !== '' : s.toLowerCase() === segments[i]!.toLowerCase())),
+    (t) =>
+      t.length === segments.length && t.every((s, i) => (isParam(s) ? segments[i] !== '' : s.toLowerCase() === segments[i]!.toLowerCase())),
   );
 }
 
 function emptyItem(path: string, method: string): ApiError {
   const collection = path.replace(/\/+$/, '');
-  return new ApiError('E_NOTFOUND', `${ERROR_MESSAGES.notFound}: ${method} ${path} (an item with an empty id; the collection is ${collection}, without the trailing slash)`);
+  return new ApiError(
+    'E_NOTFOUND',
+    `${ERROR_MESSAGES.notFound}: ${method} ${path} (an item with an empty id; the collection is ${collection}, without the trailing slash)`,
+  );
 }
 
 /**
@@ -152,7 +156,10 @@ function unmatched(ctx: Context, path: string, method: string): ApiError {
   for (const layer of (ctx as Context & Pick<RouterContext, 'matched'>).matched ?? []) for (const m of layer.methods) allowed.add(m);
   if (allowed.size > 0) {
     const allow = [...allowed].join(', ');
-    return new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.methodNotAllowed}; allowed: ${allow}`, { status: 405, headers: { Allow: allow } });
+    return new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.methodNotAllowed}; allowed: ${allow}`, {
+      status: 405,
+      headers: { Allow: allow },
+    });
   }
   return new ApiError('E_NOTFOUND', `${ERROR_MESSAGES.notFound}: ${method} ${path}`);
 }

@@ -125,7 +125,6 @@ export function requireJsonBody(ctx: Context): void {
   if (field !== undefined) throw validationError(field, `nested deeper than ${max} levels`);
 }
 
-
 /** The request body as text (`''` when there is none): UTF-8, a leading BOM kept. */
 export function rawBodyOf(ctx: Context): string {
   const raw: unknown = ctx.request.rawBody;

@@ -33,9 +33,11 @@ export function answerClientError(error: ParserError, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const code = error.code === 'HPE_INVALID_HEADER_TOKEN' && /header value/i.test(error.reason ?? '') ? 'HPE_INVALID_HEADER_VALUE' : (error.code ?? '');
+  const code =
+    error.code === 'HPE_INVALID_HEADER_TOKEN' && /header value/i.test(error.reason ?? '') ? 'HPE_INVALID_HEADER_VALUE' : (error.code ?? '');
   const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const why = REASONS[code] ?? (status === 408 ? 'the request was not received in time' : (error.reason ?? error.message).replace(/\.$/, ''));
+  const why =
+    REASONS[code] ?? (status === 408 ? 'the request was not received in time' : (error.reason ?? error.message).replace(/\.$/, ''));
   const body = JSON.stringify({ status: false, code: 'E_BADREQUEST', message: `Malformed HTTP request: ${why}` });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +

@@ -23,7 +23,9 @@ export async function applyFault(ctx: Context, effect: FaultEffect, next: Next):
     ctx.state.faultCutError = error;
     ctx.status = error.status;
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-    ctx.body = error.alternative ? { status: 'failed', message: error.message, data: null } : { status: false, code: error.code, message: error.message };
+    ctx.body = error.alternative
+      ? { status: 'failed', message: error.message, data: null }
+      : { status: false, code: error.code, message: error.message };
   }
   sendCut(ctx, cut);
 }
@@ -83,7 +85,8 @@ async function answer(ctx: Context, effect: FaultEffect, next: Next): Promise<vo
  * The body of a `malformed` answer (docs/faults-and-inspector.md): an HTML error page, as a
  * proxy in front of an API sends, under `Content-Type: application/json`.
  */
-export const malformedBody = (faultId: string) => `<html><body><h1>200 OK</h1><p>injected fault ${faultId}: this answer is not JSON</p></body></html>\n`;
+export const malformedBody = (faultId: string) =>
+  `<html><body><h1>200 OK</h1><p>injected fault ${faultId}: this answer is not JSON</p></body></html>\n`;
 
 /**
  * Sends the answer's status and headers with the Content-Length of the whole body, then only its

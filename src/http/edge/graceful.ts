@@ -14,7 +14,7 @@ export interface StopReport {
 /** Counts the requests a server is answering, so a stop can wait for them. */
 export function trackRequests(server: Server): { readonly count: number; drained(): Promise<void> } {
   let count = 0;
-  let waiters: Array<() => void> = [];
+  const waiters: Array<() => void> = [];
   server.on('request', (_req, res) => {
     count++;
     res.once('close', () => {

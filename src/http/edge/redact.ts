@@ -16,7 +16,11 @@ const REDACTED = '[redacted]';
 export function redactUrl(url: string, secret?: string): string {
   const q = url.indexOf('?');
   let path = q < 0 ? url : url.slice(0, q);
-  if (secret) path = path.split('/').map((segment) => (holds(segment, secret, false) ? REDACTED : segment)).join('/');
+  if (secret)
+    path = path
+      .split('/')
+      .map((segment) => (holds(segment, secret, false) ? REDACTED : segment))
+      .join('/');
   if (q < 0) return secret ? redactText(path, secret) : path;
   const query = url
     .slice(q + 1)
@@ -32,7 +36,9 @@ export function redactUrl(url: string, secret?: string): string {
         // keep the raw name
       }
       if (eq < 0) return pair;
-      return SECRET_PARAMS.test(decoded) || (secret !== undefined && secret !== '' && holds(pair.slice(eq + 1), secret, true)) ? `${name}=${REDACTED}` : pair;
+      return SECRET_PARAMS.test(decoded) || (secret !== undefined && secret !== '' && holds(pair.slice(eq + 1), secret, true))
+        ? `${name}=${REDACTED}`
+        : pair;
     })
     .join('&');
   const redacted = `${path}?${query}`;

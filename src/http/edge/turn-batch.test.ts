@@ -104,7 +104,9 @@ describe('routedByTurn', () => {
     const mw = routedByTurn();
     const als = new AsyncLocalStorage<string>();
     const seen: string[] = [];
-    await Promise.all(['A', 'B', 'C'].map((name) => als.run(name, () => mw(ctx, async () => void seen.push(`${name} sees ${als.getStore()}`)))));
+    await Promise.all(
+      ['A', 'B', 'C'].map((name) => als.run(name, () => mw(ctx, async () => void seen.push(`${name} sees ${als.getStore()}`)))),
+    );
     expect(seen).toEqual(['A sees A', 'B sees A', 'C sees A']);
   });
 

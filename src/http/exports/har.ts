@@ -41,7 +41,14 @@ const HarEntrySchema = z
       _error: z.string().optional(),
     }),
     cache: z.object({}),
-    timings: z.object({ blocked: z.number(), dns: z.number(), connect: z.number(), send: z.number(), wait: z.number(), receive: z.number() }),
+    timings: z.object({
+      blocked: z.number(),
+      dns: z.number(),
+      connect: z.number(),
+      send: z.number(),
+      wait: z.number(),
+      receive: z.number(),
+    }),
     _inspector: z
       .object({
         id: z.string(),
@@ -198,5 +205,7 @@ const byteLength = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Says so when the recorded text is the first 4,096 characters of a longer body. */
 function cutComment(text: string, length: number | undefined): string | undefined {
   const kept = byteLength(text);
-  return length !== undefined && length > kept ? `the first ${text.length} characters (${kept} of ${length} bytes), as the inspector keeps them` : undefined;
+  return length !== undefined && length > kept
+    ? `the first ${text.length} characters (${kept} of ${length} bytes), as the inspector keeps them`
+    : undefined;
 }

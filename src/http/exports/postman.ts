@@ -21,8 +21,15 @@ const LooseObject = z.looseObject({});
 export const PostmanCollectionSchema = z
   .looseObject({
     info: z.looseObject({ name: z.string(), description: z.string().optional(), schema: z.literal(POSTMAN_SCHEMA_URL) }),
-    item: z.array(z.looseObject({ name: z.string(), item: z.array(LooseObject).optional() })).meta({ description: 'the Happy path folder, then a folder per tag of /v1' }),
-    variable: z.array(z.looseObject({ key: z.string(), value: z.string() })).meta({ description: 'baseUrl, clientId, environment, publicKey, secretKey, encryptionKey, and what the Happy path passes along: quoteId, quoteAmount, orderReference' }),
+    item: z
+      .array(z.looseObject({ name: z.string(), item: z.array(LooseObject).optional() }))
+      .meta({ description: 'the Happy path folder, then a folder per tag of /v1' }),
+    variable: z
+      .array(z.looseObject({ key: z.string(), value: z.string() }))
+      .meta({
+        description:
+          'baseUrl, clientId, environment, publicKey, secretKey, encryptionKey, and what the Happy path passes along: quoteId, quoteAmount, orderReference',
+      }),
     event: z.array(LooseObject).meta({ description: 'the collection-level pre-request script that signs each request (spec §5.2)' }),
     auth: LooseObject.optional(),
   })
@@ -136,7 +143,11 @@ export function buildPostmanCollection(options: PostmanOptions): PostmanCollecti
     variable('environment', partner.environment, 'the environment of the keys below (test or live)'),
     variable('publicKey', partner.keys.public_key, 'public key (pk_*): read routes, no signature (spec §5.1)'),
     variable('secretKey', partner.keys.secret_key, 'secret key (sk_*): sent as Authorization: Bearer on every request here (spec §5.2)'),
-    variable('encryptionKey', partner.keys.encryption_key, 'encryption key (enc_*): keys the HMAC of svc-signature; never sent (spec §5.2)'),
+    variable(
+      'encryptionKey',
+      partner.keys.encryption_key,
+      'encryption key (enc_*): keys the HMAC of svc-signature; never sent (spec §5.2)',
+    ),
     variable('quoteId', '', 'set by the Happy path: the quote it created'),
     variable('quoteAmount', '', 'set by the Happy path: what its quote says the customer pays in'),
     variable('orderReference', '', 'set by the Happy path: the order it created'),
@@ -210,7 +221,8 @@ function happyPathFolder(options: PostmanOptions): PostmanFolder {
   const order = { quote_id: '{{quoteId}}', merchant_reference: 'postman-{{$guid}}', ...happyPath.order };
   return {
     name: HAPPY_PATH_FOLDER,
-    description: 'Quote, create the order from the quote, read it back, cancel it: each request checks its answer and passes what the next needs along in collection variables.',
+    description:
+      'Quote, create the order from the quote, read it back, cancel it: each request checks its answer and passes what the next needs along in collection variables.',
     item: [
       {
         name: 'Create a quote',
@@ -276,7 +288,13 @@ function happyPathFolder(options: PostmanOptions): PostmanFolder {
   };
 }
 
-function operationItem(path: string, method: string, operation: Record<string, unknown>, components: Record<string, unknown>, options: PostmanOptions): PostmanItem {
+function operationItem(
+  path: string,
+  method: string,
+  operation: Record<string, unknown>,
+  components: Record<string, unknown>,
+  options: PostmanOptions,
+): PostmanItem {
   const query: NonNullable<PostmanRequest['url']['query']> = [];
   const pathValues: Record<string, { value: string; description?: string }> = {};
   for (const raw of asArray(operation.parameters)) {
@@ -296,10 +314,15 @@ function operationItem(path: string, method: string, operation: Record<string, u
   // Create order: a merchant_reference of its own each run (a second run would be a 409), and
   // the order it makes is the one the folder's later requests act on (issue 6), not the order
   // the Happy path already cancelled.
-  if (creates && example !== null && typeof example === 'object' && 'merchant_reference' in example) example = { ...example, merchant_reference: 'postman-{{$guid}}' };
+  if (creates && example !== null && typeof example === 'object' && 'merchant_reference' in example)
+    example = { ...example, merchant_reference: 'postman-{{$guid}}' };
   const body = example === undefined ? undefined : JSON.stringify(example, null, 2);
   const summary = typeof operation.summary === 'string' ? operation.summary : `${method} ${path}`;
-  const lines = [typeof operation.description === 'string' ? operation.description : summary, '', `${method} ${path} (operationId ${String(operation.operationId)})`];
+  const lines = [
+    typeof operation.description === 'string' ? operation.description : summary,
+    '',
+    `${method} ${path} (operationId ${String(operation.operationId)})`,
+  ];
   return {
     name: summary,
     request: request(method, path, { query, pathValues, description: lines.join('\n'), ...(body === undefined ? {} : { body }) }),
@@ -322,7 +345,12 @@ const endsOrder = (item: PostmanItem) => item.request.method === 'PATCH' && item
 function request(
   method: string,
   path: string,
-  parts: { body?: string; query?: NonNullable<PostmanRequest['url']['query']>; pathValues?: Record<string, { value: string; description?: string }>; description?: string },
+  parts: {
+    body?: string;
+    query?: NonNullable<PostmanRequest['url']['query']>;
+    pathValues?: Record<string, { value: string; description?: string }>;
+    description?: string;
+  },
 ): PostmanRequest {
   const segments = path
     .split('/')
@@ -355,7 +383,13 @@ function request(
   return out;
 }
 
-function parameterValue(path: string, name: string, parameter: Record<string, unknown>, components: Record<string, unknown>, sample: PostmanOptions['sample']): string {
+function parameterValue(
+  path: string,
+  name: string,
+  parameter: Record<string, unknown>,
+  components: Record<string, unknown>,
+  sample: PostmanOptions['sample'],
+): string {
   const given = sample?.(path, name);
   if (given !== undefined) return given;
   // An array (include) as one comma-separated value, the form spec §4.1 names.

@@ -70,7 +70,14 @@ describe('FaultStore', () => {
 });
 
 describe('FaultsStateSchema (CONTRACT §13: the same rules as POST /sandbox/faults)', () => {
-  const stored = (over: Record<string, unknown> = {}) => ({ id: 'flt_1', phase: 'before', remaining: null, applied: 0, error: { status: 500 }, ...over });
+  const stored = (over: Record<string, unknown> = {}) => ({
+    id: 'flt_1',
+    phase: 'before',
+    remaining: null,
+    applied: 0,
+    error: { status: 500 },
+    ...over,
+  });
   const doc = (fault: Record<string, unknown>, serial = 1) => ({ faults: [fault], serial, rng_state: 7 });
   const firstIssue = (value: unknown) => {
     const result = FaultsStateSchema.safeParse(value);
@@ -92,8 +99,8 @@ describe('FaultsStateSchema (CONTRACT §13: the same rules as POST /sandbox/faul
     expect(firstIssue(doc(stored({ drop: -0.1 })))).toMatch(/^faults\.0\.drop: /);
     expect(firstIssue(doc(stored({ latency_ms: { min: 5, max: 1 } })))).toMatch(/^faults\.0\.latency_ms/);
     expect(firstIssue(doc(stored({ latency_ms: 120_001 })))).toMatch(/^faults\.0\.latency_ms/);
-    expect(firstIssue(doc(stored({ path: '/v1/' + 'a'.repeat(297) })))).toBe('faults.0.path: must be at most 300 characters');
-    expect(firstIssue(doc(stored({ path: '/v1/' + 'a'.repeat(296) })))).toBeUndefined();
+    expect(firstIssue(doc(stored({ path: `/v1/${'a'.repeat(297)}` })))).toBe('faults.0.path: must be at most 300 characters');
+    expect(firstIssue(doc(stored({ path: `/v1/${'a'.repeat(296)}` })))).toBeUndefined();
     expect(firstIssue(doc(stored({ path: '/sandbox/clock' })))).toMatch(/^faults\.0\.path: must be a \/v1 path glob/);
     expect(firstIssue(doc(stored({ times: 0, remaining: 0 })))).toMatch(/^faults\.0\.times: /);
     expect(firstIssue(doc(stored({ times: 2, remaining: 3 })))).toMatch(/^faults\.0\.remaining: /);
@@ -105,7 +112,9 @@ describe('FaultsStateSchema (CONTRACT §13: the same rules as POST /sandbox/faul
   });
 
   it('refuses a serial behind a stored fault id (new ids would clash)', () => {
-    expect(firstIssue(doc(stored({ id: 'flt_5' }), 4))).toBe('serial: is 4, behind fault id flt_5: must be at least 5 (new fault ids would clash)');
+    expect(firstIssue(doc(stored({ id: 'flt_5' }), 4))).toBe(
+      'serial: is 4, behind fault id flt_5: must be at least 5 (new fault ids would clash)',
+    );
     expect(firstIssue(doc(stored({ id: 'flt_5' }), 5))).toBeUndefined();
   });
 

@@ -16,7 +16,11 @@ const MAX_TRUNCATE = 1 << 30;
 const MAX_WINDOW_MS = 3650 * 86_400_000;
 const Rate = z.number().min(0).max(1);
 const FaultFields = {
-  client_id: z.string().min(1).optional().meta({ description: 'only this partner\'s requests (default: every partner)', example: 'ptr_acme' }),
+  client_id: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: "only this partner's requests (default: every partner)", example: 'ptr_acme' }),
   environment: z.enum(ENVIRONMENTS).optional(),
   method: z
     .string()
@@ -52,35 +56,59 @@ const FaultFields = {
     .optional(),
   error: z
     .object({
-      status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).meta({ type: 'integer', enum: [429, 500, 502, 503, 504], example: 503 }),
+      status: z
+        .union([z.literal(429), z.literal(500), z.literal(502), z.literal(503), z.literal(504)])
+        .meta({ type: 'integer', enum: [429, 500, 502, 503, 504], example: 503 }),
       rate: Rate.optional().meta({ description: 'the share of matching requests it applies to (default 1)', example: 0.5 }),
     })
     .optional()
     .meta({ id: 'FaultError', example: { status: 503 } }),
   drop: Rate.optional().meta({ description: 'rate (0..1) at which the connection is closed without an answer' }),
   // CONTRACT §22: the kinds a broken network or proxy adds to error, latency and drop.
-  reset: Rate.optional().meta({ description: 'rate (0..1) at which the connection is reset (TCP RST: the client sees ECONNRESET) once the request is read, with no answer', example: 1 }),
+  reset: Rate.optional().meta({
+    description:
+      'rate (0..1) at which the connection is reset (TCP RST: the client sees ECONNRESET) once the request is read, with no answer',
+    example: 1,
+  }),
   truncate: z
     .number('must be a whole number of bytes (0 or more)')
     .int('must be a whole number of bytes (0 or more)')
     .min(0, 'must be a whole number of bytes (0 or more)')
     .max(MAX_TRUNCATE, `must be at most ${MAX_TRUNCATE} bytes`)
     .optional()
-    .meta({ description: 'the answer is cut after N body bytes: its headers promise the whole body (Content-Length), then the connection closes', example: 10 }),
-  malformed: Rate.optional().meta({ description: 'rate (0..1) at which the answer is a 200 whose body is not JSON, under a JSON content-type (as a broken proxy sends)', example: 1 }),
+    .meta({
+      description: 'the answer is cut after N body bytes: its headers promise the whole body (Content-Length), then the connection closes',
+      example: 10,
+    }),
+  malformed: Rate.optional().meta({
+    description: 'rate (0..1) at which the answer is a 200 whose body is not JSON, under a JSON content-type (as a broken proxy sends)',
+    example: 1,
+  }),
   skip: z
     .number('must be a whole number of requests (0 or more)')
     .int('must be a whole number of requests (0 or more)')
     .min(0, 'must be a whole number of requests (0 or more)')
     .max(1_000_000, 'must be at most 1000000')
     .optional()
-    .meta({ description: 'the first N matching requests (inside the window) go through untouched; then the fault applies (and `times` counts)', example: 2 }),
-  times: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
+    .meta({
+      description: 'the first N matching requests (inside the window) go through untouched; then the fault applies (and `times` counts)',
+      example: 2,
+    }),
+  times: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
   note: z
     .string()
     .max(200, 'must be at most 200 characters')
     .optional()
-    .meta({ description: 'a label shown in the injected answer\'s message (and so in the inspector), e.g. a readiness probe (CONTRACT §21)', example: 'readiness probe' }),
+    .meta({
+      description: "a label shown in the injected answer's message (and so in the inspector), e.g. a readiness probe (CONTRACT §21)",
+      example: 'readiness probe',
+    }),
 };
 
 /**
@@ -91,7 +119,10 @@ const IsoInstant = z.iso.datetime({ offset: true });
 const WindowBound = z
   .string()
   .max(64, 'must be at most 64 characters')
-  .refine((v) => parseDuration(v) !== undefined || IsoInstant.safeParse(v).success, 'must be an instant (ISO 8601, e.g. 2026-01-15T13:00:00Z) or a duration from the virtual now (90s, 5m, 2h, 1d, 1h30m)')
+  .refine(
+    (v) => parseDuration(v) !== undefined || IsoInstant.safeParse(v).success,
+    'must be an instant (ISO 8601, e.g. 2026-01-15T13:00:00Z) or a duration from the virtual now (90s, 5m, 2h, 1d, 1h30m)',
+  )
   .refine((v) => (parseDuration(v) ?? 0) <= MAX_WINDOW_MS, 'must be at most 10 years (3650d) from now')
   .meta({
     // the server's rule: zod's date-time pattern, or a duration as the clock's advance documents it
@@ -115,7 +146,8 @@ const WindowInput = z
   .meta({
     id: 'FaultWindowInput',
     anyOf: [{ required: ['from'] }, { required: ['to'] }],
-    description: 'CONTRACT §22: the fault applies only while the virtual clock is inside [from, to); each bound an instant or a duration from now; `to` must be after `from`',
+    description:
+      'CONTRACT §22: the fault applies only while the virtual clock is inside [from, to); each bound an instant or a duration from now; `to` must be after `from`',
     'x-constraint': 'to > from',
     example: { from: '1m', to: '6m' },
   });
@@ -124,8 +156,17 @@ const WindowResolved = z
   .object({ from: z.iso.datetime().optional(), to: z.iso.datetime().optional() })
   .strict()
   .refine((w) => w.from !== undefined || w.to !== undefined, { message: 'give from, to or both', path: ['from'] })
-  .refine((w) => w.from === undefined || w.to === undefined || Date.parse(w.to) > Date.parse(w.from), { message: 'must be after from (the window would be empty)', path: ['to'] })
-  .meta({ id: 'FaultWindow', anyOf: [{ required: ['from'] }, { required: ['to'] }], description: 'the virtual instants the fault applies between: from (inclusive) to (exclusive)', 'x-constraint': 'to > from', example: { from: '2026-01-15T12:01:00.000Z', to: '2026-01-15T12:06:00.000Z' } });
+  .refine((w) => w.from === undefined || w.to === undefined || Date.parse(w.to) > Date.parse(w.from), {
+    message: 'must be after from (the window would be empty)',
+    path: ['to'],
+  })
+  .meta({
+    id: 'FaultWindow',
+    anyOf: [{ required: ['from'] }, { required: ['to'] }],
+    description: 'the virtual instants the fault applies between: from (inclusive) to (exclusive)',
+    'x-constraint': 'to > from',
+    example: { from: '2026-01-15T12:01:00.000Z', to: '2026-01-15T12:06:00.000Z' },
+  });
 const Phase = z.enum(['before', 'after']);
 /** The fields that make a fault do something (CONTRACT §12, §22). */
 export const FAULT_KINDS = ['latency_ms', 'error', 'drop', 'reset', 'truncate', 'malformed'] as const;
@@ -142,13 +183,25 @@ export const FaultInputSchema = z
     {
       ...FaultFields,
       window: WindowInput.optional(),
-      phase: Phase.optional().meta({ description: 'before (default): the request is not carried out; after: it is, then the answer is replaced' }),
+      phase: Phase.optional().meta({
+        description: 'before (default): the request is not carried out; after: it is, then the answer is replaced',
+      }),
     },
     // A misspelt or unknown kind (`kind: reset`, `truncated: 10`) is refused, never ignored.
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')} (a fault's kinds: ${FAULT_KINDS.join(', ')}; its other fields: ${FAULT_SCOPE.join(', ')})` : undefined) },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')} (a fault's kinds: ${FAULT_KINDS.join(', ')}; its other fields: ${FAULT_SCOPE.join(', ')})`
+          : undefined,
+    },
   )
   .refine(hasEffect, HAS_EFFECT)
-  .meta({ id: 'FaultBody', description: 'CONTRACT §12, §22: at least one of latency_ms, error, drop, reset, truncate or malformed', ...HAS_EFFECT_DOC, example: { path: '/v1/orders', method: 'POST', error: { status: 503 }, times: 1 } });
+  .meta({
+    id: 'FaultBody',
+    description: 'CONTRACT §12, §22: at least one of latency_ms, error, drop, reset, truncate or malformed',
+    ...HAS_EFFECT_DOC,
+    example: { path: '/v1/orders', method: 'POST', error: { status: 503 }, times: 1 },
+  });
 export type FaultInput = z.output<typeof FaultInputSchema>;
 
 /** The largest fault serial (ids are `flt_<serial>`): far from where `++` stops counting. */
@@ -158,14 +211,23 @@ const FAULT_ID = /^flt_([1-9][0-9]{0,14})$/;
 /** A fault in force (the same field rules as `FaultInputSchema`), as listed and as a state document holds it. */
 export const FaultSchema = z
   .object({
-    id: z.string().regex(FAULT_ID, 'must be flt_ and a counter (1 to 15 digits), as the sandbox makes fault ids').meta({ example: 'flt_1' }),
+    id: z
+      .string()
+      .regex(FAULT_ID, 'must be flt_ and a counter (1 to 15 digits), as the sandbox makes fault ids')
+      .meta({ example: 'flt_1' }),
     ...FaultFields,
     window: WindowResolved.optional(),
     phase: Phase,
     remaining: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'applications left (null: unlimited)' }),
     applied: z.number().int().nonnegative(),
     // Absent in a state saved before CONTRACT §22: nothing was skipped then.
-    skipped: z.number().int().nonnegative().max(1_000_000).default(0).meta({ description: 'matching requests let through so far under `skip`' }),
+    skipped: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(1_000_000)
+      .default(0)
+      .meta({ description: 'matching requests let through so far under `skip`' }),
   })
   .refine(hasEffect, HAS_EFFECT)
   .refine((f) => f.skipped <= (f.skip ?? 0), { message: 'must not exceed skip', path: ['skipped'] })
@@ -192,7 +254,11 @@ export const FaultsStateSchema = z
   .superRefine((state, ctx) => {
     const top = state.faults.reduce((max, f) => Math.max(max, faultIdNumber(f.id)), 0);
     if (state.serial < top) {
-      ctx.addIssue({ code: 'custom', path: ['serial'], message: `is ${state.serial}, behind fault id flt_${top}: must be at least ${top} (new fault ids would clash)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['serial'],
+        message: `is ${state.serial}, behind fault id flt_${top}: must be at least ${top} (new fault ids would clash)`,
+      });
     }
   });
 export type FaultsState = z.output<typeof FaultsStateSchema>;
@@ -293,13 +359,16 @@ export class FaultStore {
     const at = (bound: string, field: string) => {
       const ms = parseDuration(bound);
       const instant = ms === undefined ? Date.parse(bound) : now + ms;
-      if (instant > MAX_INSTANT) throw validationError(`window.${field}`, `must be at most ${ISO(MAX_INSTANT)}, the latest instant the clock holds`);
+      if (instant > MAX_INSTANT)
+        throw validationError(`window.${field}`, `must be at most ${ISO(MAX_INSTANT)}, the latest instant the clock holds`);
       return instant;
     };
     const from = window.from === undefined ? undefined : at(window.from, 'from');
     const to = window.to === undefined ? undefined : at(window.to, 'to');
-    if (from !== undefined && to !== undefined && to <= from) throw validationError('window.to', `must be after from (${ISO(to)} is not after ${ISO(from)}: the window would be empty)`);
-    if (to !== undefined && to <= now) throw validationError('window.to', `is already past (${ISO(to)}; the virtual now is ${ISO(now)}): the fault would never apply`);
+    if (from !== undefined && to !== undefined && to <= from)
+      throw validationError('window.to', `must be after from (${ISO(to)} is not after ${ISO(from)}: the window would be empty)`);
+    if (to !== undefined && to <= now)
+      throw validationError('window.to', `is already past (${ISO(to)}; the virtual now is ${ISO(now)}): the fault would never apply`);
     return { ...(from !== undefined ? { from: ISO(from) } : {}), ...(to !== undefined ? { to: ISO(to) } : {}) };
   }
 
@@ -354,13 +423,27 @@ export class FaultStore {
       const reset = !drop && fault.reset !== undefined && this.random() < fault.reset;
       const error = !drop && !reset && fault.error !== undefined && this.random() < (fault.error.rate ?? 1);
       const malformed = !drop && !reset && !error && fault.malformed !== undefined && this.random() < fault.malformed;
-      const latencyMs = fault.latency_ms === undefined ? 0 : typeof fault.latency_ms === 'number' ? fault.latency_ms : Math.round(fault.latency_ms.min + this.random() * (fault.latency_ms.max - fault.latency_ms.min));
+      const latencyMs =
+        fault.latency_ms === undefined
+          ? 0
+          : typeof fault.latency_ms === 'number'
+            ? fault.latency_ms
+            : Math.round(fault.latency_ms.min + this.random() * (fault.latency_ms.max - fault.latency_ms.min));
       // A cut needs an answer: none when the connection is dropped or reset.
       const truncate = drop || reset ? undefined : fault.truncate;
       if (!drop && !reset && !error && !malformed && truncate === undefined && latencyMs === 0) continue; // matched, but a rate said no this time
       fault.applied++;
       if (fault.remaining !== null && --fault.remaining <= 0) this.remove(fault.id);
-      return { fault, phase: fault.phase, latencyMs, drop, reset, malformed, ...(error ? { errorStatus: fault.error!.status } : {}), ...(truncate !== undefined ? { truncate } : {}) };
+      return {
+        fault,
+        phase: fault.phase,
+        latencyMs,
+        drop,
+        reset,
+        malformed,
+        ...(error ? { errorStatus: fault.error!.status } : {}),
+        ...(truncate !== undefined ? { truncate } : {}),
+      };
     }
     return undefined;
   }

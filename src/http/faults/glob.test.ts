@@ -13,7 +13,11 @@ function globToRegExp(glob: string): RegExp {
   let re = '';
   for (const part of parts.slice(1)) {
     if (part === '**') re += '(?:/[^/]+)*';
-    else re += '/' + part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*');
+    else
+      re += `/${part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*')}`;
   }
   return new RegExp(`^${re}/?$`);
 }
@@ -28,7 +32,33 @@ const counted = (glob: string, path: string) => {
 };
 
 // Glob segments: literal, `*` anywhere in a segment, `**`, empty segments, regexp metacharacters.
-const GLOB_SEGMENTS = ['**', '*', '***', '**a', 'a', 'b', 'ab', 'a*', '*a', 'a*b', '*a*', 'a**b', '', 'v1', '.', '?', '(', '[', '\\', '$', '^', '|', '+', '{1}', 'é'];
+const GLOB_SEGMENTS = [
+  '**',
+  '*',
+  '***',
+  '**a',
+  'a',
+  'b',
+  'ab',
+  'a*',
+  '*a',
+  'a*b',
+  '*a*',
+  'a**b',
+  '',
+  'v1',
+  '.',
+  '?',
+  '(',
+  '[',
+  '\\',
+  '$',
+  '^',
+  '|',
+  '+',
+  '{1}',
+  'é',
+];
 const PATH_PIECES = ['a', 'b', 'ab', 'ba', 'aa', '', 'v1', '.', '?', '(', '*', 'é', 'a/b', '/'];
 
 const segmentGlob = fc
@@ -46,10 +76,15 @@ const pathFor = (segments: string[]) =>
       ...segments.map((segment) =>
         segment === '**'
           ? fc.array(fc.constantFrom('a', 'b', 'ab', '', 'a/b'), { maxLength: 3 }).map((xs) => xs.map((x) => `/${x}`).join(''))
-          : fc.array(fc.constantFrom(...PATH_PIECES), { minLength: segment.split('*').length - 1, maxLength: segment.split('*').length - 1 }).map((fills) => {
-              const pieces = segment.split('*');
-              return '/' + pieces.map((p, i) => (i === 0 ? p : fills[i - 1] + p)).join('');
-            }),
+          : fc
+              .array(fc.constantFrom(...PATH_PIECES), {
+                minLength: segment.split('*').length - 1,
+                maxLength: segment.split('*').length - 1,
+              })
+              .map((fills) => {
+                const pieces = segment.split('*');
+                return `/${pieces.map((p, i) => (i === 0 ? p : fills[i - 1] + p)).join('')}`;
+              }),
       ),
       fc.constantFrom('', '', '/', '//', 'a'),
     )
@@ -120,9 +155,9 @@ describe('fault path globs in linear time (CONTRACT §9, §12)', () => {
   });
 
   it('matches a 20-star glob against a 4,000-character segment within (glob+1)×(path+1) steps', () => {
-    const glob = '/v1/orders/' + '*A'.repeat(19) + '*B';
+    const glob = `/v1/orders/${'*A'.repeat(19)}*B`;
     expect(glob.split('*')).toHaveLength(21);
-    for (const path of ['/v1/orders/' + 'A'.repeat(4000), '/v1/orders/' + 'A'.repeat(4000) + 'B', '/v1/orders/' + 'A'.repeat(4000) + '/']) {
+    for (const path of [`/v1/orders/${'A'.repeat(4000)}`, `/v1/orders/${'A'.repeat(4000)}B`, `/v1/orders/${'A'.repeat(4000)}/`]) {
       const { matched, steps } = counted(glob, path);
       expect(matched).toBe(path.endsWith('B'));
       expect(steps).toBeLessThanOrEqual(bound(glob, path));
@@ -130,12 +165,12 @@ describe('fault path globs in linear time (CONTRACT §9, §12)', () => {
   });
 
   it('matches many `**` against a long path within the bound', () => {
-    const glob = '/v1' + '/**'.repeat(60) + '/x';
-    const long = '/v1' + '/a'.repeat(2000);
+    const glob = `/v1${'/**'.repeat(60)}/x`;
+    const long = `/v1${'/a'.repeat(2000)}`;
     for (const [path, expected] of [
-      [long + '/y', false],
-      [long + '/x', true],
-      [long + '/x/', true],
+      [`${long}/y`, false],
+      [`${long}/x`, true],
+      [`${long}/x/`, true],
     ] as const) {
       const { matched, steps } = counted(glob, path);
       expect(matched).toBe(expected);
@@ -144,8 +179,8 @@ describe('fault path globs in linear time (CONTRACT §9, §12)', () => {
   });
 
   it('matches the longest allowed glob of stars and `**` within the bound', () => {
-    const globs = ['/v1/' + '*a'.repeat(148), '/v1/' + '**/*a*/'.repeat(42), '/v1/' + '*'.repeat(MAX_GLOB_LENGTH - 4)];
-    const paths = ['/v1/' + 'a'.repeat(4000) + 'b', '/v1' + '/aaa'.repeat(1000) + '/b', '/v1/' + 'a/'.repeat(2000)];
+    const globs = [`/v1/${'*a'.repeat(148)}`, `/v1/${'**/*a*/'.repeat(42)}`, `/v1/${'*'.repeat(MAX_GLOB_LENGTH - 4)}`];
+    const paths = [`/v1/${'a'.repeat(4000)}b`, `/v1${'/aaa'.repeat(1000)}/b`, `/v1/${'a/'.repeat(2000)}`];
     for (const glob of globs) {
       expect(glob.length).toBeLessThanOrEqual(MAX_GLOB_LENGTH);
       for (const path of paths) {

@@ -35,9 +35,23 @@ describe('recordRequests', () => {
     observe(answered('/v1/orders/ord_x', 404, '{"status":false}'), { ms: 0.5 });
     expect(recorded()).toEqual(['/v1/orders/ord_x', '/v1/networks']);
     const [second, first] = log.list();
-    expect(first).toMatchObject({ id: 'req_1', path: '/v1/networks', status: 200, virtual_at: '2026-01-01T00:00:00.000Z', at: '2026-06-01T00:00:00.000Z', duration_ms: 1.5, response_body: '{"status":true}' });
+    expect(first).toMatchObject({
+      id: 'req_1',
+      path: '/v1/networks',
+      status: 200,
+      virtual_at: '2026-01-01T00:00:00.000Z',
+      at: '2026-06-01T00:00:00.000Z',
+      duration_ms: 1.5,
+      response_body: '{"status":true}',
+    });
     expect(first!.response_headers).toEqual({ 'content-type': 'application/json; charset=utf-8' });
-    expect(second).toMatchObject({ id: 'req_2', path: '/v1/orders/ord_x', status: 404, virtual_at: '2026-01-01T01:00:00.000Z', at: '2026-06-01T00:00:01.000Z' });
+    expect(second).toMatchObject({
+      id: 'req_2',
+      path: '/v1/orders/ord_x',
+      status: 404,
+      virtual_at: '2026-01-01T01:00:00.000Z',
+      at: '2026-06-01T00:00:01.000Z',
+    });
   });
 
   // Issue item 9: the 4,096-character cut split a surrogate pair (an emoji at the edge).
@@ -48,7 +62,10 @@ describe('recordRequests', () => {
     const path = `/v1/orders/${'p'.repeat(2048 - 12)}😀x`; // the pair at units 2047 and 2048
     const ctx = answered(path, 404, body);
     (ctx.request as { rawBody?: string }).rawBody = body;
-    observe(ctx, { ms: 1, error: Object.assign(new Error(`${'m'.repeat(2047)}😀`), { code: 'E_NOTFOUND', status: 404, headers: {} }) as never });
+    observe(ctx, {
+      ms: 1,
+      error: Object.assign(new Error(`${'m'.repeat(2047)}😀`), { code: 'E_NOTFOUND', status: 404, headers: {} }) as never,
+    });
     const [entry] = log.list();
     for (const text of [entry!.request_body!, entry!.response_body!, entry!.path, entry!.message!]) {
       expect((text as unknown as { isWellFormed(): boolean }).isWellFormed()).toBe(true);

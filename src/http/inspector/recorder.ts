@@ -76,7 +76,10 @@ export function recordRequests(
       if (!error.alternative) raw.code = error.code;
       raw.message = ownCopy(cutText(error.message, FIELD_EXCERPT));
     }
-    if (dropped) raw.message = ctx.state.faultReset ? 'connection reset without an answer (injected fault)' : 'connection closed without an answer (injected fault)';
+    if (dropped)
+      raw.message = ctx.state.faultReset
+        ? 'connection reset without an answer (injected fault)'
+        : 'connection closed without an answer (injected fault)';
     if (cut) raw.message = cut;
     const hint = ctx.res.getHeader('svc-sandbox-hint');
     if (hint) raw.hint = ownCopy(cutText(String(hint), FIELD_EXCERPT));

@@ -15,7 +15,10 @@ const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) =>
 describe('BodyBytes', () => {
   it('reads back every text kept, exactly, through any writes, deletes and clears (seeded)', () => {
     const op = fc.oneof(
-      { weight: 6, arbitrary: fc.record({ kind: fc.constant('set' as const), key: fc.nat(7), text: fc.option(anyText, { nil: undefined }) }) },
+      {
+        weight: 6,
+        arbitrary: fc.record({ kind: fc.constant('set' as const), key: fc.nat(7), text: fc.option(anyText, { nil: undefined }) }),
+      },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), key: fc.nat(7) }) },
       { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
     );

@@ -48,7 +48,11 @@ class ObjectRing {
       if (status !== undefined && e.status !== status) continue;
       if (statusClass !== undefined && Math.floor(e.status / 100) !== statusClass) continue;
       if (q.path !== undefined && !e.path.includes(q.path)) continue;
-      if (needle !== undefined && !(e.id === needle || [e.path, e.requestBody, e.responseBody].some((t) => t !== undefined && t.toLowerCase().includes(needle)))) continue;
+      if (
+        needle !== undefined &&
+        !(e.id === needle || [e.path, e.requestBody, e.responseBody].some((t) => t?.toLowerCase().includes(needle)))
+      )
+        continue;
       if (total >= first && items.length < perPage) items.push(this.at(slot));
       total++;
     }
@@ -74,17 +78,45 @@ class ObjectRing {
 function fieldsOf(e: RecordedRequest | { id: string; raw: RawRecord }) {
   if ('raw' in e) {
     const { raw } = e;
-    return { id: e.id, clientId: raw.clientId || undefined, environment: raw.environment, status: raw.status, path: raw.path, requestBody: raw.requestBody, responseBody: raw.responseBody };
+    return {
+      id: e.id,
+      clientId: raw.clientId || undefined,
+      environment: raw.environment,
+      status: raw.status,
+      path: raw.path,
+      requestBody: raw.requestBody,
+      responseBody: raw.responseBody,
+    };
   }
-  return { id: e.id, clientId: e.client_id, environment: e.environment, status: e.status, path: e.path, requestBody: e.request_body, responseBody: e.response_body };
+  return {
+    id: e.id,
+    clientId: e.client_id,
+    environment: e.environment,
+    status: e.status,
+    path: e.path,
+    requestBody: e.request_body,
+    responseBody: e.response_body,
+  };
 }
 
-const SHOWN = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
+const SHOWN = [
+  'svc-client-id',
+  'svc-timestamp',
+  'svc-signature',
+  'authorization',
+  'content-type',
+  'content-length',
+  'x-request-id',
+  'user-agent',
+];
 const SHOWN_RESPONSE = ['content-type', 'content-length', 'retry-after', 'allow', 'location', 'x-request-id', 'svc-sandbox-hint'];
 /** A headers object as the recorder makes it: the shown names present, in their order. */
 const inOrder = (names: string[], h: Record<string, string>) => Object.fromEntries(names.filter((n) => n in h).map((n) => [n, h[n]!]));
 
-const text = fc.oneof(fc.constantFrom('', 'x', 'ORD', '/v1/orders', '/v1/orders/ORDAB12', 'ptr_1', 'Bearer sk_test_****abcd', 'req_3'), fc.string({ maxLength: 40 }));
+const text = fc.oneof(
+  fc.constantFrom('', 'x', 'ORD', '/v1/orders', '/v1/orders/ORDAB12', 'ptr_1', 'Bearer sk_test_****abcd', 'req_3'),
+  fc.string({ maxLength: 40 }),
+);
 const rawRecord: fc.Arbitrary<RawRecord> = fc
   .record(
     {
@@ -128,7 +160,11 @@ const query: fc.Arbitrary<Partial<RequestsQuery>> = fc.record(
   { requiredKeys: [] },
 );
 
-type Op = { kind: 'raw'; raw: RawRecord } | { kind: 'page'; q: Partial<RequestsQuery> } | { kind: 'get'; serial: number } | { kind: 'clear' };
+type Op =
+  | { kind: 'raw'; raw: RawRecord }
+  | { kind: 'page'; q: Partial<RequestsQuery> }
+  | { kind: 'get'; serial: number }
+  | { kind: 'clear' };
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: rawRecord.map((raw) => ({ kind: 'raw' as const, raw })) },
   { weight: 2, arbitrary: query.map((q) => ({ kind: 'page' as const, q })) },

@@ -87,7 +87,8 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
     const raw = headers[name];
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
-    out[name] = name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownExcerpt(value, HEADER_EXCERPT);
+    out[name] =
+      name === 'authorization' ? maskBearer(value) : name === 'svc-signature' ? maskSignature(value) : ownExcerpt(value, HEADER_EXCERPT);
   }
   return out;
 }
@@ -99,7 +100,10 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
  * the answer by its lower-case name (`res.getHeader`: asking for the few shown ones spares the
  * copy of them all that `getHeaders()` makes on every request).
  */
-export function shownResponseHeaders(header: (name: string) => number | string | string[] | undefined, hint?: string): Record<string, string> | undefined {
+export function shownResponseHeaders(
+  header: (name: string) => number | string | string[] | undefined,
+  hint?: string,
+): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
   for (const name of SHOWN_RESPONSE_HEADERS) {
     const raw = header(name);

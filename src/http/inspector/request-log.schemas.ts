@@ -10,9 +10,26 @@ export const BODY_EXCERPT = 4096;
 /** Other strings a request brings (path, client id, header values, messages) are kept up to this. */
 export const FIELD_EXCERPT = 2048;
 /** The request headers the inspector keeps (`maskedHeaders` masks the key material). */
-export const SHOWN_HEADERS = ['svc-client-id', 'svc-timestamp', 'svc-signature', 'authorization', 'content-type', 'content-length', 'x-request-id', 'user-agent'];
+export const SHOWN_HEADERS = [
+  'svc-client-id',
+  'svc-timestamp',
+  'svc-signature',
+  'authorization',
+  'content-type',
+  'content-length',
+  'x-request-id',
+  'user-agent',
+];
 /** The answer's headers the inspector keeps: what the body is, and those a client acts on. */
-export const SHOWN_RESPONSE_HEADERS = ['content-type', 'content-length', 'retry-after', 'allow', 'location', 'x-request-id', 'svc-sandbox-hint'];
+export const SHOWN_RESPONSE_HEADERS = [
+  'content-type',
+  'content-length',
+  'retry-after',
+  'allow',
+  'location',
+  'x-request-id',
+  'svc-sandbox-hint',
+];
 
 /** One recorded /v1 request, as `GET /sandbox/requests` shows it (CONTRACT §11). */
 export const RecordedRequestSchema = z
@@ -36,8 +53,14 @@ export const RecordedRequestSchema = z
       .record(z.string(), z.string())
       .optional()
       .meta({ description: `the answer's ${SHOWN_RESPONSE_HEADERS.join(', ')} headers, when it had them` }),
-    request_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
-    response_body: z.string().optional().meta({ description: `the first ${BODY_EXCERPT} characters` }),
+    request_body: z
+      .string()
+      .optional()
+      .meta({ description: `the first ${BODY_EXCERPT} characters` }),
+    response_body: z
+      .string()
+      .optional()
+      .meta({ description: `the first ${BODY_EXCERPT} characters` }),
   })
   .meta({ id: 'RecordedRequest' });
 export type RecordedRequest = z.output<typeof RecordedRequestSchema>;
@@ -70,6 +93,12 @@ export const RequestsQuerySchema = z.object({
     .transform(Number)
     .refine((n) => n >= 1 && n <= 1000, 'must be an integer from 1 to 1000')
     .optional()
-    .meta({ type: 'integer', minimum: 1, maximum: 1000, example: 50, description: 'the same as per_page (per_page wins when both are given)' }),
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      example: 50,
+      description: 'the same as per_page (per_page wins when both are given)',
+    }),
 });
 export type RequestsQuery = z.output<typeof RequestsQuerySchema>;

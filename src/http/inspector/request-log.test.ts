@@ -24,7 +24,12 @@ describe('RequestLog raw records', () => {
     const entry = (i: number) => ({ ...materialise(raw(i)), id: `req_${i + 1}` });
     expect(log.size).toBe(3);
     expect(log.list()).toEqual([entry(4), entry(3), entry(2)]);
-    expect(log.list()[0]).toMatchObject({ id: 'req_5', at: '2026-01-01T00:00:00.004Z', duration_ms: 1.23, headers: { authorization: 'Bearer sk_test_****ijkl', 'svc-signature': 'sha256=****', 'user-agent': 'x' } });
+    expect(log.list()[0]).toMatchObject({
+      id: 'req_5',
+      at: '2026-01-01T00:00:00.004Z',
+      duration_ms: 1.23,
+      headers: { authorization: 'Bearer sk_test_****ijkl', 'svc-signature': 'sha256=****', 'user-agent': 'x' },
+    });
     expect(log.list()[0]!.request_body).toHaveLength(4096);
     expect(log.get('req_3')).toEqual(entry(2));
     expect(log.get('req_2')).toBeUndefined();

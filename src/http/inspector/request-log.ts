@@ -35,7 +35,10 @@ export class RequestLog {
   private readonly ms: number[] = [];
   private readonly statuses: number[] = [];
   private readonly auths: number[] = [];
-  private readonly strings = Object.fromEntries(STRING_FIELDS.map((f) => [f, []])) as unknown as Record<StringField, Array<string | undefined>>;
+  private readonly strings = Object.fromEntries(STRING_FIELDS.map((f) => [f, []])) as unknown as Record<
+    StringField,
+    Array<string | undefined>
+  >;
   /** The shown request headers, one column per name (SHOWN_HEADERS), and the answer's (SHOWN_RESPONSE_HEADERS). */
   private readonly headers: Array<Array<string | undefined>> = SHOWN_HEADERS.map(() => []);
   private readonly responseHeaders: Array<Array<string | undefined>> = SHOWN_RESPONSE_HEADERS.map(() => []);
@@ -135,14 +138,20 @@ export class RequestLog {
   /** What the filters read of a slot, from its columns; the bodies only for `q` (`matches`). */
   private fieldsAt(slot: number): Fields {
     const s = this.strings;
-    return { id: this.idAt(slot), clientId: s.clientId[slot] || undefined, environment: s.environment[slot], status: this.statuses[slot]!, path: s.path[slot]! };
+    return {
+      id: this.idAt(slot),
+      clientId: s.clientId[slot] || undefined,
+      environment: s.environment[slot],
+      status: this.statuses[slot]!,
+      path: s.path[slot]!,
+    };
   }
 
   /** `q`: the id itself, or text (lower case) in the path or a body; a raw record's bodies are decoded only here. */
   private matches(slot: number, e: Fields, needle: string): boolean {
     if (e.id === needle || e.path.toLowerCase().includes(needle)) return true;
     const bodies = [this.bodies.get(requestBodyKey(slot)), this.bodies.get(answerBodyKey(slot))];
-    return bodies.some((text) => text !== undefined && text.toLowerCase().includes(needle));
+    return bodies.some((text) => text?.toLowerCase().includes(needle));
   }
 
   /** Newest first, filtered: the first `per_page` (or `limit`, default 50) of page `page`. */

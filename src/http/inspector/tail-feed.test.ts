@@ -10,18 +10,52 @@ import { TailFeed, type TailEvents, type TailFeedDeps } from './tail-feed';
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
 function raw(over: Partial<RawRecord> = {}): RawRecord {
-  return { wallMs: T0, virtualMs: T0, method: 'GET', path: '/v1/networks', status: 200, ms: 1.234, auth: 'secret', headers: {}, clientId: 'ptr_a', environment: 'test', ...over };
+  return {
+    wallMs: T0,
+    virtualMs: T0,
+    method: 'GET',
+    path: '/v1/networks',
+    status: 200,
+    ms: 1.234,
+    auth: 'secret',
+    headers: {},
+    clientId: 'ptr_a',
+    environment: 'test',
+    ...over,
+  };
 }
 
 function delivery(over: Partial<Delivery> = {}): Delivery {
   return {
-    id: 'dlv_1', client_id: 'ptr_a', environment: 'test', order: 'ORD1', event: 'order.created', body: '{}', urlOverride: null, source: 'lifecycle',
-    status: 'pending', attempts: [], automaticAttempts: 0, next_attempt_at: null, created_at: T0, inFlight: false, timer: null, ...over,
+    id: 'dlv_1',
+    client_id: 'ptr_a',
+    environment: 'test',
+    order: 'ORD1',
+    event: 'order.created',
+    body: '{}',
+    urlOverride: null,
+    source: 'lifecycle',
+    status: 'pending',
+    attempts: [],
+    automaticAttempts: 0,
+    next_attempt_at: null,
+    created_at: T0,
+    inFlight: false,
+    timer: null,
+    ...over,
   };
 }
 
 const attempt = (number: number, http_status: number | null, error: string | null = null) => ({
-  number, manual: false, url: 'http://receiver.test/hooks', virtual_at: T0, wall_at: T0, duration_ms: 7, http_status, error, response_excerpt: null,
+  number,
+  manual: false,
+  url: 'http://receiver.test/hooks',
+  virtual_at: T0,
+  wall_at: T0,
+  duration_ms: 7,
+  http_status,
+  error,
+  response_excerpt: null,
 });
 
 /** Everything a stream has buffered, as server-sent events. */
@@ -63,7 +97,16 @@ describe('TailFeed (GET /sandbox/tail)', () => {
   it('opens with ready, then tells each request with its hint, and each finished attempt once', () => {
     const { bus, feed } = makeFeed();
     const stream = feed.open({ requests: true, deliveries: true });
-    bus.emit('request.recorded', { id: 'req_1', raw: raw({ status: 401, code: 'E_UNAUTHORIZED', message: 'Invalid signature', hint: 'prefix=x; body_sha256=y; body_length=0', auth: 'failed' }) });
+    bus.emit('request.recorded', {
+      id: 'req_1',
+      raw: raw({
+        status: 401,
+        code: 'E_UNAUTHORIZED',
+        message: 'Invalid signature',
+        hint: 'prefix=x; body_sha256=y; body_length=0',
+        auth: 'failed',
+      }),
+    });
     const d = delivery({ attempts: [attempt(1, null)], inFlight: true });
     bus.emit('delivery.changed', d); // the attempt starts: nothing to tell yet
     d.inFlight = false;
@@ -77,11 +120,44 @@ describe('TailFeed (GET /sandbox/tail)', () => {
       { event: 'ready', data: { requests: true, deliveries: true, client_id: null } },
       {
         event: 'request',
-        data: { type: 'request', id: 'req_1', at: '2026-01-15T12:00:00.000Z', virtual_at: '2026-01-15T12:00:00.000Z', method: 'GET', path: '/v1/networks', status: 401, code: 'E_UNAUTHORIZED', message: 'Invalid signature', duration_ms: 1.23, client_id: 'ptr_a', environment: 'test', auth: 'failed', hint: 'prefix=x; body_sha256=y; body_length=0' },
+        data: {
+          type: 'request',
+          id: 'req_1',
+          at: '2026-01-15T12:00:00.000Z',
+          virtual_at: '2026-01-15T12:00:00.000Z',
+          method: 'GET',
+          path: '/v1/networks',
+          status: 401,
+          code: 'E_UNAUTHORIZED',
+          message: 'Invalid signature',
+          duration_ms: 1.23,
+          client_id: 'ptr_a',
+          environment: 'test',
+          auth: 'failed',
+          hint: 'prefix=x; body_sha256=y; body_length=0',
+        },
       },
       {
         event: 'delivery',
-        data: { type: 'delivery', id: 'dlv_1', event: 'order.created', order: 'ORD1', client_id: 'ptr_a', environment: 'test', attempt: 1, manual: false, url: 'http://receiver.test/hooks', http_status: 500, error: 'HTTP 500', duration_ms: 7, ok: false, delivery_status: 'retrying', next_attempt_at: '2026-01-15T12:00:05.000Z', at: '2026-01-15T12:00:00.000Z', virtual_at: '2026-01-15T12:00:00.000Z' },
+        data: {
+          type: 'delivery',
+          id: 'dlv_1',
+          event: 'order.created',
+          order: 'ORD1',
+          client_id: 'ptr_a',
+          environment: 'test',
+          attempt: 1,
+          manual: false,
+          url: 'http://receiver.test/hooks',
+          http_status: 500,
+          error: 'HTTP 500',
+          duration_ms: 7,
+          ok: false,
+          delivery_status: 'retrying',
+          next_attempt_at: '2026-01-15T12:00:05.000Z',
+          at: '2026-01-15T12:00:00.000Z',
+          virtual_at: '2026-01-15T12:00:00.000Z',
+        },
       },
     ]);
     feed.close();
@@ -94,7 +170,10 @@ describe('TailFeed (GET /sandbox/tail)', () => {
     bus.emit('request.recorded', { id: 'req_a', raw: raw() });
     bus.emit('request.recorded', { id: 'req_b', raw: raw({ clientId: 'ptr_b' }) });
     bus.emit('delivery.changed', delivery({ id: 'dlv_b', client_id: 'ptr_b', attempts: [attempt(1, 200)] }));
-    const ids = (s: PassThrough) => events(s).slice(1).map((e) => e.data.id);
+    const ids = (s: PassThrough) =>
+      events(s)
+        .slice(1)
+        .map((e) => e.data.id);
     expect(ids(onlyRequests)).toEqual(['req_a', 'req_b']);
     expect(ids(onlyB)).toEqual(['req_b', 'dlv_b']);
     feed.close();
@@ -114,7 +193,8 @@ describe('TailFeed (GET /sandbox/tail)', () => {
     await drained;
     bus.emit('request.recorded', { id: 'req_last', raw: raw() });
     await new Promise((r) => setImmediate(r));
-    for (const f of text.split('\n\n')) if (f.startsWith('event: ')) seen.push({ event: f.split('\n')[0]!.slice(7), data: JSON.parse(f.split('\n')[1]!.slice(6)) });
+    for (const f of text.split('\n\n'))
+      if (f.startsWith('event: ')) seen.push({ event: f.split('\n')[0]!.slice(7), data: JSON.parse(f.split('\n')[1]!.slice(6)) });
     const told = seen.filter((e) => e.event === 'request').length;
     const dropped = seen.filter((e) => e.event === 'dropped');
     expect(dropped).toHaveLength(1);

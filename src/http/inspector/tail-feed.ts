@@ -111,14 +111,21 @@ export class TailFeed {
   open(filter: TailFilter): SseStream {
     // `drain` (the cue to tell what was dropped) comes only after a write past the high-water mark.
     const { onCut } = this.deps;
-    const stream = new SseStream({ stream: 'tail', limit: this.cutAt, writableHighWaterMark: Math.min(this.limit, 16 * 1024), ...(onCut ? { onCut } : {}) });
+    const stream = new SseStream({
+      stream: 'tail',
+      limit: this.cutAt,
+      writableHighWaterMark: Math.min(this.limit, 16 * 1024),
+      ...(onCut ? { onCut } : {}),
+    });
     const tail: Tail = { stream, filter, dropped: 0, droppedBytes: 0 };
     this.tails.add(tail);
     tail.stream.on('close', () => this.drop(tail));
     // A reader that fell behind and caught up hears how much it missed.
     tail.stream.on('drain', () => this.tellDropped(tail));
     if (this.tails.size === 1) this.start();
-    tail.stream.send(frame('ready', JSON.stringify({ requests: filter.requests, deliveries: filter.deliveries, client_id: filter.clientId ?? null })));
+    tail.stream.send(
+      frame('ready', JSON.stringify({ requests: filter.requests, deliveries: filter.deliveries, client_id: filter.clientId ?? null })),
+    );
     return tail.stream;
   }
 

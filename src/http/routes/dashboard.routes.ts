@@ -11,7 +11,9 @@ export { LiveFeed, type LiveFeedDeps, type LiveKind } from '../../dashboard/live
 
 export const DASHBOARD_PATH = '/sandbox/dashboard';
 
-const AssetParamsSchema = z.object({ name: z.string().regex(ASSET_NAME, 'must be an asset name such as app.js').meta({ example: 'app.js' }) });
+const AssetParamsSchema = z.object({
+  name: z.string().regex(ASSET_NAME, 'must be an asset name such as app.js').meta({ example: 'app.js' }),
+});
 
 /**
  * CONTRACT §15: the dashboard page (`GET /sandbox/dashboard`, and `GET /` redirects there),
@@ -24,20 +26,51 @@ export function registerDashboard(api: Api, deps: { live: LiveFeed; demoClientId
   const page = { auth: 'page', tag: 'sandbox', data: z.void() } as const;
 
   api.route(
-    { ...page, auth: 'none', method: 'GET', path: '/', operationId: 'home', summary: 'Redirects to the dashboard', media: [], successStatus: 302, message: 'Redirect to /sandbox/dashboard' },
+    {
+      ...page,
+      auth: 'none',
+      method: 'GET',
+      path: '/',
+      operationId: 'home',
+      summary: 'Redirects to the dashboard',
+      media: [],
+      successStatus: 302,
+      message: 'Redirect to /sandbox/dashboard',
+    },
     ({ ctx }) => {
       ctx.redirect(DASHBOARD_PATH);
     },
   );
   api.route(
-    { ...page, data: z.string(), method: 'GET', path: DASHBOARD_PATH, operationId: 'dashboard', summary: 'The dashboard (HTML; it asks for the admin token when one is set)', html: true, message: 'The dashboard' },
+    {
+      ...page,
+      data: z.string(),
+      method: 'GET',
+      path: DASHBOARD_PATH,
+      operationId: 'dashboard',
+      summary: 'The dashboard (HTML; it asks for the admin token when one is set)',
+      html: true,
+      message: 'The dashboard',
+    },
     ({ ctx }) => {
       ctx.set('Cache-Control', 'no-cache');
       return shell(assets.importMap(), { vocabulary, lifecycles, demo_client_id: deps.demoClientId() });
     },
   );
   api.route(
-    { ...page, method: 'GET', path: `${ASSET_PREFIX}/{name}`, operationId: 'dashboardAsset', summary: 'A script, stylesheet or icon of the dashboard (or the README), with an ETag', description: 'Cache-Control: no-cache with an ETag: a browser keeps the asset and asks again with If-None-Match (a 304 when unchanged), so an upgraded sandbox is never served stale files.', params: AssetParamsSchema, media: ASSET_MEDIA, message: 'The asset', errors: [304, 404] },
+    {
+      ...page,
+      method: 'GET',
+      path: `${ASSET_PREFIX}/{name}`,
+      operationId: 'dashboardAsset',
+      summary: 'A script, stylesheet or icon of the dashboard (or the README), with an ETag',
+      description:
+        'Cache-Control: no-cache with an ETag: a browser keeps the asset and asks again with If-None-Match (a 304 when unchanged), so an upgraded sandbox is never served stale files.',
+      params: AssetParamsSchema,
+      media: ASSET_MEDIA,
+      message: 'The asset',
+      errors: [304, 404],
+    },
     async ({ params, ctx }) => {
       const asset = await assets.get(params.name);
       if (!asset) throw notFound(`No dashboard asset ${params.name}`);

@@ -30,7 +30,14 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
     clock: { now: ISO(deps.clock.now()), mode: deps.clock.mode },
     evicted_orders: deps.evictedOrders(),
   });
-  const spec = { method: 'GET', auth: 'none', tag: 'Health', data: HealthSchema, message: 'Healthy', summary: 'Health check (no auth)' } as const;
+  const spec = {
+    method: 'GET',
+    auth: 'none',
+    tag: 'Health',
+    data: HealthSchema,
+    message: 'Healthy',
+    summary: 'Health check (no auth)',
+  } as const;
   api.route({ ...spec, path: '/health', operationId: 'health' }, health);
   api.route({ ...spec, path: '/v1/health', operationId: 'healthV1' }, health);
 }

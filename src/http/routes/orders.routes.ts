@@ -29,15 +29,45 @@ export function registerOrderRoutes(api: Api, deps: { orders: OrderService }): v
   const { orders } = deps;
 
   api.route(
-    { ...approved, method: 'POST', path: '/v1/orders/quote', operationId: 'createQuote', summary: 'Create a quote (locks pricing for ttl_in_seconds)', body: QuoteBodySchema, data: QuoteSchema, message: 'Quote created', errors: [400] },
+    {
+      ...approved,
+      method: 'POST',
+      path: '/v1/orders/quote',
+      operationId: 'createQuote',
+      summary: 'Create a quote (locks pricing for ttl_in_seconds)',
+      body: QuoteBodySchema,
+      data: QuoteSchema,
+      message: 'Quote created',
+      errors: [400],
+    },
     ({ ctx, body }) => orders.quote(caller(ctx), body),
   );
   api.route(
-    { ...approved, method: 'POST', path: '/v1/orders', operationId: 'createOrder', summary: 'Create an order from a quote or from legs', body: CreateOrderBodySchema, data: OrderDetailSchema, message: 'Order created', errors: [400, 404, 409] },
+    {
+      ...approved,
+      method: 'POST',
+      path: '/v1/orders',
+      operationId: 'createOrder',
+      summary: 'Create an order from a quote or from legs',
+      body: CreateOrderBodySchema,
+      data: OrderDetailSchema,
+      message: 'Order created',
+      errors: [400, 404, 409],
+    },
     ({ ctx, body }) => orders.create(caller(ctx), body),
   );
   api.route(
-    { ...secret, method: 'GET', path: '/v1/orders', operationId: 'listOrders', summary: 'List orders, newest first (CONTRACT §7)', query: ListQuerySchema, data: OrderSummarySchema, paged: true, message: 'Orders retrieved' },
+    {
+      ...secret,
+      method: 'GET',
+      path: '/v1/orders',
+      operationId: 'listOrders',
+      summary: 'List orders, newest first (CONTRACT §7)',
+      query: ListQuerySchema,
+      data: OrderSummarySchema,
+      paged: true,
+      message: 'Orders retrieved',
+    },
     ({ ctx, query }) => {
       const { data, meta } = orders.list(caller(ctx), query);
       return { page: data, meta };
@@ -45,11 +75,34 @@ export function registerOrderRoutes(api: Api, deps: { orders: OrderService }): v
   );
   api.route(
     // spec §8: get order costs 2 tokens
-    { ...secret, cost: 2, method: 'GET', path: '/v1/orders/{reference}', operationId: 'getOrder', summary: 'Get an order (payout and timeline with include)', params: ReferenceParamsSchema, query: IncludeQuerySchema, data: OrderDetailSchema, message: 'Order retrieved', errors: [404] },
+    {
+      ...secret,
+      cost: 2,
+      method: 'GET',
+      path: '/v1/orders/{reference}',
+      operationId: 'getOrder',
+      summary: 'Get an order (payout and timeline with include)',
+      params: ReferenceParamsSchema,
+      query: IncludeQuerySchema,
+      data: OrderDetailSchema,
+      message: 'Order retrieved',
+      errors: [404],
+    },
     ({ ctx, params, query }) => rawData(orders.detailJson(caller(ctx), params.reference, query.include)),
   );
   api.route(
-    { ...secret, method: 'PATCH', path: '/v1/orders/{reference}/cancel', operationId: 'cancelOrder', summary: 'Cancel an order that has not been paid', params: ReferenceParamsSchema, body: CancelBodySchema, data: OrderDetailSchema, message: 'Order cancelled', errors: [400, 404] },
+    {
+      ...secret,
+      method: 'PATCH',
+      path: '/v1/orders/{reference}/cancel',
+      operationId: 'cancelOrder',
+      summary: 'Cancel an order that has not been paid',
+      params: ReferenceParamsSchema,
+      body: CancelBodySchema,
+      data: OrderDetailSchema,
+      message: 'Order cancelled',
+      errors: [400, 404],
+    },
     ({ ctx, params, body }) => orders.cancel(caller(ctx), params.reference, body.reason),
   );
   api.route(
@@ -59,7 +112,8 @@ export function registerOrderRoutes(api: Api, deps: { orders: OrderService }): v
       path: '/v1/orders/{reference}/fulfill',
       operationId: 'fulfillOrder',
       summary: 'Submit pay-in proof when confirmation is delayed',
-      description: 'The body depends on the pay-in kind: fiat (onramp) `reference` + `institution`, crypto (offramp, swap) `tx_hash`; it is checked against the order’s kind.',
+      description:
+        'The body depends on the pay-in kind: fiat (onramp) `reference` + `institution`, crypto (offramp, swap) `tx_hash`; it is checked against the order’s kind.',
       params: ReferenceParamsSchema,
       query: IncludeQuerySchema,
       body: FulfilBodySchema,

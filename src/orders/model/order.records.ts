@@ -37,7 +37,10 @@ export const OrderContextSchema = z.object({
   percentage: finite,
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
   // (not finite.positive(): a minimum beside exclusiveMinimum is a mixed range in the document)
-  autoPayin: z.object({ fraction: z.number().gt(0).max(MAX_STORED_AMOUNT), confirmed: z.boolean() }).nullable().default(null),
+  autoPayin: z
+    .object({ fraction: z.number().gt(0).max(MAX_STORED_AMOUNT), confirmed: z.boolean() })
+    .nullable()
+    .default(null),
   /** When the pay-in window closes by itself, in ms from the order's creation; set as it opens (null before). */
   payinClosesAfter: z.number().nonnegative().max(MAX_INSTANT).nullable().default(null),
 });
@@ -58,10 +61,20 @@ export const TimelineRecordSchema = z
 // Recipients as the routes take them (CONTRACT §13: a restored document obeys the same rules).
 // The variants are named, so the document's discriminator on `kind` can refer to them.
 const FiatTarget = FiatRecipientSchema.extend({ kind: z.literal('fiat') }).meta({ id: 'StateFiatTarget' });
-const CryptoTarget = CryptoRecipientSchema.extend({ kind: z.literal('crypto'), network: z.string().min(1).max(64) }).meta({ id: 'StateCryptoTarget' });
+const CryptoTarget = CryptoRecipientSchema.extend({ kind: z.literal('crypto'), network: z.string().min(1).max(64) }).meta({
+  id: 'StateCryptoTarget',
+});
 export const RecipientSchema = z.discriminatedUnion('kind', [FiatTarget, CryptoTarget]);
 export const PayinSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('fiat'), currency: z.string(), institution_code: z.string(), account_number: z.string(), account_name: z.string() }).meta({ id: 'StateFiatPayin' }),
+  z
+    .object({
+      kind: z.literal('fiat'),
+      currency: z.string(),
+      institution_code: z.string(),
+      account_number: z.string(),
+      account_name: z.string(),
+    })
+    .meta({ id: 'StateFiatPayin' }),
   z.object({ kind: z.literal('crypto'), asset: z.string(), network: z.string(), address: z.string() }).meta({ id: 'StateCryptoPayin' }),
 ]);
 
@@ -85,7 +98,13 @@ export const OrderSnapshotSchema = PricedSchema.extend({
   payinExpiresAt: DueInstant.nullable(),
   payinPaidAt: Instant.nullable(),
   payout: z
-    .object({ refs: z.array(z.string()), paidAt: Instant.nullable(), amount: finite, percentage: finite, state: z.enum(['sent', 'failed', 'reverted']) })
+    .object({
+      refs: z.array(z.string()),
+      paidAt: Instant.nullable(),
+      amount: finite,
+      percentage: finite,
+      state: z.enum(['sent', 'failed', 'reverted']),
+    })
     .nullable(),
   refundTarget: RecipientSchema,
   refund: z.object({ ref: z.string().nullable(), refundedAt: Instant.nullable() }).nullable(),
@@ -113,7 +132,6 @@ export const QuoteSnapshotSchema = PricedSchema.extend({
   used: z.boolean(),
 });
 
-
 export type OrderContextRecord = z.output<typeof OrderContextSchema>;
 /** The machine's context as the store holds it. */
 export type OrderContext = OrderContextRecord;
@@ -136,5 +154,9 @@ export type OrderRecord = OrderSnapshot;
 export type Order = DeepReadonly<OrderRecord>;
 
 /** `T` with every field and list read-only, however deep. */
-export type DeepReadonly<T> = T extends readonly (infer U)[] ? ReadonlyArray<DeepReadonly<U>> : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+export type DeepReadonly<T> = T extends readonly (infer U)[]
+  ? ReadonlyArray<DeepReadonly<U>>
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
 export type QuoteRecord = z.output<typeof QuoteSnapshotSchema>;

@@ -21,22 +21,35 @@ const LegAmount = z
   .number()
   .gt(0, 'must be greater than 0')
   .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
-  .meta({ description: 'on exactly one leg (400 otherwise); at most the currency\'s precision in decimal places', example: 100 });
+  .meta({ description: "on exactly one leg (400 otherwise); at most the currency's precision in decimal places", example: 100 });
 
 /** Spec §2.6 quote request leg (shape only; currency/network meaning is checked after). */
 export const LegSchema = z
   .object({ currency: Currency, network: Network.optional(), amount: LegAmount.optional() })
-  .meta({ id: 'QuoteRequestLeg', description: 'Spec §2.6: `network` is required for a crypto currency and must be omitted for a fiat one', example: { currency: 'USDT', network: 'base-sepolia', amount: 100 } });
+  .meta({
+    id: 'QuoteRequestLeg',
+    description: 'Spec §2.6: `network` is required for a crypto currency and must be omitted for a fiat one',
+    example: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
+  });
 export type LegInput = z.output<typeof LegSchema>;
 
 /** A fiat leg as the document states it (create order): no `network`. */
 export const FiatLegSchema = z
   .object({ currency: Currency.meta({ example: 'NGN' }), amount: LegAmount.optional() })
-  .meta({ id: 'FiatLeg', description: 'A fiat leg: a fiat code, no network', ...ruledOut('network'), example: { currency: 'NGN', amount: 50000 } });
+  .meta({
+    id: 'FiatLeg',
+    description: 'A fiat leg: a fiat code, no network',
+    ...ruledOut('network'),
+    example: { currency: 'NGN', amount: 50000 },
+  });
 /** A crypto leg as the document states it (create order): `network` required. */
 export const CryptoLegSchema = z
   .object({ currency: Currency, network: Network, amount: LegAmount.optional() })
-  .meta({ id: 'CryptoLeg', description: 'A crypto leg: a crypto symbol and the network it travels on', example: { currency: 'USDT', network: 'base-sepolia' } });
+  .meta({
+    id: 'CryptoLeg',
+    description: 'A crypto leg: a crypto symbol and the network it travels on',
+    example: { currency: 'USDT', network: 'base-sepolia' },
+  });
 
 export const QuoteBodySchema = z
   .object({
@@ -47,7 +60,8 @@ export const QuoteBodySchema = z
   })
   .meta({
     id: 'QuoteBody',
-    description: 'Spec §4.1: the legs give the order type (onramp: fiat to crypto, offramp: crypto to fiat, swap: crypto to crypto on one network); `amount` on exactly one leg',
+    description:
+      'Spec §4.1: the legs give the order type (onramp: fiat to crypto, offramp: crypto to fiat, swap: crypto to crypto on one network); `amount` on exactly one leg',
     example: { from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
   });
 export type QuoteBody = z.output<typeof QuoteBodySchema>;
@@ -78,7 +92,13 @@ export const CustomerSchema = z
       .optional()
       .meta({ example: '+2348012345678' }),
     dob: Dob.optional(),
-    address: z.string().trim().min(1, 'must not be empty').max(500).optional().meta({ pattern: TRIMMED_PATTERN, example: '12 Marina Road, Lagos' }),
+    address: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(500)
+      .optional()
+      .meta({ pattern: TRIMMED_PATTERN, example: '12 Marina Road, Lagos' }),
   })
   .meta({ id: 'Customer', example: { reference: 'cus_1001', name: 'Ada Obi', email: 'ada@example.com', dob: '14-02-1990' } });
 export type Customer = z.output<typeof CustomerSchema>;
@@ -88,8 +108,14 @@ const Memo = text(200).meta({ description: 'on-chain memo or payment narration' 
 export const FiatRecipientSchema = z
   .object({
     institution_code: trimmed(32).meta({ description: 'an institution `code` (GET /v1/institutions)', example: '058' }),
-    account_number: z.string().regex(/^[0-9]{10}$/, 'must be exactly 10 digits').meta({ example: '0123456789' }),
-    account_name: trimmed(200).meta({ description: 'as GET /v1/account-lookup gives it (case and repeated spaces ignored)', example: 'ADA OBI' }),
+    account_number: z
+      .string()
+      .regex(/^[0-9]{10}$/, 'must be exactly 10 digits')
+      .meta({ example: '0123456789' }),
+    account_name: trimmed(200).meta({
+      description: 'as GET /v1/account-lookup gives it (case and repeated spaces ignored)',
+      example: 'ADA OBI',
+    }),
     memo: Memo.optional(),
   })
   .meta({ id: 'FiatRecipient', example: { institution_code: '058', account_number: '0123456789', account_name: 'ADA OBI' } });
@@ -97,16 +123,33 @@ export type FiatRecipient = z.output<typeof FiatRecipientSchema>;
 
 export const CryptoRecipientSchema = z
   .object({
-    address: trimmed(200).meta({ description: 'an address of the leg\'s network format', example: '0x52908400098527886E0F7030069857D2E4169EE7' }),
+    address: trimmed(200).meta({
+      description: "an address of the leg's network format",
+      example: '0x52908400098527886E0F7030069857D2E4169EE7',
+    }),
     memo: Memo.optional(),
   })
   .meta({ id: 'CryptoRecipient', example: { address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
 export type CryptoRecipient = z.output<typeof CryptoRecipientSchema>;
 
-const QuoteId = z.string().min(1).max(64).meta({ pattern: TEXT_PATTERN, description: 'from POST /v1/orders/quote, before it expires', example: 'qt_8fK2mQ9xL4bN7cR1vT3w' });
-const MerchantReference = trimmed(100).meta({ description: 'unique per partner and environment (409 when used)', example: 'inv-2026-0001' });
-const PartnerFee = z.number().min(0).max(10).meta({ description: 'sandbox extension: a partner fee in percent, priced in (not with quote_id)', example: 1 });
-const Metadata = z.record(z.string(), z.unknown(), 'Invalid input: expected object').nullable().meta({ description: 'free-form, nested at most 64 levels', example: { invoice: 'inv-2026-0001' } });
+const QuoteId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ pattern: TEXT_PATTERN, description: 'from POST /v1/orders/quote, before it expires', example: 'qt_8fK2mQ9xL4bN7cR1vT3w' });
+const MerchantReference = trimmed(100).meta({
+  description: 'unique per partner and environment (409 when used)',
+  example: 'inv-2026-0001',
+});
+const PartnerFee = z
+  .number()
+  .min(0)
+  .max(10)
+  .meta({ description: 'sandbox extension: a partner fee in percent, priced in (not with quote_id)', example: 1 });
+const Metadata = z
+  .record(z.string(), z.unknown(), 'Invalid input: expected object')
+  .nullable()
+  .meta({ description: 'free-form, nested at most 64 levels', example: { invoice: 'inv-2026-0001' } });
 
 /** Spec §4.1 create order, as the server parses it; the rules between fields are checked by the intake. */
 export const CreateOrderBodySchema = z.object({
@@ -151,39 +194,88 @@ export const CreateOrderBodyDoc = z
       })
       .meta({
         id: 'CreateOrderFromQuote',
-        description: 'An order at a quote\'s pricing: the quote fixes the legs and the type (its recipient: a bank account for an offramp, else an address); no from, to or partner_fee (pass it when quoting)',
+        description:
+          "An order at a quote's pricing: the quote fixes the legs and the type (its recipient: a bank account for an offramp, else an address); no from, to or partner_fee (pass it when quoting)",
         ...ruledOut('from', 'to', 'partner_fee'),
-        example: { quote_id: 'qt_8fK2mQ9xL4bN7cR1vT3w', recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' }, customer: EXAMPLE_CUSTOMER },
+        example: {
+          quote_id: 'qt_8fK2mQ9xL4bN7cR1vT3w',
+          recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+          customer: EXAMPLE_CUSTOMER,
+        },
       }),
     z
-      .object({ from: FiatLegSchema, to: CryptoLegSchema, ...orderFields, recipient: CryptoRecipientSchema, refund: FiatRecipientSchema.optional(), partner_fee: PartnerFee.optional() })
+      .object({
+        from: FiatLegSchema,
+        to: CryptoLegSchema,
+        ...orderFields,
+        recipient: CryptoRecipientSchema,
+        refund: FiatRecipientSchema.optional(),
+        partner_fee: PartnerFee.optional(),
+      })
       .meta({
         id: 'CreateOnrampOrder',
         ...ruledOut('quote_id'),
         description: 'Onramp: fiat in, crypto out to an address; a refund goes to a bank account',
-        example: { merchant_reference: 'inv-2026-0001', from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' }, customer: EXAMPLE_CUSTOMER },
+        example: {
+          merchant_reference: 'inv-2026-0001',
+          from: { currency: 'NGN', amount: 50000 },
+          to: { currency: 'USDT', network: 'base-sepolia' },
+          recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+          customer: EXAMPLE_CUSTOMER,
+        },
       }),
     z
-      .object({ from: CryptoLegSchema, to: FiatLegSchema, ...orderFields, recipient: FiatRecipientSchema, refund: CryptoRecipientSchema.optional(), partner_fee: PartnerFee.optional() })
+      .object({
+        from: CryptoLegSchema,
+        to: FiatLegSchema,
+        ...orderFields,
+        recipient: FiatRecipientSchema,
+        refund: CryptoRecipientSchema.optional(),
+        partner_fee: PartnerFee.optional(),
+      })
       .meta({
         id: 'CreateOfframpOrder',
         ...ruledOut('quote_id'),
-        description: 'Offramp: crypto in, fiat out to a bank account (its name as GET /v1/account-lookup gives it); a refund goes to an address',
-        example: { from: { currency: 'USDT', network: 'base-sepolia', amount: 100 }, to: { currency: 'NGN' }, recipient: { institution_code: '058', account_number: '0123456789', account_name: 'ADA OBI' }, customer: EXAMPLE_CUSTOMER },
+        description:
+          'Offramp: crypto in, fiat out to a bank account (its name as GET /v1/account-lookup gives it); a refund goes to an address',
+        example: {
+          from: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
+          to: { currency: 'NGN' },
+          recipient: { institution_code: '058', account_number: '0123456789', account_name: 'ADA OBI' },
+          customer: EXAMPLE_CUSTOMER,
+        },
       }),
     z
-      .object({ from: CryptoLegSchema, to: CryptoLegSchema, ...orderFields, recipient: CryptoRecipientSchema, refund: CryptoRecipientSchema.optional(), partner_fee: PartnerFee.optional() })
+      .object({
+        from: CryptoLegSchema,
+        to: CryptoLegSchema,
+        ...orderFields,
+        recipient: CryptoRecipientSchema,
+        refund: CryptoRecipientSchema.optional(),
+        partner_fee: PartnerFee.optional(),
+      })
       .meta({
         id: 'CreateSwapOrder',
         ...ruledOut('quote_id'),
         description: 'Swap: crypto to crypto on one network; recipient and refund are addresses',
-        example: { from: { currency: 'USDC', network: 'base-sepolia', amount: 100 }, to: { currency: 'ETH', network: 'base-sepolia' }, recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' }, customer: EXAMPLE_CUSTOMER },
+        example: {
+          from: { currency: 'USDC', network: 'base-sepolia', amount: 100 },
+          to: { currency: 'ETH', network: 'base-sepolia' },
+          recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+          customer: EXAMPLE_CUSTOMER,
+        },
       }),
   ])
   .meta({
     id: 'CreateOrderBody',
     description: 'Spec §4.1: either `quote_id`, or `from` and `to` legs (CONTRACT §3: unknown fields are ignored)',
-    example: { merchant_reference: 'inv-2026-0001', from: { currency: 'NGN', amount: 50000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' }, customer: EXAMPLE_CUSTOMER },
+    example: {
+      merchant_reference: 'inv-2026-0001',
+      from: { currency: 'NGN', amount: 50000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+      recipient: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+      customer: EXAMPLE_CUSTOMER,
+    },
   });
 documentedAs(CreateOrderBodySchema, CreateOrderBodyDoc);
 
@@ -196,15 +288,24 @@ export const FiatFulfilSchema = z
     reference: trimmed(100).meta({ description: 'the bank transaction reference', example: 'TRF8803344556677881' }),
     institution: trimmed(100).meta({ description: 'the paying institution', example: '058' }),
   })
-  .meta({ id: 'FiatFulfilBody', description: 'Proof of a fiat pay-in (onramp)', example: { reference: 'TRF8803344556677881', institution: '058' } });
+  .meta({
+    id: 'FiatFulfilBody',
+    description: 'Proof of a fiat pay-in (onramp)',
+    example: { reference: 'TRF8803344556677881', institution: '058' },
+  });
 export const CryptoFulfilSchema = z
-  .object({ tx_hash: trimmed(200).meta({ description: 'a transaction hash of the pay-in network\'s format', example: `0x${'ab'.repeat(32)}` }) })
+  .object({
+    tx_hash: trimmed(200).meta({ description: "a transaction hash of the pay-in network's format", example: `0x${'ab'.repeat(32)}` }),
+  })
   .meta({ id: 'CryptoFulfilBody', description: 'Proof of a crypto pay-in (offramp, swap)', example: { tx_hash: `0x${'ab'.repeat(32)}` } });
 
 /** Fulfil as the document states it: the proof of the order's pay-in kind (checked by the handler against the order). */
 export const FulfilBodySchema = z
   .union([FiatFulfilSchema, CryptoFulfilSchema])
-  .meta({ id: 'FulfillOrderBody', description: 'Spec §4.1: fiat pay-in (onramp) `reference` and `institution`; crypto pay-in (offramp, swap) `tx_hash`' });
+  .meta({
+    id: 'FulfillOrderBody',
+    description: 'Spec §4.1: fiat pay-in (onramp) `reference` and `institution`; crypto pay-in (offramp, swap) `tx_hash`',
+  });
 
 export const INCLUDES = ['payout', 'timeline'] as const;
 export type Include = (typeof INCLUDES)[number];
@@ -223,7 +324,10 @@ export const IncludeQuerySchema = z.object({
     .transform((v, ctx): ReadonlySet<Include> => {
       // the common case (every poll of an order): no include, one shared empty set
       if (v === undefined || v === '') return NO_INCLUDES;
-      const parts = (typeof v === 'string' ? [v] : v).flatMap((s) => s.split(',')).map((p) => p.trim()).filter(Boolean);
+      const parts = (typeof v === 'string' ? [v] : v)
+        .flatMap((s) => s.split(','))
+        .map((p) => p.trim())
+        .filter(Boolean);
       for (const p of parts) {
         if (!(INCLUDES as readonly string[]).includes(p)) {
           ctx.addIssue({ code: 'custom', message: `unknown value ${p}; supported: ${INCLUDES.join(', ')}` });
@@ -237,14 +341,21 @@ export const IncludeQuerySchema = z.object({
     .meta({
       type: 'array',
       items: { type: 'string', enum: [...INCLUDES] },
-      description: '`payout`, `timeline`: repeated (`include=payout&include=timeline`) or comma-separated in one value (`include=payout,timeline`, spec §4.1); both are read alike',
+      description:
+        '`payout`, `timeline`: repeated (`include=payout&include=timeline`) or comma-separated in one value (`include=payout,timeline`, spec §4.1); both are read alike',
       example: ['payout', 'timeline'],
       param: { style: 'form', explode: true },
     }),
 });
 
 /** The document's form of an integer query parameter from `min` to `max` (a digit string on the wire). */
-const integerParam = (min: number, max: number, fallback: number) => ({ type: 'integer' as const, minimum: min, maximum: max, default: fallback, example: fallback });
+const integerParam = (min: number, max: number, fallback: number) => ({
+  type: 'integer' as const,
+  minimum: min,
+  maximum: max,
+  default: fallback,
+  example: fallback,
+});
 
 const intParam = (name: string, min: number, max: number, fallback: number) =>
   z
@@ -270,9 +381,20 @@ export const ListQuerySchema = z.object({
 export type ListQuery = z.output<typeof ListQuerySchema>;
 
 /** CONTRACT §4 control bodies. */
-const payinAmount = z.number().gt(0, 'must be greater than 0').max(MAX_AMOUNT).optional().meta({ description: 'default: what is due; at most the currency\'s precision in decimal places', example: 50000 });
-const payinConfirmed = z.boolean().optional().meta({ description: 'default true; false: seen but not confirmed (fulfil confirms it)', example: true });
-const payinTxHash = trimmed(200).meta({ description: 'crypto pay-in only: a hash of the network\'s format', example: `0x${'ab'.repeat(32)}` });
+const payinAmount = z
+  .number()
+  .gt(0, 'must be greater than 0')
+  .max(MAX_AMOUNT)
+  .optional()
+  .meta({ description: "default: what is due; at most the currency's precision in decimal places", example: 50000 });
+const payinConfirmed = z
+  .boolean()
+  .optional()
+  .meta({ description: 'default true; false: seen but not confirmed (fulfil confirms it)', example: true });
+const payinTxHash = trimmed(200).meta({
+  description: "crypto pay-in only: a hash of the network's format",
+  example: `0x${'ab'.repeat(32)}`,
+});
 const payinTxReference = trimmed(100).meta({ description: 'fiat pay-in only', example: 'TRF8803344556677881' });
 
 /**
@@ -285,11 +407,21 @@ const payinTxReference = trimmed(100).meta({ description: 'fiat pay-in only', ex
  */
 const PayinBodyDoc = z
   .union([
-    z.object({ amount: payinAmount, tx_hash: payinTxHash, confirmed: payinConfirmed }).meta({ id: 'PayinWithHash', description: 'A crypto pay-in with its transaction hash' }),
-    z.object({ amount: payinAmount, tx_reference: payinTxReference, confirmed: payinConfirmed }).meta({ id: 'PayinWithReference', description: 'A fiat pay-in with its bank reference' }),
-    z.strictObject({ amount: payinAmount, confirmed: payinConfirmed }).meta({ id: 'PayinWithoutProof', description: 'A pay-in with a proof made up by the sandbox' }),
+    z
+      .object({ amount: payinAmount, tx_hash: payinTxHash, confirmed: payinConfirmed })
+      .meta({ id: 'PayinWithHash', description: 'A crypto pay-in with its transaction hash' }),
+    z
+      .object({ amount: payinAmount, tx_reference: payinTxReference, confirmed: payinConfirmed })
+      .meta({ id: 'PayinWithReference', description: 'A fiat pay-in with its bank reference' }),
+    z
+      .strictObject({ amount: payinAmount, confirmed: payinConfirmed })
+      .meta({ id: 'PayinWithoutProof', description: 'A pay-in with a proof made up by the sandbox' }),
   ])
-  .meta({ id: 'PayinBody', description: '`tx_hash` for a crypto pay-in, `tx_reference` for a fiat one (never both), or neither', example: { amount: 50000, confirmed: true } });
+  .meta({
+    id: 'PayinBody',
+    description: '`tx_hash` for a crypto pay-in, `tx_reference` for a fiat one (never both), or neither',
+    example: { amount: 50000, confirmed: true },
+  });
 
 export const ControlPayinSchema = documentedAs(
   z.object({ amount: payinAmount, tx_hash: payinTxHash.optional(), tx_reference: payinTxReference.optional(), confirmed: payinConfirmed }),
@@ -315,13 +447,27 @@ export const ControlPayoutSchema = documentedAs(
     .discriminatedUnion('outcome', [
       z
         .object({ outcome: z.enum(['success', 'fail', 'revert'] as const satisfies readonly (typeof PAYOUT_OUTCOMES)[number][]) })
-        .meta({ id: 'PayoutOutcome', description: 'The payout succeeds, fails (the order is refunded) or is reverted; `percentage` only with partial', ...ruledOut('percentage'), example: { outcome: 'fail' } }),
+        .meta({
+          id: 'PayoutOutcome',
+          description: 'The payout succeeds, fails (the order is refunded) or is reverted; `percentage` only with partial',
+          ...ruledOut('percentage'),
+          example: { outcome: 'fail' },
+        }),
       z
-        .object({ outcome: z.literal('partial'), percentage: z.number().gt(0).lt(100).meta({ description: 'the share paid out, between 0 and 100 (exclusive)', example: 60 }) })
-        .meta({ id: 'PartialPayoutOutcome', description: 'Part of the payout lands; the rest is refunded', example: { outcome: 'partial', percentage: 60 } }),
+        .object({
+          outcome: z.literal('partial'),
+          percentage: z.number().gt(0).lt(100).meta({ description: 'the share paid out, between 0 and 100 (exclusive)', example: 60 }),
+        })
+        .meta({
+          id: 'PartialPayoutOutcome',
+          description: 'Part of the payout lands; the rest is refunded',
+          example: { outcome: 'partial', percentage: 60 },
+        }),
     ])
-    .meta({ id: 'PayoutBody', description: 'CONTRACT §4: how the order\'s payout ends' }),
+    .meta({ id: 'PayoutBody', description: "CONTRACT §4: how the order's payout ends" }),
 );
 export type ControlPayout = z.output<typeof ControlPayoutSchema>;
 
-export const ReferenceParamsSchema = z.object({ reference: z.string().min(1).meta({ description: 'the order reference', example: 'ORD4F7K2M9Q8X1B3' }) });
+export const ReferenceParamsSchema = z.object({
+  reference: z.string().min(1).meta({ description: 'the order reference', example: 'ORD4F7K2M9Q8X1B3' }),
+});

@@ -7,8 +7,16 @@ export type { OrderType };
 
 /** Spec §2.2 OrderLeg: `network` on crypto legs only. */
 export const PricedLegSchema = z
-  .object({ currency: z.string().meta({ example: 'USDT' }), network: z.string().optional().meta({ example: 'base-sepolia' }), amount: z.number().meta({ example: 100 }) })
-  .meta({ id: 'OrderLeg', description: 'Spec §2.2: `network` on crypto legs only', example: { currency: 'USDT', network: 'base-sepolia', amount: 100 } });
+  .object({
+    currency: z.string().meta({ example: 'USDT' }),
+    network: z.string().optional().meta({ example: 'base-sepolia' }),
+    amount: z.number().meta({ example: 100 }),
+  })
+  .meta({
+    id: 'OrderLeg',
+    description: 'Spec §2.2: `network` on crypto legs only',
+    example: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
+  });
 export type PricedLeg = z.output<typeof PricedLegSchema>;
 
 /** Spec §2.2 OrderPricing. */

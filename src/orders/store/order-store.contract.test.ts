@@ -44,7 +44,20 @@ function draft(n: number, owner: Owner, status: OrderStatus, merchantReference: 
     refund: null,
     timeline: [{ group: 'status', event: 'initiated', details: null, at: 1_000 + n }],
     status,
-    context: { due: 50_000 + n, precision: 2, hold: false, paid: 0, unconfirmed: 0, ratio: 0, refundDue: 0, refunded: 0, outcome: 'success', percentage: 100, autoPayin: null, payinClosesAfter: null },
+    context: {
+      due: 50_000 + n,
+      precision: 2,
+      hold: false,
+      paid: 0,
+      unconfirmed: 0,
+      ratio: 0,
+      refundDue: 0,
+      refunded: 0,
+      outcome: 'success',
+      percentage: 100,
+      autoPayin: null,
+      payinClosesAfter: null,
+    },
     created_at: 1_000 + n,
     updated_at: 1_000 + n,
     version: 0,
@@ -53,7 +66,8 @@ function draft(n: number, owner: Owner, status: OrderStatus, merchantReference: 
 
 /** The writes a sequence makes through `update`: each changes what a reader sees. */
 const CHANGES: Array<(o: OrderRecord, n: number) => void> = [
-  (o, n) => void o.timeline.push({ group: 'webhook', event: 'order.created', details: n % 2 ? { delivery_id: `dlv_${n}` } : null, at: 2_000 + n }),
+  (o, n) =>
+    void o.timeline.push({ group: 'webhook', event: 'order.created', details: n % 2 ? { delivery_id: `dlv_${n}` } : null, at: 2_000 + n }),
   (o, n) => void (o.status = ORDER_STATUSES[n % ORDER_STATUSES.length]!),
   (o, n) => void o.payinRefs.push(`BNK${n}`),
   (o, n) => void (o.payout = { refs: [`0x${n}`], paidAt: n, amount: n / 10, percentage: 100, state: 'sent' }),
@@ -70,7 +84,16 @@ type Op =
   | { kind: 'snapshotRestore' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('create' as const), owner: fc.nat(OWNERS.length - 1), status: fc.nat(ORDER_STATUSES.length - 1), merchant: fc.option(fc.nat(5)), memo: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      owner: fc.nat(OWNERS.length - 1),
+      status: fc.nat(ORDER_STATUSES.length - 1),
+      merchant: fc.option(fc.nat(5)),
+      memo: fc.boolean(),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), change: fc.nat(CHANGES.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('evict' as const), picks: fc.array(fc.nat(), { maxLength: 4 }) }) },
@@ -94,7 +117,8 @@ function expectSame(store: OrderStore, model: Model): void {
   for (const o of model.orders) {
     expect(store.get(o.reference)).toStrictEqual(o);
     expect(store.has(o.reference)).toBe(true);
-    if (o.merchant_reference !== null) expect(store.byMerchantReference(OWNERS[ownerOf(o)]!, o.merchant_reference)?.reference).toBe(o.reference);
+    if (o.merchant_reference !== null)
+      expect(store.byMerchantReference(OWNERS[ownerOf(o)]!, o.merchant_reference)?.reference).toBe(o.reference);
   }
   expect(store.get('ORD_none')).toBeUndefined();
   const newest = [...model.orders].reverse();

@@ -59,7 +59,10 @@ export function createPlainStore(options: OrderStoreOptions = {}): OrderStore {
     },
     list(filter: ListFilter): Order[] {
       // One owner's orders are a list of their own (the /v1 list); any other filter reads them all.
-      const all = filter.clientId !== undefined && filter.env !== undefined ? (byOwner.get(ownerKey(filter.clientId, filter.env)) ?? []) : [...byReference.values()];
+      const all =
+        filter.clientId !== undefined && filter.env !== undefined
+          ? (byOwner.get(ownerKey(filter.clientId, filter.env)) ?? [])
+          : [...byReference.values()];
       const out: Order[] = [];
       for (let i = all.length - 1; i >= 0; i--) {
         const o = all[i]!;

@@ -34,7 +34,12 @@ describe('state file', () => {
     const chunks = sandbox.exportStateChunks();
     // Decision 029: a line break before each item and each list's end, and nowhere else.
     expect(chunks.join('').replaceAll('\n', '')).toBe(JSON.stringify(sandbox.exportState()));
-    expect(chunks.join('').split('\n').filter((line) => line.includes('"customer_reference":')).length).toBe(30);
+    expect(
+      chunks
+        .join('')
+        .split('\n')
+        .filter((line) => line.includes('"customer_reference":')).length,
+    ).toBe(30);
     const file = join(dir, 'a.json');
     const bytes = await writeStateFile(file, chunks);
     expect(bytes).toBe(Buffer.byteLength(chunks.join('')));
@@ -102,11 +107,16 @@ describe('state file', () => {
     const lines = sandbox.exportStateChunks().join('').split('\n');
     const at = lines.findIndex((line) => line.includes('"customer_reference":"c3"'));
     const reference = (JSON.parse(lines[at]!.replace(/,$/, '')) as { reference: string }).reference;
-    const index = lines.slice(0, at).reverse().findIndex((line) => line.endsWith('"orders":['));
+    const index = lines
+      .slice(0, at)
+      .reverse()
+      .findIndex((line) => line.endsWith('"orders":['));
     const original = lines[at]!;
     lines[at] = original.replace('"status":"awaiting_user_payment"', '"status":"nearly_done"');
     writeFileSync(file, lines.join('\n'));
-    await expect(readStateFile(file)).rejects.toThrow(new RegExp(`edited\\.json: orders\\.${index}\\.status: .* \\(order ${reference}\\)$`));
+    await expect(readStateFile(file)).rejects.toThrow(
+      new RegExp(`edited\\.json: orders\\.${index}\\.status: .* \\(order ${reference}\\)$`),
+    );
     // Not JSON any more (a comma gone): the file is read whole, and that says where.
     lines[at] = original.replace(/,$/, '');
     writeFileSync(file, lines.join('\n'));
@@ -117,7 +127,11 @@ describe('state file', () => {
 
   it('names a version of another format first, whatever its orders hold', async () => {
     const file = join(dir, 'v2.json');
-    const text = sandbox.exportStateChunks().join('').replace('{"version":1,', '{"version":2,').replace('"status":"awaiting_user_payment"', '"status":"nearly_done"');
+    const text = sandbox
+      .exportStateChunks()
+      .join('')
+      .replace('{"version":1,', '{"version":2,')
+      .replace('"status":"awaiting_user_payment"', '"status":"nearly_done"');
     writeFileSync(file, text);
     await expect(readStateFile(file)).rejects.toThrow(/v2\.json: version: /);
   });

@@ -32,7 +32,10 @@ const STREAM_ABOVE_BYTES = 256 * 1024 * 1024;
  * other (an older save, a document a person re-formatted) is read whole, as before (`lined:
  * false` reads a lined one so too, for tests).
  */
-export async function readStateFile(path: string, options: { streamAboveBytes?: number; lined?: boolean } = {}): Promise<StateDocument | undefined> {
+export async function readStateFile(
+  path: string,
+  options: { streamAboveBytes?: number; lined?: boolean } = {},
+): Promise<StateDocument | undefined> {
   let size: number;
   try {
     size = (await stat(path)).size;
@@ -51,7 +54,10 @@ export async function readStateFile(path: string, options: { streamAboveBytes?: 
   }
   let raw: unknown;
   try {
-    raw = size > (options.streamAboveBytes ?? STREAM_ABOVE_BYTES) ? await parseStream(path) : JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
+    raw =
+      size > (options.streamAboveBytes ?? STREAM_ABOVE_BYTES)
+        ? await parseStream(path)
+        : JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new StateFileError(`${path}: not a JSON document: ${reason(error)}`);
   }
@@ -84,7 +90,9 @@ export async function checkStatePath(path: string): Promise<void> {
   try {
     await access(dirname(path), constants.W_OK);
   } catch (error) {
-    throw new StateFileError(`${path}: cannot be written: its folder ${dirname(path)} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not writable'}`);
+    throw new StateFileError(
+      `${path}: cannot be written: its folder ${dirname(path)} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not writable'}`,
+    );
   }
   try {
     await access(path, constants.W_OK);
@@ -120,7 +128,11 @@ export interface WriteStateOptions {
  * write that stores nothing is a failure, and the temporary file's size is checked against the
  * bytes written before it may replace the previous file.
  */
-export async function writeStateFile(path: string, chunks: Iterable<string> | AsyncIterable<string>, options: WriteStateOptions = {}): Promise<number> {
+export async function writeStateFile(
+  path: string,
+  chunks: Iterable<string> | AsyncIterable<string>,
+  options: WriteStateOptions = {},
+): Promise<number> {
   const temp = `${path}.${process.pid}.tmp`;
   const openFile = options.open ?? ((file: string) => open(file, 'w'));
   let bytes = 0;

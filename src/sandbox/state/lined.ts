@@ -84,7 +84,14 @@ const isList = (key: string): key is StateList => (STATE_LISTS as readonly strin
 /** What names an item in an error besides its index: an order's reference, a quote's or delivery's id. */
 function itemName(list: string, item: unknown): string {
   const o = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-  const name = list === 'orders' ? o.reference : list === 'quotes' ? o.quote_id : list === 'deliveries' || list === 'partners' ? (o.id ?? o.client_id) : undefined;
+  const name =
+    list === 'orders'
+      ? o.reference
+      : list === 'quotes'
+        ? o.quote_id
+        : list === 'deliveries' || list === 'partners'
+          ? (o.id ?? o.client_id)
+          : undefined;
   const noun = { orders: 'order', quotes: 'quote', deliveries: 'delivery', partners: 'partner' }[list as 'orders'];
   return typeof name === 'string' && noun ? ` (${noun} ${name})` : '';
 }
@@ -176,7 +183,8 @@ class LinedReader {
     const at = `${list}.${this.items.length}`;
     // The document's depth limit, counted from the document (an item is at its third level).
     const deep = tooDeepField(item, STATE_DEPTH - 2);
-    if (deep !== undefined) throw new StateIssue(`${deep === 'body' ? at : `${at}.${deep}`}: nested deeper than ${STATE_DEPTH} levels${itemName(list, item)}`);
+    if (deep !== undefined)
+      throw new StateIssue(`${deep === 'body' ? at : `${at}.${deep}`}: nested deeper than ${STATE_DEPTH} levels${itemName(list, item)}`);
     // The item schema compiled by zod (decision 022; compiled at the first document read, kept):
     // uncompiled, zod's parse took about twice as long here (decision 029).
     const parsed = compiledOf(STATE_ITEM_SCHEMAS[list] as z.ZodType).safeParse(item);

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixedWallClock } from '../../clock';
-import { ApiError } from '../../shared/errors';
 import { createSandbox, VERSION, type Sandbox } from '../sandbox';
 import { exportState, exportStateChunks, restoreState, type StateParts } from './snapshot';
 import type { StateDocument } from './state.schema';
@@ -48,14 +47,25 @@ async function populated(): Promise<Sandbox> {
   const partner = s.partners.create({ client_id: 'ptr_snap', name: 'Snap', ip_whitelist: ['10.0.0.0/8'] });
   s.partners.rotate('ptr_snap', 'test');
   const caller = { partner, env: 'test' as const };
-  const body = (amount: number) => ({ from: { currency: 'NGN', amount }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: EVM }, customer });
+  const body = (amount: number) => ({
+    from: { currency: 'NGN', amount },
+    to: { currency: 'USDT', network: 'base-sepolia' },
+    recipient: { address: EVM },
+    customer,
+  });
   s.orders.quote(caller, { from: { currency: 'NGN', amount: 20_000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
   s.orders.create(caller, { ...body(50_000), merchant_reference: 'm-1', metadata: { note: 'é😀' } });
   const cancelled = s.orders.create(caller, body(60_000));
   s.orders.cancel(caller, cancelled.reference, 'changed mind');
   const paid = s.orders.create(caller, body(70_000));
   s.orders.simulatePayin(paid.reference, {});
-  s.dispatcher.enqueue({ partner, environment: 'test', order: paid.reference, event: 'order.fiat_recieved', data: { reference: paid.reference } });
+  s.dispatcher.enqueue({
+    partner,
+    environment: 'test',
+    order: paid.reference,
+    event: 'order.fiat_recieved',
+    data: { reference: paid.reference },
+  });
   s.faults.add({ path: '/v1/orders', error: { status: 503 }, times: 2 });
   await s.advance(90_000);
   return s;
@@ -109,7 +119,9 @@ describe('state snapshot', () => {
     const error = refusal(() => restoreState(partsOf(other), exportState(partsOf(s))));
     expect(error.code).toBe('E_VALIDATION_ERROR');
     expect(error.status).toBe(422);
-    expect(error.message).toBe(`seed: the state was saved with seed ${SEED}; start the sandbox with --seed ${SEED} to load it (this one runs seed ${SEED + 1})`);
+    expect(error.message).toBe(
+      `seed: the state was saved with seed ${SEED}; start the sandbox with --seed ${SEED} to load it (this one runs seed ${SEED + 1})`,
+    );
     expect(JSON.stringify(exportState(partsOf(other)))).toBe(before);
   });
 
@@ -117,24 +129,72 @@ describe('state snapshot', () => {
     const s = await populated();
     const doc = exportState(partsOf(s));
     const target = sandbox();
-    target.orders.create({ partner: target.demoPartner, env: 'test' }, { from: { currency: 'NGN', amount: 1_000 }, to: { currency: 'USDT', network: 'base-sepolia' }, recipient: { address: EVM }, customer });
+    target.orders.create(
+      { partner: target.demoPartner, env: 'test' },
+      {
+        from: { currency: 'NGN', amount: 1_000 },
+        to: { currency: 'USDT', network: 'base-sepolia' },
+        recipient: { address: EVM },
+        customer,
+      },
+    );
     const before = JSON.stringify(exportState(partsOf(target)));
     const orderTimer = doc.timers.findIndex((t) => t.tag.kind === 'order');
     const retryTimer = doc.timers.findIndex((t) => t.tag.kind === 'delivery_retry');
     const quoteTimer = doc.timers.findIndex((t) => t.tag.kind === 'quote_forget');
     const broken: Array<[string, (d: StateDocument) => void, string]> = [
-      ['an order of an unknown partner', (d) => (d.orders[1]!.clientId = 'ptr_nobody'), 'orders.1.clientId: partner ptr_nobody is not in partners'],
-      ['a quote of an unknown partner', (d) => (d.quotes[0]!.clientId = 'ptr_nobody'), 'quotes.0.clientId: partner ptr_nobody is not in partners'],
-      ['a delivery of an unknown partner', (d) => (d.deliveries[0]!.client_id = 'ptr_nobody'), 'deliveries.0.client_id: partner ptr_nobody is not in partners'],
-      ['a delivery for an unknown order', (d) => (d.deliveries[0]!.order = 'ORDGONE'), 'deliveries.0.order: order ORDGONE is not in orders'],
-      ['a revoked key of an unknown partner', (d) => (d.revoked_keys[2]!.client_id = 'ptr_nobody'), 'revoked_keys.2.client_id: partner ptr_nobody is not in partners'],
-      ['a timer for an unknown order', (d) => ((d.timers[orderTimer]!.tag as { reference: string }).reference = 'ORDGONE'), `timers.${orderTimer}.tag.reference: order ORDGONE is not in orders`],
-      ['a retry of an unknown delivery', (d) => ((d.timers[retryTimer]!.tag as { id: string }).id = 'dlv_gone'), `timers.${retryTimer}.tag.id: delivery dlv_gone is not in deliveries`],
-      ['a timer for an unknown quote', (d) => ((d.timers[quoteTimer]!.tag as { quote_id: string }).quote_id = 'qt_gone'), `timers.${quoteTimer}.tag.quote_id: quote qt_gone is not in quotes`],
+      [
+        'an order of an unknown partner',
+        (d) => (d.orders[1]!.clientId = 'ptr_nobody'),
+        'orders.1.clientId: partner ptr_nobody is not in partners',
+      ],
+      [
+        'a quote of an unknown partner',
+        (d) => (d.quotes[0]!.clientId = 'ptr_nobody'),
+        'quotes.0.clientId: partner ptr_nobody is not in partners',
+      ],
+      [
+        'a delivery of an unknown partner',
+        (d) => (d.deliveries[0]!.client_id = 'ptr_nobody'),
+        'deliveries.0.client_id: partner ptr_nobody is not in partners',
+      ],
+      [
+        'a delivery for an unknown order',
+        (d) => (d.deliveries[0]!.order = 'ORDGONE'),
+        'deliveries.0.order: order ORDGONE is not in orders',
+      ],
+      [
+        'a revoked key of an unknown partner',
+        (d) => (d.revoked_keys[2]!.client_id = 'ptr_nobody'),
+        'revoked_keys.2.client_id: partner ptr_nobody is not in partners',
+      ],
+      [
+        'a timer for an unknown order',
+        (d) => ((d.timers[orderTimer]!.tag as { reference: string }).reference = 'ORDGONE'),
+        `timers.${orderTimer}.tag.reference: order ORDGONE is not in orders`,
+      ],
+      [
+        'a retry of an unknown delivery',
+        (d) => ((d.timers[retryTimer]!.tag as { id: string }).id = 'dlv_gone'),
+        `timers.${retryTimer}.tag.id: delivery dlv_gone is not in deliveries`,
+      ],
+      [
+        'a timer for an unknown quote',
+        (d) => ((d.timers[quoteTimer]!.tag as { quote_id: string }).quote_id = 'qt_gone'),
+        `timers.${quoteTimer}.tag.quote_id: quote qt_gone is not in quotes`,
+      ],
       ['an order twice', (d) => d.orders.push(structuredClone(d.orders[0]!)), `orders.3: ${doc.orders[0]!.reference} appears twice`],
       ['a partner twice', (d) => d.partners.push(structuredClone(d.partners[1]!)), 'partners.2: ptr_snap appears twice'],
-      ['a key two partners share', (d) => (d.partners[1]!.keys.live.secret_key = d.partners[0]!.keys.live.secret_key), `partners.1.keys.live.secret_key: is already a key of partner ${s.demoPartner.client_id}`],
-      ['a revoked key a partner still holds', (d) => (d.revoked_keys[0]!.key = d.partners[1]!.keys.test.public_key), 'revoked_keys.0.key: is already a key of this partner'],
+      [
+        'a key two partners share',
+        (d) => (d.partners[1]!.keys.live.secret_key = d.partners[0]!.keys.live.secret_key),
+        `partners.1.keys.live.secret_key: is already a key of partner ${s.demoPartner.client_id}`,
+      ],
+      [
+        'a revoked key a partner still holds',
+        (d) => (d.revoked_keys[0]!.key = d.partners[1]!.keys.test.public_key),
+        'revoked_keys.0.key: is already a key of this partner',
+      ],
       ['a clock before its start', (d) => (d.clock.start_ms = d.clock.now_ms + 1), 'clock.now_ms: is before clock.start_ms'],
     ];
     for (const [what, breakIt, message] of broken) {

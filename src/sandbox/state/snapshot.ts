@@ -147,7 +147,10 @@ export function exportStateChunks(p: StateParts): string[] {
  * that ends meanwhile changes only its own delivery, taken as in flight (a restore sends it
  * again). Ending the stream early (the reader went) lets the changes go on.
  */
-export async function* exportStateStream(p: StateParts, options: { slicing?: Partial<WorkSlicing>; onTaken?: () => void } = {}): AsyncGenerator<string> {
+export async function* exportStateStream(
+  p: StateParts,
+  options: { slicing?: Partial<WorkSlicing>; onTaken?: () => void } = {},
+): AsyncGenerator<string> {
   const slicing = { ...nodeSlicing, ...options.slicing };
   const open = p.changes ? await p.changes.close() : () => {};
   const letGo = p.clock.hold();
@@ -243,7 +246,10 @@ function apply(p: StateParts, doc: StateDocument): void {
  */
 function checkReferences(p: StateParts, doc: StateDocument): void {
   if (doc.seed !== p.seed) {
-    throw validationError('seed', `the state was saved with seed ${doc.seed}; start the sandbox with --seed ${doc.seed} to load it (this one runs seed ${p.seed})`);
+    throw validationError(
+      'seed',
+      `the state was saved with seed ${doc.seed}; start the sandbox with --seed ${doc.seed} to load it (this one runs seed ${p.seed})`,
+    );
   }
   if (doc.clock.now_ms < doc.clock.start_ms) throw validationError('clock.now_ms', 'is before clock.start_ms');
   const unique = (field: string, values: string[]) => {
@@ -254,17 +260,33 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
     });
     return seen;
   };
-  const partners = unique('partners', doc.partners.map((x) => x.client_id));
-  const orders = unique('orders', doc.orders.map((o) => o.reference));
-  const deliveries = unique('deliveries', doc.deliveries.map((d) => d.id));
-  const quotes = unique('quotes', doc.quotes.map((q) => q.quote_id));
-  unique('faults.faults', doc.faults.faults.map((f) => f.id));
+  const partners = unique(
+    'partners',
+    doc.partners.map((x) => x.client_id),
+  );
+  const orders = unique(
+    'orders',
+    doc.orders.map((o) => o.reference),
+  );
+  const deliveries = unique(
+    'deliveries',
+    doc.deliveries.map((d) => d.id),
+  );
+  const quotes = unique(
+    'quotes',
+    doc.quotes.map((q) => q.quote_id),
+  );
+  unique(
+    'faults.faults',
+    doc.faults.faults.map((f) => f.id),
+  );
   // A key resolves to one partner: shared keys let one partner act as another (and a reset that
   // dropped the other took the demo partner's keys with it).
   const keys = new Map<string, string>();
   const claim = (key: string, owner: string, field: string) => {
     const holder = keys.get(key);
-    if (holder !== undefined) throw validationError(field, `is already a key of ${holder === owner ? 'this partner' : `partner ${holder}`}`);
+    if (holder !== undefined)
+      throw validationError(field, `is already a key of ${holder === owner ? 'this partner' : `partner ${holder}`}`);
     keys.set(key, owner);
   };
   doc.partners.forEach((partner, i) => {
@@ -286,7 +308,10 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
     if (d.order !== null && !orders.has(d.order)) throw validationError(`deliveries.${i}.order`, `order ${d.order} is not in orders`);
   });
   p.market?.check(doc.market);
-  unique('webhook_chaos', (doc.webhook_chaos ?? []).map((c) => c.client_id));
+  unique(
+    'webhook_chaos',
+    (doc.webhook_chaos ?? []).map((c) => c.client_id),
+  );
   doc.webhook_chaos?.forEach((c, i) => owned(`webhook_chaos.${i}.client_id`, c.client_id));
   doc.timers.forEach((t, i) => {
     const tag = t.tag;

@@ -11,7 +11,15 @@ const SavedSchema = z
   .meta({ id: 'StateSaved' });
 
 // The specs are exported so the control client (src/client/control-client.ts) is typed by them.
-export const getStateSpec = { ...admin, method: 'GET', path: '/sandbox/state', operationId: 'getState', summary: 'The whole sandbox state as one JSON document', data: StateDocumentSchema, message: 'State retrieved' } as const satisfies AnyRouteSpec;
+export const getStateSpec = {
+  ...admin,
+  method: 'GET',
+  path: '/sandbox/state',
+  operationId: 'getState',
+  summary: 'The whole sandbox state as one JSON document',
+  data: StateDocumentSchema,
+  message: 'State retrieved',
+} as const satisfies AnyRouteSpec;
 export const putStateSpec = {
   ...admin,
   method: 'PUT',
@@ -48,30 +56,25 @@ export interface StateRoutesDeps {
 
 /** CONTRACT §13: the whole state as one document, replaced whole, and saved to `--state FILE`. */
 export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
-  api.route(
-    getStateSpec,
-    async () => rawChunks(await readAhead(deps.exportChunks())),
-  );
-  api.route(
-    putStateSpec,
-    ({ body }) => {
-      deps.restoreState(body);
-      return deps.summary();
-    },
-  );
-  api.route(
-    saveStateSpec,
-    async () => {
-      const path = deps.statePath;
-      if (!path) throw badRequest('No state file: start the sandbox with --state FILE (or SANDBOX_STATE) to save to one; GET /sandbox/state returns the document');
-      try {
-        return { path, ...(await deps.save(path)) };
-      } catch (error) {
-        if (error instanceof StateSaveError) throw new ApiError('E_STATE_NOT_SAVED', `The state was not saved: ${error.message}; the previous file, if any, is unchanged`);
-        throw error;
-      }
-    },
-  );
+  api.route(getStateSpec, async () => rawChunks(await readAhead(deps.exportChunks())));
+  api.route(putStateSpec, ({ body }) => {
+    deps.restoreState(body);
+    return deps.summary();
+  });
+  api.route(saveStateSpec, async () => {
+    const path = deps.statePath;
+    if (!path)
+      throw badRequest(
+        'No state file: start the sandbox with --state FILE (or SANDBOX_STATE) to save to one; GET /sandbox/state returns the document',
+      );
+    try {
+      return { path, ...(await deps.save(path)) };
+    } catch (error) {
+      if (error instanceof StateSaveError)
+        throw new ApiError('E_STATE_NOT_SAVED', `The state was not saved: ${error.message}; the previous file, if any, is unchanged`);
+      throw error;
+    }
+  });
 }
 
 /**

@@ -12,7 +12,6 @@ import { MarketStateSchema } from '../../reference/market';
 /** The format of `GET`/`PUT /sandbox/state` (CONTRACT §13); bumped on any incompatible change. */
 export const STATE_FORMAT_VERSION = 1;
 
-
 /** A pending timer: when it fires, and what for (its module re-creates it from the tag). */
 const TimerSchema = z.object({
   // CONTRACT §13: set ahead of the clock, so near its ceiling past it (what is saved, loads again)
@@ -20,7 +19,9 @@ const TimerSchema = z.object({
   label: z.string(),
   tag: z.discriminatedUnion('kind', [
     // named, so the document's discriminator on `kind` can refer to them
-    z.object({ kind: z.literal('order'), reference: z.string(), id: z.string(), event: z.looseObject({ type: z.string() }) }).meta({ id: 'StateOrderTimer' }),
+    z
+      .object({ kind: z.literal('order'), reference: z.string(), id: z.string(), event: z.looseObject({ type: z.string() }) })
+      .meta({ id: 'StateOrderTimer' }),
     z.object({ kind: z.literal('quote_forget'), quote_id: z.string() }).meta({ id: 'StateQuoteTimer' }),
     z.object({ kind: z.literal('delivery_retry'), id: z.string() }).meta({ id: 'StateDeliveryTimer' }),
   ]),

@@ -135,7 +135,9 @@ export class SandboxClient {
           this.formats.delete(env);
           throw new Error(`GET /v1/networks answered ${res.status}`);
         }
-        return new Map(res.body.data.map((n) => [n.identifier, n.is_evm ? 'evm' : n.identifier.includes('tron') ? 'tron' : 'solana'] as const));
+        return new Map(
+          res.body.data.map((n) => [n.identifier, n.is_evm ? 'evm' : n.identifier.includes('tron') ? 'tron' : 'solana'] as const),
+        );
       });
       this.formats.set(env, formats);
     }
@@ -146,19 +148,35 @@ export class SandboxClient {
    * A signed /v1 call; a 429 is waited out (Retry-After) and tried again, as a partner client
    * should, unless `retry429` is false (a step that expects the 429).
    */
-  async v1<T = any>(method: string, path: string, as: PartnerIdentity, env: Environment, body?: unknown, retry429 = true): Promise<Reply<T>> {
+  async v1<T = any>(
+    method: string,
+    path: string,
+    as: PartnerIdentity,
+    env: Environment,
+    body?: unknown,
+    retry429 = true,
+  ): Promise<Reply<T>> {
     const raw = body === undefined ? undefined : JSON.stringify(body);
     const keys = as.keys[env];
     return this.withRetryAfter(retry429, () => {
       // Signed per attempt: each retry carries a fresh timestamp.
-      const headers = signRequest({ method, path, body: raw, clientId: as.client_id, secretKey: keys.secret_key, encryptionKey: keys.encryption_key });
+      const headers = signRequest({
+        method,
+        path,
+        body: raw,
+        clientId: as.client_id,
+        secretKey: keys.secret_key,
+        encryptionKey: keys.encryption_key,
+      });
       return this.send(method, path, headers, raw);
     });
   }
 
   /** A /v1 call with the public key (no HMAC). */
   async publicGet<T = any>(path: string, as: PartnerIdentity, env: Environment): Promise<Reply<T>> {
-    return this.withRetryAfter(true, () => this.send('GET', path, { 'svc-client-id': as.client_id, authorization: `Bearer ${as.keys[env].public_key}` }));
+    return this.withRetryAfter(true, () =>
+      this.send('GET', path, { 'svc-client-id': as.client_id, authorization: `Bearer ${as.keys[env].public_key}` }),
+    );
   }
 
   private async withRetryAfter(retry: boolean, call: () => Promise<Reply & { retryAfter?: number }>): Promise<Reply> {
@@ -169,13 +187,19 @@ export class SandboxClient {
     }
   }
 
-  private async send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Reply & { retryAfter?: number }> {
+  private async send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<Reply & { retryAfter?: number }> {
     let res;
     try {
       res = await httpRequest(this.baseUrl + path, { method, headers, body });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code && DROPPED.has(code)) return { status: 0, body: undefined, text: `connection closed without an answer (${code})`, dropped: true };
+      if (code && DROPPED.has(code))
+        return { status: 0, body: undefined, text: `connection closed without an answer (${code})`, dropped: true };
       throw error;
     }
     const retryAfter = Number(res.headers['retry-after'] ?? '') || undefined;
@@ -218,7 +242,11 @@ export class PartnerApi {
     return this.v1<Envelope<OrderDetail>>('PATCH', `/v1/orders/${reference}/cancel`, body, call);
   }
   accountLookup(bankCode: string, accountNumber: string) {
-    return this.client.publicGet<Envelope<{ account_name: string }>>(`/v1/account-lookup?account_number=${accountNumber}&bank_code=${encodeURIComponent(bankCode)}`, this.identity, this.env);
+    return this.client.publicGet<Envelope<{ account_name: string }>>(
+      `/v1/account-lookup?account_number=${accountNumber}&bank_code=${encodeURIComponent(bankCode)}`,
+      this.identity,
+      this.env,
+    );
   }
   addressFormats() {
     return this.client.addressFormats(this.identity, this.env);

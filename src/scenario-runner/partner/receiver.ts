@@ -45,7 +45,11 @@ export class BuiltInReceiver {
         let lastError: unknown;
         for (const env of ['test', 'live'] as const) {
           try {
-            verified = verifyWebhook(raw, req.headers, { clientId: partner.client_id, encryptionKey: partner.keys[env].encryption_key, path });
+            verified = verifyWebhook(raw, req.headers, {
+              clientId: partner.client_id,
+              encryptionKey: partner.keys[env].encryption_key,
+              path,
+            });
             break;
           } catch (error) {
             lastError = error;

@@ -32,7 +32,11 @@ export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Enve
     return undefined;
   }
   if (res.dropped) {
-    throw new StepFailure('the connection was closed without an answer (an injected drop, reset or truncate? expect it with expect_error: {dropped: true})', wanted ?? 'a 2xx answer', { dropped: true });
+    throw new StepFailure(
+      'the connection was closed without an answer (an injected drop, reset or truncate? expect it with expect_error: {dropped: true})',
+      wanted ?? 'a 2xx answer',
+      { dropped: true },
+    );
   }
   // CONTRACT §22: a 2xx whose body is not JSON (what an injected `malformed` answers).
   const notJson = res.status < 400 && res.body === undefined && res.text !== '';
@@ -41,7 +45,11 @@ export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Enve
     return undefined;
   }
   if (notJson) {
-    throw new StepFailure('the answer was not JSON (an injected malformed? expect it with expect_error: {malformed: true})', wanted ?? 'a 2xx answer', { status: res.status, text: res.text.slice(0, 200) });
+    throw new StepFailure(
+      'the answer was not JSON (an injected malformed? expect it with expect_error: {malformed: true})',
+      wanted ?? 'a 2xx answer',
+      { status: res.status, text: res.text.slice(0, 200) },
+    );
   }
   if (wanted) {
     if (res.status < 400) throw new StepFailure('expected an error', wanted, { status: res.status, body: res.body });
@@ -49,8 +57,14 @@ export function expectReply<T>(step: Pick<Step, 'expect_error'>, res: Reply<Enve
     return undefined;
   }
   if (res.status >= 400 || res.status === 0) {
-    const injected = res.body?.code === 'E_SANDBOX_FAULT' ? ` (${res.body.message}; expect it with expect_error: {status: ${res.status}, code: E_SANDBOX_FAULT})` : '';
-    throw new StepFailure(`request failed with ${res.status}${injected}`, 'a 2xx answer', { ...seen, message: res.body?.message ?? res.text });
+    const injected =
+      res.body?.code === 'E_SANDBOX_FAULT'
+        ? ` (${res.body.message}; expect it with expect_error: {status: ${res.status}, code: E_SANDBOX_FAULT})`
+        : '';
+    throw new StepFailure(`request failed with ${res.status}${injected}`, 'a 2xx answer', {
+      ...seen,
+      message: res.body?.message ?? res.text,
+    });
   }
   return res.body?.data;
 }

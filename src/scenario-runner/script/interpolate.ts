@@ -52,10 +52,13 @@ async function evaluate(expr: string, scope: ReadonlyMap<string, unknown>, fake:
   if (root === 'fake') {
     const helper = path[0] as keyof FakeHelpers | undefined;
     if (!helper || !(helper in fake)) {
-      throw new ReferenceError_(`unknown helper fake.${helper ?? ''}; helpers: name, email, phone, reference, address(network), tx_hash(network), account(bank_code)`);
+      throw new ReferenceError_(
+        `unknown helper fake.${helper ?? ''}; helpers: name, email, phone, reference, address(network), tx_hash(network), account(bank_code)`,
+      );
     }
     const fn = fake[helper] as (arg?: string) => unknown;
-    if (['address', 'tx_hash', 'account'].includes(helper) && !args) throw new ReferenceError_(`fake.${helper} needs an argument, e.g. fake.${helper}(${helper === 'account' ? '058' : 'base-sepolia'})`);
+    if (['address', 'tx_hash', 'account'].includes(helper) && !args)
+      throw new ReferenceError_(`fake.${helper} needs an argument, e.g. fake.${helper}(${helper === 'account' ? '058' : 'base-sepolia'})`);
     return fn(args?.trim());
   }
   if (!scope.has(root!)) throw new ReferenceError_(`missing reference ${root}: no earlier step is named ${root}`);
@@ -80,10 +83,13 @@ export function readPath(value: unknown, path: string): unknown {
 }
 
 /** Seeded faker helpers; chain-shaped values follow the network's address format. */
-export function createFakeHelpers(seed: number, lookups: {
-  format(network: string): Promise<'evm' | 'tron' | 'solana'>;
-  accountName(bankCode: string, accountNumber: string): Promise<string>;
-}): FakeHelpers {
+export function createFakeHelpers(
+  seed: number,
+  lookups: {
+    format(network: string): Promise<'evm' | 'tron' | 'solana'>;
+    accountName(bankCode: string, accountNumber: string): Promise<string>;
+  },
+): FakeHelpers {
   const faker = new Faker({ locale: [en] });
   faker.seed(seed);
   const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -25,7 +25,11 @@ export const ADVERSARIAL_KINDS = ['bad_signature', 'stale_timestamp', 'tampered_
 export type AdversarialKind = (typeof ADVERSARIAL_KINDS)[number];
 
 /** `fault: {clear: true}` removes every fault the scenario injected; `clear: f` the one named f. */
-const ClearFaultsSchema = z.object({ clear: z.union([z.literal(true), Name, Ref], 'must be true (every fault this scenario injected) or the name of an earlier fault step') }).strict();
+const ClearFaultsSchema = z
+  .object({
+    clear: z.union([z.literal(true), Name, Ref], 'must be true (every fault this scenario injected) or the name of an earlier fault step'),
+  })
+  .strict();
 const StrictFaultInput = FaultInputSchema.strict();
 
 /**
@@ -99,24 +103,42 @@ export const STEP_SCHEMAS = {
       statuses: z.array(Status).min(1).optional(),
       fields: z.record(z.string(), z.unknown()).optional(),
       webhooks: z.object({ events: z.array(Event), in_order: z.boolean().default(true) }).optional(),
-      delivery: z.object({ event: Event, status: DeliveryStatusSchema.optional(), min_attempts: z.number().int().positive().optional() }).optional(),
+      delivery: z
+        .object({ event: Event, status: DeliveryStatusSchema.optional(), min_attempts: z.number().int().positive().optional() })
+        .optional(),
     })
-    .refine((e) => e.status || e.statuses || e.fields || e.webhooks || e.delivery, 'give at least one of status, statuses, fields, webhooks, delivery')
-    .refine((e) => e.order !== undefined || !(e.status || e.statuses || e.webhooks || e.delivery), { message: 'required for status, statuses, webhooks and delivery checks', path: ['order'] }),
+    .refine(
+      (e) => e.status || e.statuses || e.fields || e.webhooks || e.delivery,
+      'give at least one of status, statuses, fields, webhooks, delivery',
+    )
+    .refine((e) => e.order !== undefined || !(e.status || e.statuses || e.webhooks || e.delivery), {
+      message: 'required for status, statuses, webhooks and delivery checks',
+      path: ['order'],
+    }),
   payin: z.object({
     order: OrderRef,
-    amount: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?%$/, 'must be a number or a percentage of what is due, e.g. 50%'), Ref]).optional(),
+    amount: z
+      .union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?%$/, 'must be a number or a percentage of what is due, e.g. 50%'), Ref])
+      .optional(),
     confirmed: z.boolean().optional(),
     tx_hash: z.string().optional(),
     tx_reference: z.string().optional(),
   }),
-  fulfil: z.object({ order: OrderRef, tx_hash: z.string().optional(), reference: z.string().optional(), institution: z.string().optional() }),
+  fulfil: z.object({
+    order: OrderRef,
+    tx_hash: z.string().optional(),
+    reference: z.string().optional(),
+    institution: z.string().optional(),
+  }),
   payout: z.object({ order: OrderRef, outcome: z.enum(PAYOUT_OUTCOMES), percentage: z.number().gt(0).lt(100).optional() }),
   cancel: z.object({ order: OrderRef, reason: z.string().optional() }),
-  advance: z.union([
-    z.object({ duration: Duration }).strict(),
-    z.object({ until: z.object({ order: OrderRef, status: Status }), within: Duration }).strict(),
-  ], { error: 'give duration, or until {order, status} with within' }),
+  advance: z.union(
+    [
+      z.object({ duration: Duration }).strict(),
+      z.object({ until: z.object({ order: OrderRef, status: Status }), within: Duration }).strict(),
+    ],
+    { error: 'give duration, or until {order, status} with within' },
+  ),
   expire: z.object({ order: OrderRef }),
   simulate: z.object({ order: OrderRef, status: Status, reason: z.string().optional() }),
   deliver: z.object({
@@ -136,7 +158,10 @@ export const STEP_SCHEMAS = {
       count: z.number().int().min(0).default(1),
     })
     .strict()
-    .refine((f) => f.merchant_reference !== undefined || f.customer_reference !== undefined || f.status !== undefined, 'give merchant_reference, customer_reference or status'),
+    .refine(
+      (f) => f.merchant_reference !== undefined || f.customer_reference !== undefined || f.status !== undefined,
+      'give merchant_reference, customer_reference or status',
+    ),
   partner: z
     .object({
       webhook_url: z.union([z.enum(['target', 'down']), z.url(), z.null()]).optional(),
@@ -241,7 +266,8 @@ export function parseScenario(text: string, file: string): Scenario {
     const fail = (field: string | undefined, reason: string): never => {
       throw new ScenarioFileError(file, n, field, reason);
     };
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(`steps.${i}`, 'a step must be a mapping such as {payin: {order: o}}');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      fail(`steps.${i}`, 'a step must be a mapping such as {payin: {order: o}}');
     const record = value as Record<string, unknown>;
     const kinds = Object.keys(record).filter((k) => !COMMON_KEYS.has(k));
     if (kinds.length !== 1 || !STEP_KINDS.includes(kinds[0] as StepKind)) {
@@ -255,8 +281,13 @@ export function parseScenario(text: string, file: string): Scenario {
     }
     const as = record.as === undefined ? undefined : Name.safeParse(record.as);
     if (as && !as.success) fail(`steps.${i}.as`, 'must be a name of letters, digits and _');
-    if (record.as !== undefined && !NAMED_RESULTS.includes(kind)) fail(`steps.${i}.as`, `only ${NAMED_RESULTS.join(', ')} steps give a result to name`);
-    if (record.expect_error !== undefined && NO_EXPECTED_ERROR.includes(kind)) fail(`steps.${i}.expect_error`, `a ${kind} step checks what it reads itself; expect_error applies to steps that send a request (${STEP_KINDS.filter((k) => !NO_EXPECTED_ERROR.includes(k)).join(', ')})`);
+    if (record.as !== undefined && !NAMED_RESULTS.includes(kind))
+      fail(`steps.${i}.as`, `only ${NAMED_RESULTS.join(', ')} steps give a result to name`);
+    if (record.expect_error !== undefined && NO_EXPECTED_ERROR.includes(kind))
+      fail(
+        `steps.${i}.expect_error`,
+        `a ${kind} step checks what it reads itself; expect_error applies to steps that send a request (${STEP_KINDS.filter((k) => !NO_EXPECTED_ERROR.includes(k)).join(', ')})`,
+      );
     const expectError = record.expect_error === undefined ? undefined : ExpectErrorSchema.safeParse(record.expect_error);
     if (expectError && !expectError.success) {
       const issue = firstIssue(expectError.error, `steps.${i}.expect_error`);
@@ -265,7 +296,11 @@ export function parseScenario(text: string, file: string): Scenario {
     // Every reference must name something an earlier step defined: caught before anything runs.
     const refs = [...references(record[kind], `steps.${i}.${kind}`), ...references(record.expect_error, `steps.${i}.expect_error`)];
     for (const [path, name] of refs) {
-      if (!defined.has(name)) fail(path, `missing reference ${name}: no earlier step is named ${name} (defined: ${[...defined].filter((d) => !['fake', 'partner', 'target'].includes(d)).join(', ') || 'none'})`);
+      if (!defined.has(name))
+        fail(
+          path,
+          `missing reference ${name}: no earlier step is named ${name} (defined: ${[...defined].filter((d) => !['fake', 'partner', 'target'].includes(d)).join(', ') || 'none'})`,
+        );
     }
     if (as?.success) defined.add(as.data);
     return {

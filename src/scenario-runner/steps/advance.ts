@@ -20,7 +20,11 @@ export const advance: StepHandler<'advance'> = async (step, ctx) => {
       if (now.now_ms < deadline) await ctx.client.advance({ to: ISO(deadline) });
       const last = await ctx.readOrder(reference);
       if (last.status === a.until.status) return;
-      throw new StepFailure(`bound exceeded: order ${reference} did not reach ${a.until.status} within ${a.within}`, a.until.status, last.status);
+      throw new StepFailure(
+        `bound exceeded: order ${reference} did not reach ${a.until.status} within ${a.within}`,
+        a.until.status,
+        last.status,
+      );
     }
     expectReply(step, await ctx.client.advance({ to: ISO(next) }));
   }

@@ -30,11 +30,7 @@ export const deliver: StepHandler<'deliver'> = async (step, ctx) => {
   const reference = await ctx.referenceOf(a.order);
   const delivered = (await ctx.deliveriesOf(reference)).filter((d) => d.status === 'succeeded');
   if (delivered.length === 0) throw new StepFailure(`no delivered webhook for ${reference} to base a ${a.kind} delivery on`);
-  const pick = a.event
-    ? delivered.filter((d) => d.event === a.event).at(-1)
-    : a.kind === 'out_of_order'
-      ? delivered[0]
-      : delivered.at(-1);
+  const pick = a.event ? delivered.filter((d) => d.event === a.event).at(-1) : a.kind === 'out_of_order' ? delivered[0] : delivered.at(-1);
   if (!pick) throw new StepFailure(`no delivered ${a.event} webhook for ${reference}`);
   if (a.kind === 'out_of_order' && delivered.indexOf(pick) === delivered.length - 1 && delivered.length > 1) {
     throw new StepFailure('out_of_order needs an event older than the latest delivered one');
@@ -44,7 +40,13 @@ export const deliver: StepHandler<'deliver'> = async (step, ctx) => {
   let body: string = pick.raw_body;
   let timestamp = Date.now(); // wall clock: the target checks staleness against its own
   if (a.kind === 'stale_timestamp') timestamp -= 10 * 60_000;
-  const parts = { clientId: ctx.partner.client_id, timestamp: String(timestamp), method: 'POST', path: url.pathname + url.search, rawBody: body };
+  const parts = {
+    clientId: ctx.partner.client_id,
+    timestamp: String(timestamp),
+    method: 'POST',
+    path: url.pathname + url.search,
+    rawBody: body,
+  };
   let signature = sign(parts, keys.encryption_key);
   if (a.kind === 'bad_signature') signature = wrongSignature(body);
   if (a.kind === 'tampered_body') body = tamper(body);

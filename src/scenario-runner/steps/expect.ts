@@ -10,7 +10,8 @@ export const expect: StepHandler<'expect'> = async (step, ctx) => {
   if (a.status && order!.status !== a.status) throw new StepFailure(`order ${reference} is ${order!.status}`, a.status, order!.status);
   if (a.statuses) {
     const passed = order!.timeline.filter((t) => t.group === 'status').map((t) => t.event);
-    if (JSON.stringify(passed) !== JSON.stringify(a.statuses)) throw new StepFailure('the statuses passed through differ', a.statuses, passed);
+    if (JSON.stringify(passed) !== JSON.stringify(a.statuses))
+      throw new StepFailure('the statuses passed through differ', a.statuses, passed);
   }
   if (a.fields) {
     const subject = order ?? Object.fromEntries(ctx.scope);
@@ -41,7 +42,8 @@ export const expect: StepHandler<'expect'> = async (step, ctx) => {
     if (!d) throw new StepFailure(`no delivery of ${wanted.event} for ${reference}`, wanted, null);
     const seen = { status: d.status, attempts: d.attempts.length, errors: d.attempts.map((x) => x.error ?? x.http_status) };
     if (wanted.status && d.status !== wanted.status) throw new StepFailure(`delivery of ${wanted.event} is ${d.status}`, wanted, seen);
-    if (wanted.min_attempts && d.attempts.length < wanted.min_attempts) throw new StepFailure(`delivery of ${wanted.event} made ${d.attempts.length} attempts`, wanted, seen);
+    if (wanted.min_attempts && d.attempts.length < wanted.min_attempts)
+      throw new StepFailure(`delivery of ${wanted.event} made ${d.attempts.length} attempts`, wanted, seen);
   }
 };
 

@@ -19,7 +19,12 @@ export const find: StepHandler<'find'> = async (step, ctx) => {
     }
     if (page >= (res.body?.meta?.last_page ?? 1)) break;
   }
-  if (found.length !== count) throw new StepFailure(`found ${found.length} orders matching ${JSON.stringify(filter)}`, count, found.map((o) => o.reference));
+  if (found.length !== count)
+    throw new StepFailure(
+      `found ${found.length} orders matching ${JSON.stringify(filter)}`,
+      count,
+      found.map((o) => o.reference),
+    );
   for (const o of found) if (!ctx.orders.includes(o.reference)) ctx.orders.push(o.reference);
   if (step.as && found[0]) ctx.scope.set(step.as, found[0]);
 };

@@ -8,7 +8,10 @@ export const fulfil: StepHandler<'fulfil'> = async (step, ctx) => {
   const a = await ctx.resolve(step.args);
   const body =
     order.type === 'onramp'
-      ? { reference: a.reference ?? order.payin.tx_reference.at(-1) ?? ctx.fake.reference(), institution: a.institution ?? order.payin.institution_code }
+      ? {
+          reference: a.reference ?? order.payin.tx_reference.at(-1) ?? ctx.fake.reference(),
+          institution: a.institution ?? order.payin.institution_code,
+        }
       : { tx_hash: a.tx_hash ?? order.payin.tx_hash.at(-1) ?? (await ctx.fake.tx_hash(order.payin.network)) };
   expectReply(step, await ctx.api.fulfil(reference, body, callFor(step)));
 };
