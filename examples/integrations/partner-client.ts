@@ -35,7 +35,7 @@ export interface ClientOptions {
 }
 
 /** An answer that is not a 2xx, with the error envelope's code and message (spec §7). */
-export class ApiError extends Error {
+class ApiError extends Error {
   override name = 'ApiError';
   constructor(
     readonly status: number,
@@ -101,7 +101,7 @@ export interface OrderIntent {
 const COMPILED_IN_NETWORKS = [{ identifier: 'base-sepolia', is_evm: true, is_testnet: true }];
 
 /** Wall ms between two GETs of one order, at least (spec §8: at most once a second). */
-export const POLL_INTERVAL_MS = 1_000;
+const POLL_INTERVAL_MS = 1_000;
 const FAST_POLL_MS = 100;
 /** Wall slack added to the waits the server asks for (timers may fire a millisecond early). */
 const SLACK_MS = 25;
@@ -371,7 +371,7 @@ export class PartnerClient {
 }
 
 /** Fixes what a 422 names in the customer (spec §2.4), or undefined when it cannot. */
-export function fixCustomer(customer: Customer, message: string): Customer | undefined {
+function fixCustomer(customer: Customer, message: string): Customer | undefined {
   if (/customer\.dob: /.test(message) && customer.dob) {
     const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(customer.dob);
     if (iso) return { ...customer, dob: `${iso[3]}-${iso[2]}-${iso[1]}` }; // DD-MM-YYYY

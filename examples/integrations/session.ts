@@ -175,7 +175,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
 }
 
 /** The variant of this id (throws, listing them, when there is none). */
-export function findVariant(id: string): Variant {
+function findVariant(id: string): Variant {
   const found = VARIANTS.find((v) => v.id === id);
   if (!found) throw new Error(`unknown variant ${id}; one of: ${VARIANTS.map((v) => v.id).join(', ')}`);
   return found;

@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { NO_MISTAKES, type Mistakes } from './mistakes';
 
 /** Spec §6.5 rule 3 leaves the tolerance open; 300 s, as requests get (CONTRACT §3). */
-export const TOLERANCE_MS = 300_000;
+const TOLERANCE_MS = 300_000;
 
 /** The events the misspelling variant knows (spec §6.1, with `fiat_received` spelled right). */
 const KNOWN_EVENTS = new Set([

@@ -4,5 +4,5 @@ export * from './rate-limit';
 export * from './authenticate';
 export * from './sign-request';
 export * from './partner.schemas';
-export { isIpOrCidr } from './ip';
+;
 export * from './partner.view';

@@ -218,7 +218,7 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
 }
 
 /** `::ffff:127.0.0.1` is 127.0.0.1: IPv4 clients on a dual-stack socket. */
-export function normaliseIp(ip: string): string {
+function normaliseIp(ip: string): string {
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   return m ? m[1]! : ip;
 }
@@ -226,7 +226,7 @@ export function normaliseIp(ip: string): string {
 const KEY_BODY = /^[A-Za-z0-9_]{16,128}$/;
 
 /** CONTRACT §8: the right prefix, then 16–128 characters of `[A-Za-z0-9_]`. */
-export function checkKeyPrefix(key: string, kind: KeyKind, env: Environment, field: string): void {
+function checkKeyPrefix(key: string, kind: KeyKind, env: Environment, field: string): void {
   const prefix = `${KEY_PREFIX[kind]}_${env}_`;
   if (!key.startsWith(prefix)) throw validationError(field, `must start with ${prefix}`);
   if (!KEY_BODY.test(key.slice(prefix.length))) {

@@ -23,7 +23,7 @@ const keyOf = (prefix: string) =>
     .meta({ pattern: `^${prefix}[A-Za-z0-9_]{16,128}$`, example: `${prefix}${'a1B2c3D4e5F6g7H8'}` });
 
 /** A key set as given by a caller: prefixes checked for the environment. */
-export const keySetInputSchema = (env: Environment) =>
+const keySetInputSchema = (env: Environment) =>
   z
     .object({
       public_key: keyOf(`${KEY_PREFIX.public}_${env}_`),

@@ -18,7 +18,7 @@ export function partnerView(p: Partner, mask = false): Partner {
 }
 
 /** `sk_test_****wxyz`: the prefix and the last four characters. */
-export function maskKey(key: string): string {
+function maskKey(key: string): string {
   const prefix = /^[a-z]+_(?:test|live)_/.exec(key)?.[0] ?? '';
   return `${prefix}****${key.slice(-4)}`;
 }

@@ -22,7 +22,7 @@ import { availableParallelism, constants } from 'node:os';
 
 export const SINGLE_THREADED_GC = '--single-threaded-gc';
 /** Set in the child that `rerunWithSingleThreadedGc` starts. */
-export const RERUN_ENV = 'RAMP_SANDBOX_RERUN';
+const RERUN_ENV = 'RAMP_SANDBOX_RERUN';
 
 /**
  * Whether `serve` with these arguments should run again with `--single-threaded-gc`: one CPU,

@@ -3,10 +3,10 @@ import { createControlClient, type ControlClient } from '../client/control-clien
 import { SandboxError } from '../client/sandbox-error';
 
 /** Where the verbs for a running sandbox look when `--sandbox` is not given (CONTRACT §17). */
-export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
+const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
 
 /** The options every verb for a running sandbox takes (CONTRACT §17). */
-export const REMOTE_OPTIONS = {
+const REMOTE_OPTIONS = {
   sandbox: { type: 'string', default: DEFAULT_SANDBOX_URL },
   'admin-token': { type: 'string' },
   help: { type: 'boolean', short: 'h' },

@@ -14,9 +14,9 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(total);
 }
 
-export const seconds = (n: number) => n * 1000;
-export const minutes = (n: number) => n * 60_000;
-export const hours = (n: number) => n * 3_600_000;
+const seconds = (n: number) => n * 1000;
+const minutes = (n: number) => n * 60_000;
+const hours = (n: number) => n * 3_600_000;
 
 /**
  * The durations the document allows: whole units in the order d, h, m, s, ms, each bounded so the

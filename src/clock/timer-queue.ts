@@ -9,7 +9,7 @@ export type TimerFire = (tag: TimerTag | undefined, id: number) => void;
 export type TimerLabel = string | ((tag: TimerTag | undefined) => string);
 
 /** One pending timer. */
-export class TimerEntry {
+class TimerEntry {
   readonly id: number;
   readonly due: number;
   readonly seq: number;

@@ -11,7 +11,7 @@ import {
 } from './order.machine';
 
 /** One arrow of an order type's lifecycle, read from the machine. */
-export const LifecycleEdgeSchema = z
+const LifecycleEdgeSchema = z
   .object({
     from: z.enum(ORDER_STATUSES),
     to: z.enum(ORDER_STATUSES),

@@ -6,7 +6,7 @@ import { round } from '../shared/money';
 import type { OrderContext } from './model';
 import { statusTags, type OrderType, type PayoutOutcome } from './model';
 
-export { ORDER_STATUSES, PAYOUT_OUTCOMES, type OrderStatus, type PayoutOutcome } from './model';
+export { ORDER_STATUSES,  type OrderStatus, type PayoutOutcome } from './model';
 export type { OrderContext } from './model';
 
 /** Virtual delays of the lifecycle, ms (README "Lifecycle"). */
@@ -64,7 +64,7 @@ export type RefundParams = { phase: 'started' | 'completed' };
 export type ArrivePayinParams = { amount: number; confirmed: boolean };
 
 /** A magic amount's automatic pay-in arrives this long into the pay-in window (virtual ms). */
-export const AUTO_PAYIN_DELAY_MS = 60_000;
+const AUTO_PAYIN_DELAY_MS = 60_000;
 
 /** The webhook event each type emits at each step (spec §6.1, issue 3). */
 const EVENTS: Record<OrderType, { locked: WebhookEvent; payout: WebhookEvent; refundIsCrypto: boolean }> = {

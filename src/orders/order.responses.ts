@@ -52,8 +52,8 @@ export const OrderSummarySchema = z
   .meta({ id: 'OrderSummary' });
 export type OrderSummary = z.output<typeof OrderSummarySchema>;
 
-export const FiatRecipientResultSchema = FiatRecipientSchema.meta({ id: 'FiatRecipient' });
-export const CryptoRecipientResultSchema = z
+const FiatRecipientResultSchema = FiatRecipientSchema.meta({ id: 'FiatRecipient' });
+const CryptoRecipientResultSchema = z
   .object({ network: z.string(), address: z.string(), memo: z.string().optional() })
   .meta({ id: 'CryptoRecipientResult' });
 
@@ -67,33 +67,33 @@ const FiatMoveBase = z.object({
 });
 const CryptoMoveBase = z.object({ asset: z.string(), address: z.string(), network: z.string(), amount: z.number() });
 
-export const FiatPayinSchema = FiatMoveBase.extend({
+const FiatPayinSchema = FiatMoveBase.extend({
   tx_reference: TxRefs,
   expires_at: NullableDateTime,
   paid_at: NullableDateTime,
 }).meta({ id: 'FiatPayin' });
-export const CryptoPayinSchema = CryptoMoveBase.extend({
+const CryptoPayinSchema = CryptoMoveBase.extend({
   tx_hash: TxRefs,
   expires_at: NullableDateTime,
   paid_at: NullableDateTime,
 }).meta({ id: 'CryptoPayin' });
 
-export const FiatPayoutSchema = FiatMoveBase.extend({
+const FiatPayoutSchema = FiatMoveBase.extend({
   percentage: z.number().nullable(),
   tx_reference: TxRefs,
   paid_at: NullableDateTime,
 }).meta({ id: 'FiatPayout' });
-export const CryptoPayoutSchema = CryptoMoveBase.extend({
+const CryptoPayoutSchema = CryptoMoveBase.extend({
   percentage: z.number().nullable(),
   tx_hash: TxRefs,
   paid_at: NullableDateTime,
 }).meta({ id: 'CryptoPayout' });
 
-export const FiatRefundSchema = FiatMoveBase.extend({
+const FiatRefundSchema = FiatMoveBase.extend({
   tx_reference: z.string().nullable(),
   refunded_at: NullableDateTime,
 }).meta({ id: 'FiatRefund' });
-export const CryptoRefundSchema = CryptoMoveBase.extend({
+const CryptoRefundSchema = CryptoMoveBase.extend({
   tx_hash: z.string().nullable(),
   refunded_at: NullableDateTime,
 }).meta({ id: 'CryptoRefund' });
@@ -138,7 +138,7 @@ const detailOf = (
   }).meta({ id, description });
 
 /** The order detail as the document states it: one kind per order type, told apart by `type`. */
-export const OrderDetailDoc = z
+const OrderDetailDoc = z
   .discriminatedUnion('type', [
     detailOf('onramp', 'OnrampOrderDetail', "Onramp: a fiat pay-in, a crypto payout to the recipient's address, a fiat refund", {
       recipient: CryptoRecipientResultSchema,

@@ -22,7 +22,7 @@ export interface Priced {
 }
 
 /** The fee model (README "Pricing"); rates in fractions. */
-export const FEE_MODEL = {
+const FEE_MODEL = {
   /** Protocol fee: 0.5% of the converted value. */
   protocolRate: 0.005,
   /** VAT: 7.5% of the protocol fee. */

@@ -14,7 +14,7 @@ const authed = (r: RequestFact): boolean => r.auth === 'public' || r.auth === 's
 const secretOf = (f: RunFacts): RequestFact[] => inRun(f).filter((r) => r.keyKind === 'sk');
 
 /** Spec §8: "at most once a second"; the partner's clock and ours jitter, so 100 ms of slack. */
-export const POLL_INTERVAL_MS = 1000;
+const POLL_INTERVAL_MS = 1000;
 const POLL_SLACK_MS = 100;
 /** A request measured as having come this early before Retry-After ended is still on time (rounding, clocks). */
 const RETRY_SLACK_MS = 50;

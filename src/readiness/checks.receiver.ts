@@ -6,7 +6,7 @@ import type { DeliveryFact, RunFacts } from './facts';
 import type { ProbeKind } from '../webhooks';
 
 /** Spec §6.5 rule 1 "quickly": a 2xx within this many wall ms. */
-export const ACK_WITHIN_MS = 5000;
+const ACK_WITHIN_MS = 5000;
 
 const ev = (d: DeliveryFact, note: string): Evidence => ({ delivery_id: d.id, ...(d.order ? { order: d.order } : {}), note });
 /** Deliveries of the lifecycle aimed at the receiver (probes aside). */

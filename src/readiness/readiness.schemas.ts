@@ -24,7 +24,7 @@ export const RunsQuerySchema = z.object({
   client_id: z.string().min(1).max(128).optional().meta({ description: "only this partner's runs" }),
 });
 
-export const EvidenceSchema = z
+const EvidenceSchema = z
   .object({
     request_id: z.string().optional().meta({ description: 'a request of the inspector (GET /sandbox/requests/{id})' }),
     delivery_id: z.string().optional().meta({ description: 'a delivery of the log (GET /sandbox/webhooks/deliveries/{id})' }),

@@ -11,7 +11,7 @@ import type { RunFacts } from './facts';
 import type { CheckResult, Coverage, ReadinessReport } from './readiness.schemas';
 
 /** Every check, the client's first (the report's order). */
-export const CHECKS: readonly CheckDef[] = [...CLIENT_CHECKS, ...RECEIVER_CHECKS];
+const CHECKS: readonly CheckDef[] = [...CLIENT_CHECKS, ...RECEIVER_CHECKS];
 
 export function evaluate(facts: RunFacts, final: boolean, checks: readonly CheckDef[] = CHECKS): CheckResult[] {
   return checks.map((c) => {

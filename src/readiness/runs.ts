@@ -20,10 +20,10 @@ import type { OpenRunBody, ProbeRecord, ReadinessReport } from './readiness.sche
 
 /** Facts a run keeps at most, of each kind (CONTRACT §21: memory per run is bounded). */
 export const MAX_RUN_REQUESTS = 5_000;
-export const MAX_RUN_DELIVERIES = 5_000;
+const MAX_RUN_DELIVERIES = 5_000;
 /** Runs kept per partner, and in all: the oldest go first. */
 export const MAX_RUNS_PER_PARTNER = 10;
-export const MAX_RUNS = 200;
+const MAX_RUNS = 200;
 
 export interface ReadinessDeps {
   bus: Bus<RequestEvents & DeliveryEvents>;

@@ -11,7 +11,7 @@ export interface MagicAccount {
   description: string;
 }
 
-export const MAGIC_ACCOUNTS: readonly MagicAccount[] = [
+const MAGIC_ACCOUNTS: readonly MagicAccount[] = [
   { account_number: '0000000000', notFound: true, description: 'account lookup answers 404; an offramp to it is refused (422)' },
   { account_number: '1111111111', payout: { outcome: 'fail' }, description: 'offramp payout fails: failed, then refunded' },
   {
@@ -27,7 +27,7 @@ export const MAGIC_ACCOUNTS: readonly MagicAccount[] = [
 ];
 
 /** Crypto recipient addresses (onramp, swap) whose last four characters pick the payout outcome. */
-export const MAGIC_ADDRESS_SUFFIXES: ReadonlyArray<{ suffix: string; outcome: 'fail' | 'revert'; description: string }> = [
+const MAGIC_ADDRESS_SUFFIXES: ReadonlyArray<{ suffix: string; outcome: 'fail' | 'revert'; description: string }> = [
   { suffix: 'dead', outcome: 'fail', description: 'crypto payout fails: failed, then refunded' },
   { suffix: 'beef', outcome: 'revert', description: 'crypto payout is sent, then reverted: reverted, then refunded' },
 ];
@@ -35,7 +35,7 @@ export const MAGIC_ADDRESS_SUFFIXES: ReadonlyArray<{ suffix: string; outcome: 'f
 export type MagicAmountBehaviour = { kind: 'auto_payin'; fraction: number; confirmed: boolean } | { kind: 'hold_initiated' };
 
 /** The leg amount of a quote or order request (whichever leg carries it) that triggers a behaviour. */
-export const MAGIC_AMOUNTS: ReadonlyArray<{ amount: number; behaviour: MagicAmountBehaviour; description: string }> = [
+const MAGIC_AMOUNTS: ReadonlyArray<{ amount: number; behaviour: MagicAmountBehaviour; description: string }> = [
   {
     amount: 7777,
     behaviour: { kind: 'auto_payin', fraction: 1, confirmed: true },

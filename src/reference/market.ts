@@ -27,7 +27,7 @@ const STEP_MS = 60_000;
 const BLOCK = 1024;
 
 export const RatePointSchema = z.object({ at_ms: Instant, rate: z.number().min(MIN_RATE).max(MAX_RATE) });
-export const RateScriptStateSchema = z.object({
+const RateScriptStateSchema = z.object({
   pair: z.string().regex(/^[A-Z0-9]+_[A-Z0-9]+$/),
   path: z.array(RatePointSchema).min(1).max(MAX_PATH_POINTS),
 });

@@ -69,7 +69,7 @@ const PartnerFileSchema = z.object({ client_id: z.string().min(1), keys: z.objec
  * (`POST /sandbox/partners` or `GET /sandbox/partners/{id}/keys` piped to a file): the envelope
  * `{status, message, data}` (CONTRACT §4), whose `data` is the partner.
  */
-export function partnerFromFile(json: unknown): unknown {
+function partnerFromFile(json: unknown): unknown {
   if (typeof json === 'object' && json !== null && 'status' in json && 'data' in json && !('client_id' in json)) {
     return (json as { data: unknown }).data;
   }
@@ -77,7 +77,7 @@ export function partnerFromFile(json: unknown): unknown {
 }
 
 /** Lists the scenario files of a directory, sorted. */
-export function scenarioFiles(dir = DEFAULT_SCENARIO_DIR): string[] {
+function scenarioFiles(dir = DEFAULT_SCENARIO_DIR): string[] {
   return readdirSync(dir)
     .filter((f) => /\.ya?ml$/.test(f))
     .sort()

@@ -6,7 +6,7 @@ import { setupPartner } from './partner-setup';
 import type { Scenario, Step } from './script/schema';
 import { createStepContext, STEP_HANDLERS, type StepContext } from './steps';
 
-export { StepFailure } from './script/failure';
+;
 
 export interface StepResult {
   index: number;

@@ -58,7 +58,7 @@ export const EMAIL_PATTERN = "^(?:[A-Za-z0-9_'+-]+\\.)*[A-Za-z0-9_'+-]*[A-Za-z0-
 
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 /** An IPv4 address in dotted decimal, no leading zeros (as Node's `net.isIPv4`). */
-export const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
+const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
 
 const LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
 const LAST_LABEL = '[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*';

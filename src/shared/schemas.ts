@@ -12,7 +12,7 @@ export const PageMetaSchema = z
   .meta({ id: 'PageMeta' });
 
 /** Spec §2.1 success envelope around `data` (with `meta` on paged results). */
-export function successEnvelope<D extends z.ZodType>(data: D, paged = false) {
+function successEnvelope<D extends z.ZodType>(data: D, paged = false) {
   const base = { status: z.literal(true), message: z.string(), data };
   return paged ? z.object({ ...base, meta: PageMetaSchema }) : z.object(base);
 }
@@ -54,7 +54,7 @@ export const AuthErrorSchema = z
  * six-digit, signed year (`+275760-…`), which is not the `date-time` the spec and the OpenAPI
  * document promise for every date the sandbox answers with.
  */
-export const MAX_DATE = 253_402_300_799_999;
+const MAX_DATE = 253_402_300_799_999;
 
 /** The longest delay the sandbox sets ahead of its clock (an advance, a flag's duration): 10 years. */
 export const MAX_DELAY_MS = 10 * 365 * 86_400_000;

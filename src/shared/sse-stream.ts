@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 
 /** Bytes an event stream may leave unread before its connection is cut (the default). */
-export const UNREAD_LIMIT = 256 * 1024;
+const UNREAD_LIMIT = 256 * 1024;
 
 /** What the one log line of a cut says. */
 export interface CutInfo {

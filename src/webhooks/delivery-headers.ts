@@ -44,7 +44,7 @@ export function signedPath(url: URL): string {
 }
 
 /** How far back a stale-timestamp probe's `svc-timestamp` is (CONTRACT §21; twice the 5 min a receiver allows at most). */
-export const STALE_PROBE_MS = 10 * 60_000;
+const STALE_PROBE_MS = 10 * 60_000;
 
 /**
  * The headers and body one attempt sends: signed as `deliveryHeaders` signs, or, for a readiness

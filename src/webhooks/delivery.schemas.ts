@@ -25,7 +25,7 @@ export function webhookPayloadSchema(event: WebhookEvent) {
 /** One schema per event, made once (the OpenAPI document of every app refers to the same). */
 const PAYLOADS = new Map<WebhookEvent, z.ZodType>();
 
-export const AttemptSchema = z
+const AttemptSchema = z
   .object({
     number: z.number().int().positive(),
     manual: z.boolean(),

@@ -12,10 +12,10 @@ import { deliveryHeaders, signedPath } from './delivery-headers';
  */
 
 /** Why a verifier refuses a case, named as `verifyWebhook`'s `WebhookVerificationError.reason` does. */
-export const VECTOR_REASONS = ['bad_signature', 'stale_timestamp', 'bad_timestamp', 'missing_signature', 'missing_timestamp'] as const;
+const VECTOR_REASONS = ['bad_signature', 'stale_timestamp', 'bad_timestamp', 'missing_signature', 'missing_timestamp'] as const;
 export type VectorReason = (typeof VECTOR_REASONS)[number];
 
-export const WebhookVectorSchema = z
+const WebhookVectorSchema = z
   .object({
     name: z.string(),
     description: z.string(),
@@ -42,7 +42,7 @@ export const WebhookVectorsSchema = z
 export type WebhookVectors = z.output<typeof WebhookVectorsSchema>;
 
 /** The tolerance the cases assume: verifyWebhook's default, 5 minutes. */
-export const VECTOR_TOLERANCE_MS = 300_000;
+const VECTOR_TOLERANCE_MS = 300_000;
 
 // Fixed, made-up credentials in the formats of spec §5 (prefix, then [A-Za-z0-9_]).
 const CLIENT_ID = 'ptr_vectors_7Qm2Xc9LtE4w';

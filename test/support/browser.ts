@@ -28,7 +28,7 @@ import { chromium, type Browser, type BrowserContext, type LaunchOptions } from 
  * may refuse every outside connection, and Chromium's background ones (QUIC, component updates,
  * sync, field trials) would otherwise fail or hang there.
  */
-export const ARGS = [
+const ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -73,7 +73,7 @@ function systemChromium(): string | undefined {
 let found: Promise<ChromiumBinary> | undefined;
 
 /** The Chromium to launch (see the file's comment for the order). Unpacks the npm one on first use. */
-export function findChromium(): Promise<ChromiumBinary> {
+function findChromium(): Promise<ChromiumBinary> {
   found ??= (async () => {
     const fromEnv = process.env.CHROMIUM_PATH;
     if (fromEnv) {

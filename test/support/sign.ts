@@ -27,7 +27,7 @@ export interface SignOptions {
 }
 
 /** hex HMAC-SHA256 of `clientId|timestamp|METHOD|path|rawBody`. */
-export function hmacHex(key: string, text: string): string {
+function hmacHex(key: string, text: string): string {
   return createHmac('sha256', key).update(text, 'utf8').digest('hex');
 }
 

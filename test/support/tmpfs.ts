@@ -20,7 +20,7 @@ export interface Tmpfs {
  * (not root, no CAP_SYS_ADMIN in a container, no `mount`): the caller skips the real-disk
  * variant and says so, its injected variant still runs.
  */
-export function mountTmpfs(bytes: number): Tmpfs | string {
+function mountTmpfs(bytes: number): Tmpfs | string {
   const dir = mkdtempSync(join(tmpdir(), 'tmpfs-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], { stdio: 'pipe' });

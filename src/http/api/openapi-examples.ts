@@ -15,7 +15,7 @@ type Example = unknown | typeof NONE;
  * validators (Python's, .NET's) read them as Unicode classes, which would let `٣` through.
  * @example portablePattern('^\\d{2}$') // '^[0-9]{2}$'
  */
-export function portablePattern(source: string): string {
+function portablePattern(source: string): string {
   let out = '';
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
@@ -184,7 +184,7 @@ export function addExamples(doc: Json): void {
 }
 
 /** Every parameter object of the document's operations and webhooks. */
-export function forEachParameter(doc: Json, visit: (param: Json) => void): void {
+function forEachParameter(doc: Json, visit: (param: Json) => void): void {
   for (const group of [doc.paths, doc.webhooks] as unknown[]) {
     for (const item of Object.values((group ?? {}) as Record<string, Json>)) {
       for (const op of Object.values(item)) {

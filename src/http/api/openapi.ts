@@ -6,7 +6,7 @@ import { errorStatuses, type AnyRouteSpec, type OpenApiDocument, type RouteAuth 
 import { addExamples, portablePatterns } from './openapi-examples';
 
 /** Spec §9: the interface description carries version 2.0.0. */
-export const API_VERSION = '2.0.0';
+const API_VERSION = '2.0.0';
 
 export interface WebhookSpec {
   event: string;

@@ -10,7 +10,7 @@ const Flag = z
   .optional();
 
 /** `GET /sandbox/tail` query: what to follow (both by default), and whose. */
-export const TailQuerySchema = z.object({
+const TailQuerySchema = z.object({
   // Examples `true`: each is valid alone and together (both false is refused below).
   requests: Flag.meta({ description: 'each /v1 request (default true)', example: 'true' }),
   deliveries: Flag.meta({ description: 'each finished webhook attempt (default true)', example: 'true' }),

@@ -85,7 +85,7 @@ async function answer(ctx: Context, effect: FaultEffect, next: Next): Promise<vo
  * The body of a `malformed` answer (docs/faults-and-inspector.md): an HTML error page, as a
  * proxy in front of an API sends, under `Content-Type: application/json`.
  */
-export const malformedBody = (faultId: string) =>
+const malformedBody = (faultId: string) =>
   `<html><body><h1>200 OK</h1><p>injected fault ${faultId}: this answer is not JSON</p></body></html>\n`;
 
 /**

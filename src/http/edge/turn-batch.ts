@@ -4,7 +4,7 @@ import type { Middleware, Next } from 'koa';
 import { setImmediate as hostImmediate } from 'node:timers';
 
 /** At most this many requests wait: the one that makes this many runs them all at once (docs/decisions/025-requests-routed-by-turn.md). */
-export const TURN_BATCH_MAX = 256;
+const TURN_BATCH_MAX = 256;
 
 /**
  * Routes the requests of one turn of the event loop together (docs/decisions/025-requests-routed-by-turn.md).

@@ -104,7 +104,7 @@ export function* harChunks(recorded: readonly RecordedRequest[], options: HarOpt
 }
 
 /** One recorded request as a HAR entry: bodies and headers as the inspector keeps them. */
-export function harEntry(r: RecordedRequest, origin: string): HarEntry {
+function harEntry(r: RecordedRequest, origin: string): HarEntry {
   const url = absolute(r.path, origin);
   const requestHeaders = Object.entries(r.headers).map(([name, value]) => ({ name, value }));
   const responseHeaders = Object.entries(r.response_headers ?? {}).map(([name, value]) => ({ name, value }));

@@ -10,10 +10,10 @@ import { asArray, asRecord, firstExample, mediaExample, resolve, sampleOf } from
 // https://schema.getpostman.com/json/collection/v2.1.0/collection.json; newman runs it as it is.
 
 /** The format's identifier, `info.schema` of every collection made here. */
-export const POSTMAN_SCHEMA_URL = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';
+const POSTMAN_SCHEMA_URL = 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json';
 
 /** The name of the folder `newman run --folder` plays in a test. */
-export const HAPPY_PATH_FOLDER = 'Happy path';
+const HAPPY_PATH_FOLDER = 'Happy path';
 
 const LooseObject = z.looseObject({});
 
@@ -177,7 +177,7 @@ export function buildPostmanCollection(options: PostmanOptions): PostmanCollecti
  * variable such as {{$guid}} is not drawn a second time when the request goes out), and the path
  * with `/v1` and the enabled query parameters, variables resolved.
  */
-export const SIGNING_SCRIPT: string[] = [
+const SIGNING_SCRIPT: string[] = [
   '// ramp-sandbox: signs every request per spec §5.2 (secret key requests).',
   "const cryptoJs = require('crypto-js');",
   "const clientId = pm.variables.replaceIn('{{clientId}}');",

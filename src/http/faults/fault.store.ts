@@ -169,7 +169,7 @@ const WindowResolved = z
   });
 const Phase = z.enum(['before', 'after']);
 /** The fields that make a fault do something (CONTRACT §12, §22). */
-export const FAULT_KINDS = ['latency_ms', 'error', 'drop', 'reset', 'truncate', 'malformed'] as const;
+const FAULT_KINDS = ['latency_ms', 'error', 'drop', 'reset', 'truncate', 'malformed'] as const;
 const hasEffect = (f: Partial<Record<(typeof FAULT_KINDS)[number], unknown>>) => FAULT_KINDS.some((k) => f[k] !== undefined);
 const HAS_EFFECT = { message: 'give at least one of latency_ms, error, drop, reset, truncate or malformed', path: ['error'] };
 /** The fields that say where, when and how often a fault applies. */

@@ -206,13 +206,13 @@ function frame(event: string, data: string): string {
 }
 
 /** The tail's view of a recorded request: the inspector's entry without headers and bodies. */
-export function tailRequest(id: string, raw: Readonly<RawRecord>): TailRequest {
+function tailRequest(id: string, raw: Readonly<RawRecord>): TailRequest {
   const { headers: _headers, response_headers: _answered, request_body: _request, response_body: _response, ...entry } = materialise(raw);
   return { type: 'request', id, ...entry };
 }
 
 /** The tail's view of a delivery's last attempt, once it is done. */
-export function tailDelivery(delivery: Delivery): TailDelivery {
+function tailDelivery(delivery: Delivery): TailDelivery {
   const attempt = delivery.attempts.at(-1)!;
   const status = attempt.http_status;
   return {

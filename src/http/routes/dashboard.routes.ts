@@ -9,7 +9,7 @@ import type { LifecycleTimings } from '../../orders/order.machine';
 
 export { LiveFeed, type LiveFeedDeps, type LiveKind } from '../../dashboard/live';
 
-export const DASHBOARD_PATH = '/sandbox/dashboard';
+const DASHBOARD_PATH = '/sandbox/dashboard';
 
 const AssetParamsSchema = z.object({
   name: z.string().regex(ASSET_NAME, 'must be an asset name such as app.js').meta({ example: 'app.js' }),

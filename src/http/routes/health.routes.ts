@@ -13,7 +13,7 @@ export interface HealthDeps {
 }
 
 /** CONTRACT §7 health. */
-export const HealthSchema = z
+const HealthSchema = z
   .object({
     uptime_s: z.number().int().nonnegative(),
     version: z.string(),

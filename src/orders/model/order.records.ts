@@ -19,7 +19,7 @@ const finite = z.number().finite().min(-MAX_STORED_AMOUNT).max(MAX_STORED_AMOUNT
 const Precision = z.number().int().nonnegative().max(18);
 
 /** The machine's context: money state the guards need, amounts in the pay-in currency. */
-export const OrderContextSchema = z.object({
+const OrderContextSchema = z.object({
   /** Amount due (`from.amount`). */
   due: finite,
   precision: Precision,
@@ -65,7 +65,7 @@ const CryptoTarget = CryptoRecipientSchema.extend({ kind: z.literal('crypto'), n
   id: 'StateCryptoTarget',
 });
 export const RecipientSchema = z.discriminatedUnion('kind', [FiatTarget, CryptoTarget]);
-export const PayinSchema = z.discriminatedUnion('kind', [
+const PayinSchema = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('fiat'),

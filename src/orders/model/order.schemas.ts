@@ -183,7 +183,7 @@ const EXAMPLE_CUSTOMER = { reference: 'cus_1001', name: 'Ada Obi', email: 'ada@e
  * give the order type and so the recipient's kind (onramp and swap: an address; offramp: a
  * bank account) and the refund's (where the money came from).
  */
-export const CreateOrderBodyDoc = z
+const CreateOrderBodyDoc = z
   .union([
     z
       .object({

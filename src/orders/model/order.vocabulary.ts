@@ -34,7 +34,7 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
  * pending; a pay-in arriving then is late and refunded). A final status may still move on
  * (`cancelled` → `refunded` after a late pay-in): final means the order's business is over.
  */
-export const FINAL_STATUSES = [
+const FINAL_STATUSES = [
   'completed',
   'partially_completed',
   'refunded',
@@ -43,7 +43,7 @@ export const FINAL_STATUSES = [
 ] as const satisfies readonly OrderStatus[];
 
 /** Statuses whose payout has landed (`amount_settled` counts from here). */
-export const SETTLED_STATUSES = ['settled', 'completed', 'partially_completed'] as const satisfies readonly OrderStatus[];
+const SETTLED_STATUSES = ['settled', 'completed', 'partially_completed'] as const satisfies readonly OrderStatus[];
 
 /** What a status means, as the machine's state tags (`snapshot.hasTag('final')`). */
 export type StatusTag = 'final' | 'settled';

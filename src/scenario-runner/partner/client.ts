@@ -24,7 +24,7 @@ export type Envelope<T> = { status?: boolean; message?: string; code?: string; d
 export type Outcome<T> = { ok: true; data: T } | { ok: false; error: SandboxError };
 
 /** A control call's Outcome; any other failure (no connection) still throws. */
-export async function outcomeOf<T>(call: Promise<T>): Promise<Outcome<T>> {
+async function outcomeOf<T>(call: Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, data: await call };
   } catch (error) {
