@@ -42,10 +42,10 @@ function probeCheck(kinds: readonly ProbeKind[], refuse: boolean): CheckDef['run
 
 /** How the receiver has answered a delivery so far: a 2xx on some attempt, only HTTP refusals, or nothing yet. */
 function answerOf(d: DeliveryFact): { acked: boolean; status: number } | undefined {
-  const ok = d.attempts.find((a) => is2xx(a.status));
-  if (ok) return { acked: true, status: ok.status! };
-  const refused = d.attempts.find((a) => a.status !== null);
-  return refused ? { acked: false, status: refused.status! } : undefined;
+  const answered = d.attempts.flatMap((a) => (a.status === null ? [] : [a.status]));
+  const ok = answered.find((status) => is2xx(status));
+  if (ok !== undefined) return { acked: true, status: ok };
+  return answered.length > 0 ? { acked: false, status: answered[0] as number } : undefined;
 }
 
 /**

@@ -27,7 +27,7 @@ afterAll(async () => {
 const WALL_FIELDS = {
   'requests[].at': 'the wall instant the inspector recorded the request',
   'requests[].duration_ms': 'the wall time the sandbox took to answer',
-  "requests[].headers['svc-timestamp']": 'the client signs with its wall clock (spec §5.2: within 5 minutes of the server\'s)',
+  "requests[].headers['svc-timestamp']": "the client signs with its wall clock (spec §5.2: within 5 minutes of the server's)",
   'deliveries[].attempts[].wall_at': 'the wall instant of a webhook attempt (transport time)',
   'deliveries[].attempts[].duration_ms': 'the wall time the receiver took to answer',
 } as const;
@@ -68,8 +68,17 @@ async function session(seed: number) {
   servers.push(s);
   const clientId = s.demo.clientId;
   await s.controlApi.updatePartner({ params: { client_id: clientId }, body: { webhook_url: r.url } });
-  await s.controlApi.setWebhookChaos({ params: { client_id: clientId }, body: { duplicate_rate: 0.5, reorder_window: '2m', delay: { min: '1s', max: '20s' } } });
-  const script = await s.control('POST', '/sandbox/rates', { pair: 'NGN_USDT', path: [{ at: '10m', rate: 1600 }, { at: '25m', rate: 1580 }] });
+  await s.controlApi.setWebhookChaos({
+    params: { client_id: clientId },
+    body: { duplicate_rate: 0.5, reorder_window: '2m', delay: { min: '1s', max: '20s' } },
+  });
+  const script = await s.control('POST', '/sandbox/rates', {
+    pair: 'NGN_USDT',
+    path: [
+      { at: '10m', rate: 1600 },
+      { at: '25m', rate: 1580 },
+    ],
+  });
   expect(script.status, script.text).toBe(200);
   const faults = [
     { method: 'GET', path: '/v1/market-rates/*', error: { status: 503, rate: 0.5 } },
@@ -89,7 +98,12 @@ async function session(seed: number) {
     const quote = await s.signed('POST', '/v1/orders/quote', onramp);
     answers.push(seen(quote));
     const body = quote.status === 200 ? { quote_id: quote.body.data.quote_id } : onramp;
-    const created = await s.signed('POST', '/v1/orders', { ...body, merchant_reference: `det-${i}`, recipient: { address: EVM_ADDRESS }, customer });
+    const created = await s.signed('POST', '/v1/orders', {
+      ...body,
+      merchant_reference: `det-${i}`,
+      recipient: { address: EVM_ADDRESS },
+      customer,
+    });
     answers.push(seen(created));
     if (created.status === 200) {
       const reference = created.body.data.reference;
@@ -122,7 +136,11 @@ describe('chaos is a function of the seed and the traffic (CONTRACT §22)', () =
     // The session exercised what it claims: every fault applied (or skipped), chaos marked
     // deliveries, pay-ins made orders move, and the market moved (walk and script).
     for (const f of a.faults) expect(f.applied + f.skipped, f.id).toBeGreaterThan(0);
-    for (const mark of ['duplicate', 'reordered', 'delayed'] as const) expect(a.deliveries.some((d) => d.chaos?.includes(mark)), mark).toBe(true);
+    for (const mark of ['duplicate', 'reordered', 'delayed'] as const)
+      expect(
+        a.deliveries.some((d) => d.chaos?.includes(mark)),
+        mark,
+      ).toBe(true);
     expect(a.deliveries.some((d) => d.event === 'order.settled')).toBe(true);
     const rates = (pair: string) => new Set(a.answers.flatMap((x: any) => (x.body?.data?.pair === pair ? [x.body.data.buy_rate] : [])));
     expect(rates('NGN_ETH').size).toBeGreaterThan(1);

@@ -58,7 +58,9 @@ describe('webhook chaos in readiness runs (CONTRACT §22, §21)', () => {
     expect(check('duplicates')).toMatchObject({ status: 'pass' });
     // Each piece of evidence names a delivery of a chaos pair (the copy the receiver saw second).
     for (const e of check('duplicates').evidence) {
-      const d = deliveries.find((x) => x.id === e.delivery_id)!;
+      const d = deliveries.find((x) => x.id === e.delivery_id);
+      expect(d, e.delivery_id).toBeDefined();
+      if (!d) continue;
       expect(duplicateIds.has(d.id) || deliveries.some((x) => x.duplicate_of === d.id), e.note).toBe(true);
       expect(e.note).toMatch(/chaos duplicate/);
     }
@@ -81,7 +83,11 @@ describe('webhook chaos in readiness runs (CONTRACT §22, §21)', () => {
     try {
       const { check } = await runWithChaos();
       expect(check('duplicates')).toMatchObject({ status: 'fail' });
-      expect(check('duplicates').evidence.map((e: any) => e.note).join('\n')).toMatch(/chaos duplicate of dlv_\w+ answered 500 after the first copy was acknowledged/);
+      expect(
+        check('duplicates')
+          .evidence.map((e: any) => e.note)
+          .join('\n'),
+      ).toMatch(/chaos duplicate of dlv_\w+ answered 500 after the first copy was acknowledged/);
     } finally {
       r.behave(() => 'ok');
     }

@@ -14,7 +14,13 @@ const keys = (env: string, c: string) => ({
   secret_key: `sk_${env}_${c.repeat(24)}`,
   encryption_key: `enc_${env}_${c.repeat(24)}`,
 });
-const CHAOS_STORIES = ['requote-after-rate-move.yaml', 'rate-path-across-outage.yaml', 'recipe-retries-across-outage.yaml', 'recipe-truncating-proxy.yaml', 'recipe-webhook-bursts.yaml'];
+const CHAOS_STORIES = [
+  'requote-after-rate-move.yaml',
+  'rate-path-across-outage.yaml',
+  'recipe-retries-across-outage.yaml',
+  'recipe-truncating-proxy.yaml',
+  'recipe-webhook-bursts.yaml',
+];
 const identity = { client_id: 'partner_reference_receiver', keys: { test: keys('test', 'q'), live: keys('live', 'w') } };
 
 it('the scenario library against the reference receiver: every receiver check passes, every client check stays not_exercised, verdict incomplete', async () => {
