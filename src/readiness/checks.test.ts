@@ -191,4 +191,11 @@ describe('receiver checks (CONTRACT §21)', () => {
     expect(status(outOfOrder, facts([], [copy, original]))).toBe('not_exercised');
     expect(status(duplicates, facts([], [copy, original]))).toBe('fail');
   });
+
+  it('chaos deliveries are lifecycle deliveries: a delayed or duplicated one counts for ack_fast and recovers (CONTRACT §22)', () => {
+    const fail500 = { status: 500, ms: 5, error: null };
+    const copy = dlv({ chaos: ['duplicate', 'delayed'], duplicateOf: 'dlv_elsewhere', attempts: [fail500, { status: 200, ms: 5, error: null }] });
+    expect(outcome(recovers, facts([], [copy]))).toMatchObject({ status: 'pass', evidence: [{ delivery_id: copy.id }] });
+    expect(status(ackFast, facts([], [dlv({ chaos: ['delayed'], attempts: [{ status: 200, ms: 6000, error: null }] })]))).toBe('fail');
+  });
 });
