@@ -1,6 +1,9 @@
 // The receiver checks of CONTRACT §21: how a partner's webhook receiver answers, read from the
 // delivery log. The probes (one adversarial delivery of each kind of CONTRACT §6) give the
-// occasions; each check passes only on the receiver's answer to them, never by default.
+// occasions, and so do the deliveries webhook chaos causes (CONTRACT §22: its duplicates and
+// reordered deliveries count for `duplicates` and `out_of_order`; its delayed ones, ordinary
+// deliveries, for `ack_fast` and `recovers`); each check passes only on the receiver's answer
+// to them, never by default.
 import { fail, is2xx, notExercised, pass, type CheckDef, type Evidence } from './check';
 import type { DeliveryFact, RunFacts } from './facts';
 import type { ProbeKind } from '../webhooks';
@@ -42,6 +45,82 @@ function probeCheck(kinds: readonly ProbeKind[], refuse: boolean): CheckDef['run
       );
     }
     return pass(answers.map(([k, a]) => ev(a!.d, `${k.replace('_', ' ')} probe answered ${a!.status}`)));
+  };
+}
+
+/** How the receiver has answered a delivery so far: a 2xx on some attempt, only HTTP refusals, or nothing yet. */
+function answerOf(d: DeliveryFact): { acked: boolean; status: number } | undefined {
+  const answered = d.attempts.flatMap((a) => (a.status === null ? [] : [a.status]));
+  const ok = answered.find((status) => is2xx(status));
+  if (ok !== undefined) return { acked: true, status: ok };
+  return answered.length > 0 ? { acked: false, status: answered[0] as number } : undefined;
+}
+
+/**
+ * What webhook chaos's deliveries show (CONTRACT §22 "deliveries it causes count in readiness
+ * runs"): `pass` evidence where the receiver acknowledged one, `fail` where it refused one with
+ * an HTTP answer, as it would be for the probe of the same kind.
+ */
+interface ChaosFinding {
+  pass: Evidence[];
+  fail: Evidence[];
+}
+
+/** The chaos copy of a delivery and its original, both counted by the run, in the order their first attempts started. */
+function chaosPairs(f: RunFacts): Array<[DeliveryFact, DeliveryFact]> {
+  const index = new Map(f.deliveries.map((d, i) => [d.id, i]));
+  const pairs: Array<[DeliveryFact, DeliveryFact]> = [];
+  f.deliveries.forEach((twin, i) => {
+    const j = twin.duplicateOf === undefined ? undefined : index.get(twin.duplicateOf);
+    // The facts are in the order first attempts started (runs.ts adds one as it starts).
+    if (j !== undefined) pairs.push(j < i ? [f.deliveries[j]!, twin] : [twin, f.deliveries[j]!]);
+  });
+  return pairs;
+}
+
+/**
+ * `duplicates` from chaos: the same delivery sent twice (spec §6.5 rule 4). Whichever copy came
+ * second is the duplicate the receiver sees: both acknowledged is a pass; one acknowledged and
+ * the other refused is a fail, whatever the order (a receiver serving both at once may refuse
+ * either).
+ */
+function chaosDuplicates(f: RunFacts): ChaosFinding {
+  const found: ChaosFinding = { pass: [], fail: [] };
+  for (const [first, second] of chaosPairs(f)) {
+    const a = answerOf(first);
+    const b = answerOf(second);
+    if (a?.acked && b?.acked) found.pass.push(ev(second, `chaos duplicate (same body as ${first.id}) acknowledged with ${b.status}`));
+    else if (a?.acked && b && !b.acked) found.fail.push(ev(second, `chaos duplicate of ${first.id} answered ${b.status} after the first copy was acknowledged; expected a 2xx`));
+    else if (b?.acked && a && !a.acked) found.fail.push(ev(first, `answered ${a.status} while its chaos duplicate ${second.id} was acknowledged; expected a 2xx to both`));
+  }
+  return found;
+}
+
+/**
+ * `out_of_order` from chaos: a delivery marked `reordered` arrived after a later event of its
+ * order. One overtaken only by its own chaos copy is a duplicate, not an older event, and is
+ * left to `duplicates`.
+ */
+function chaosOutOfOrder(f: RunFacts): ChaosFinding {
+  const found: ChaosFinding = { pass: [], fail: [] };
+  const copyWentFirst = new Set(chaosPairs(f).map(([, second]) => second.id));
+  for (const d of f.deliveries) {
+    if (!d.chaos?.includes('reordered') || copyWentFirst.has(d.id)) continue;
+    const answer = answerOf(d);
+    if (answer?.acked) found.pass.push(ev(d, `reordered by chaos (a later event of its order went first), acknowledged with ${answer.status}`));
+    else if (answer) found.fail.push(ev(d, `reordered by chaos (a later event of its order went first), answered ${answer.status}; expected a 2xx`));
+  }
+  return found;
+}
+
+/** A probe check's outcome joined with what chaos showed: a fail on either fails; a pass on either passes. */
+function withChaos(probe: CheckDef['run'], chaos: (f: RunFacts) => ChaosFinding): CheckDef['run'] {
+  return (f, ctx) => {
+    const probed = probe(f, ctx);
+    const found = chaos(f);
+    if (probed.status === 'fail' || found.fail.length > 0) return fail([...(probed.status === 'fail' ? probed.evidence : []), ...found.fail]);
+    if (probed.status === 'pass' || found.pass.length > 0) return pass([...(probed.status === 'pass' ? probed.evidence : []), ...found.pass]);
+    return probed;
   };
 }
 
@@ -92,7 +171,7 @@ export const duplicates: CheckDef = {
   clause: 'spec §6.5 rule 4',
   title: 'A duplicate delivery is acknowledged (2xx) and not processed twice',
   fix: 'key processing on data.reference + event; answer 2xx to one already processed',
-  run: probeCheck(['duplicate'], false),
+  run: withChaos(probeCheck(['duplicate'], false), chaosDuplicates),
 };
 
 export const outOfOrder: CheckDef = {
@@ -101,7 +180,7 @@ export const outOfOrder: CheckDef = {
   clause: 'CONTRACT §6',
   title: 'An older event delivered after a newer one is acknowledged',
   fix: 'acknowledge every well-signed delivery; never move an order back to an older status (read the order when unsure)',
-  run: probeCheck(['out_of_order'], false),
+  run: withChaos(probeCheck(['out_of_order'], false), chaosOutOfOrder),
 };
 
 export const recovers: CheckDef = {

@@ -7,7 +7,7 @@ import { AUTH_MESSAGES, SIGNATURE_MISTAKES } from '../auth';
 import type { Environment } from '../reference';
 import { ORDER_TYPES, type OrderType } from '../orders/model';
 import type { RawRecord } from '../http/inspector/request-log.record';
-import type { Delivery, ProbeKind } from '../webhooks';
+import type { ChaosMark, Delivery, ProbeKind } from '../webhooks';
 
 /** What a request was, as far as the checks care. */
 export type RequestKind = 'quote' | 'create' | 'get_order' | 'list_orders' | 'lookup' | 'networks' | 'currencies' | 'other';
@@ -70,6 +70,13 @@ export interface DeliveryFact {
   order: string | null;
   event: string;
   probe?: ProbeKind;
+  /**
+   * What webhook chaos did to it (CONTRACT §22): a `duplicate` (of `duplicateOf`), `reordered`
+   * (a later event of its order went first), `delayed`. Chaos deliveries are ordinary lifecycle
+   * deliveries; the marks let `duplicates` and `out_of_order` count them as occasions.
+   */
+  chaos?: ChaosMark[];
+  duplicateOf?: string;
   /** Finished attempts only, in order. */
   attempts: AttemptFact[];
   /** Whether the delivery was aimed at a receiver at all (the partner has a webhook URL or a listener). */
@@ -241,6 +248,8 @@ export function deliveryFact(d: Readonly<Delivery>): DeliveryFact {
     order: d.order,
     event: d.event,
     ...(d.probe ? { probe: d.probe.kind } : {}),
+    ...(d.chaos?.length ? { chaos: [...d.chaos] } : {}),
+    ...(d.duplicate_of !== undefined ? { duplicateOf: d.duplicate_of } : {}),
     attempts,
     aimed: d.attempts.some((a) => a.url !== null),
     gaveUp: d.status === 'failed',

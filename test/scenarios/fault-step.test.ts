@@ -138,4 +138,18 @@ ${order()}${order('    expect_error: { status: 503, code: E_SANDBOX_FAULT }\n')}
     });
     expect(rejection(`${head}  - fault: { drop: 1, skip: -1 }\n`).field).toBe('steps.0.fault.skip');
   });
+
+  it('a find step takes expect_error: its read may be the one a fault cuts; expecting an error that does not come fails; expect and deliver still refuse it', async () => {
+    const { result, out } = await runYaml(`${head}${order('    as: o\n')}  - fault: { method: GET, path: /v1/orders, truncate: 40, times: 1 }
+  - find: { status: awaiting_user_payment }
+    expect_error: { dropped: true }
+  - find: { status: awaiting_user_payment, count: 1 }
+`);
+    expect(out).not.toMatch(/✗/);
+    expect(result.ok).toBe(true);
+    const answered = await runYaml(`${head}  - find: { status: completed, count: 0 }\n    expect_error: { status: 503 }\n`);
+    expect(answered.result.failure).toMatchObject({ kind: 'find', error: 'expected an error' });
+    expect(rejection(`${head}  - expect: { fields: { a: 1 } }\n    expect_error: { status: 503 }\n`).field).toBe('steps.0.expect_error');
+  });
 });
+

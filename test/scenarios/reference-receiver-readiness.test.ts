@@ -3,7 +3,7 @@
 // mistakes a receiver-only run for a full one (CONTRACT §21).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runAll } from '../../src/scenario-runner';
 import { startScenarioSandbox } from '../../src/cli/scenario-sandbox';
@@ -14,6 +14,13 @@ const keys = (env: string, c: string) => ({
   secret_key: `sk_${env}_${c.repeat(24)}`,
   encryption_key: `enc_${env}_${c.repeat(24)}`,
 });
+const CHAOS_STORIES = [
+  'requote-after-rate-move.yaml',
+  'rate-path-across-outage.yaml',
+  'recipe-retries-across-outage.yaml',
+  'recipe-truncating-proxy.yaml',
+  'recipe-webhook-bursts.yaml',
+];
 const identity = { client_id: 'partner_reference_receiver', keys: { test: keys('test', 'q'), live: keys('live', 'w') } };
 
 it('the scenario library against the reference receiver: every receiver check passes, every client check stays not_exercised, verdict incomplete', async () => {
@@ -27,9 +34,13 @@ it('the scenario library against the reference receiver: every receiver check pa
   try {
     const run = await runAll({ startSandbox: startScenarioSandbox, targetUrl: receiver.url, partnerFile, readinessFile, write: () => {} });
     expect(run.results.filter((r) => r.failure).map((r) => `${r.file}: ${r.failure?.error}`)).toEqual([]);
+    // Issue 41, "done when": the chaos issue's stories (the two rate ones, the recipes of
+    // docs/chaos-recipes.md) are among them and pass against the reference receiver.
+    const passed = new Set(run.results.filter((r) => r.ok).map((r) => basename(r.file)));
+    for (const file of CHAOS_STORIES) expect(passed, file).toContain(file);
     const report = JSON.parse(readFileSync(readinessFile, 'utf8')) as {
       verdict: string;
-      checks: Array<{ id: string; side: string; status: string }>;
+      checks: Array<{ id: string; side: string; status: string; evidence: Array<{ note: string }> }>;
     };
     const by = (side: string) => Object.fromEntries(report.checks.filter((c) => c.side === side).map((c) => [c.id, c.status]));
     expect(Object.entries(by('client')).filter(([, status]) => status !== 'not_exercised')).toEqual([]);
@@ -42,6 +53,8 @@ it('the scenario library against the reference receiver: every receiver check pa
       out_of_order: 'pass',
       recovers: 'pass',
     });
+    // The bursts recipe's chaos copies count for duplicates (CONTRACT §22), beside the probe.
+    expect(report.checks.find((c) => c.id === 'duplicates')?.evidence.some((e) => /chaos duplicate/.test(e.note))).toBe(true);
     expect(report.verdict).toBe('incomplete');
   } finally {
     await receiver.close();

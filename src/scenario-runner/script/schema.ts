@@ -195,8 +195,11 @@ const ExpectErrorSchema = z
     path: ['malformed'],
   });
 
-/** Steps that would ignore `expect_error`: they judge what they read themselves. */
-const NO_EXPECTED_ERROR: readonly string[] = ['expect', 'find', 'deliver'];
+/**
+ * Steps that would ignore `expect_error`: they judge what they read themselves. `find` takes it
+ * (CONTRACT §22): its read may be the one a fault cuts, drops or answers with an error.
+ */
+const NO_EXPECTED_ERROR: readonly string[] = ['expect', 'deliver'];
 
 /** Steps whose result `as:` can name. */
 const NAMED_RESULTS: readonly string[] = ['quote', 'order', 'fault', 'find'];
