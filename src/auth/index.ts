@@ -4,5 +4,4 @@ export * from './rate-limit';
 export * from './authenticate';
 export * from './sign-request';
 export * from './partner.schemas';
-;
 export * from './partner.view';

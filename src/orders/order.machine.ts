@@ -6,7 +6,7 @@ import { round } from '../shared/money';
 import type { OrderContext } from './model';
 import { statusTags, type OrderType, type PayoutOutcome } from './model';
 
-export { ORDER_STATUSES,  type OrderStatus, type PayoutOutcome } from './model';
+export { ORDER_STATUSES, type OrderStatus, type PayoutOutcome } from './model';
 export type { OrderContext } from './model';
 
 /** Virtual delays of the lifecycle, ms (README "Lifecycle"). */

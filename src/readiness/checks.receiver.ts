@@ -90,8 +90,12 @@ function chaosDuplicates(f: RunFacts): ChaosFinding {
     const a = answerOf(first);
     const b = answerOf(second);
     if (a?.acked && b?.acked) found.pass.push(ev(second, `chaos duplicate (same body as ${first.id}) acknowledged with ${b.status}`));
-    else if (a?.acked && b && !b.acked) found.fail.push(ev(second, `chaos duplicate of ${first.id} answered ${b.status} after the first copy was acknowledged; expected a 2xx`));
-    else if (b?.acked && a && !a.acked) found.fail.push(ev(first, `answered ${a.status} while its chaos duplicate ${second.id} was acknowledged; expected a 2xx to both`));
+    else if (a?.acked && b && !b.acked)
+      found.fail.push(
+        ev(second, `chaos duplicate of ${first.id} answered ${b.status} after the first copy was acknowledged; expected a 2xx`),
+      );
+    else if (b?.acked && a && !a.acked)
+      found.fail.push(ev(first, `answered ${a.status} while its chaos duplicate ${second.id} was acknowledged; expected a 2xx to both`));
   }
   return found;
 }
@@ -107,8 +111,10 @@ function chaosOutOfOrder(f: RunFacts): ChaosFinding {
   for (const d of f.deliveries) {
     if (!d.chaos?.includes('reordered') || copyWentFirst.has(d.id)) continue;
     const answer = answerOf(d);
-    if (answer?.acked) found.pass.push(ev(d, `reordered by chaos (a later event of its order went first), acknowledged with ${answer.status}`));
-    else if (answer) found.fail.push(ev(d, `reordered by chaos (a later event of its order went first), answered ${answer.status}; expected a 2xx`));
+    if (answer?.acked)
+      found.pass.push(ev(d, `reordered by chaos (a later event of its order went first), acknowledged with ${answer.status}`));
+    else if (answer)
+      found.fail.push(ev(d, `reordered by chaos (a later event of its order went first), answered ${answer.status}; expected a 2xx`));
   }
   return found;
 }
@@ -118,8 +124,10 @@ function withChaos(probe: CheckDef['run'], chaos: (f: RunFacts) => ChaosFinding)
   return (f, ctx) => {
     const probed = probe(f, ctx);
     const found = chaos(f);
-    if (probed.status === 'fail' || found.fail.length > 0) return fail([...(probed.status === 'fail' ? probed.evidence : []), ...found.fail]);
-    if (probed.status === 'pass' || found.pass.length > 0) return pass([...(probed.status === 'pass' ? probed.evidence : []), ...found.pass]);
+    if (probed.status === 'fail' || found.fail.length > 0)
+      return fail([...(probed.status === 'fail' ? probed.evidence : []), ...found.fail]);
+    if (probed.status === 'pass' || found.pass.length > 0)
+      return pass([...(probed.status === 'pass' ? probed.evidence : []), ...found.pass]);
     return probed;
   };
 }

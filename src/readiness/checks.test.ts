@@ -240,12 +240,31 @@ describe('receiver checks (CONTRACT §21)', () => {
     // Without chaos marks, two deliveries of one event are no occasion.
     expect(status(duplicates, facts([], [original, dlv({ event: 'order.completed' })]))).toBe('not_exercised');
     const twin = dlv({ chaos: ['duplicate'], duplicateOf: 'dlv_orig', event: 'order.completed' });
-    expect(outcome(duplicates, facts([], [original, twin]))).toMatchObject({ status: 'pass', evidence: [{ delivery_id: twin.id, note: expect.stringContaining('chaos duplicate') }] });
-    expect(outcome(duplicates, facts([], [original, { ...twin, attempts: refused409 }]))).toMatchObject({ status: 'fail', evidence: [{ delivery_id: twin.id }] });
+    expect(outcome(duplicates, facts([], [original, twin]))).toMatchObject({
+      status: 'pass',
+      evidence: [{ delivery_id: twin.id, note: expect.stringContaining('chaos duplicate') }],
+    });
+    expect(outcome(duplicates, facts([], [original, { ...twin, attempts: refused409 }]))).toMatchObject({
+      status: 'fail',
+      evidence: [{ delivery_id: twin.id }],
+    });
     // The copy delayed past its twin: the original is the one the receiver sees second.
-    expect(outcome(duplicates, facts([], [{ ...twin, attempts: ack }, { ...original, attempts: refused409 }]))).toMatchObject({ status: 'fail', evidence: [{ delivery_id: 'dlv_orig' }] });
+    expect(
+      outcome(
+        duplicates,
+        facts(
+          [],
+          [
+            { ...twin, attempts: ack },
+            { ...original, attempts: refused409 },
+          ],
+        ),
+      ),
+    ).toMatchObject({ status: 'fail', evidence: [{ delivery_id: 'dlv_orig' }] });
     // A copy that only failed to connect, or not yet answered, is no refusal.
-    expect(status(duplicates, facts([], [original, { ...twin, attempts: [{ status: null, ms: 1, error: 'connection refused' }] }]))).toBe('not_exercised');
+    expect(status(duplicates, facts([], [original, { ...twin, attempts: [{ status: null, ms: 1, error: 'connection refused' }] }]))).toBe(
+      'not_exercised',
+    );
     // A chaos refusal fails even when the probe passed; the probe failing fails even when chaos passed.
     expect(status(duplicates, facts([], [original, { ...twin, attempts: refused409 }, probe('duplicate', 200)]))).toBe('fail');
     expect(status(duplicates, facts([], [original, twin, probe('duplicate', 409)]))).toBe('fail');
@@ -256,7 +275,10 @@ describe('receiver checks (CONTRACT §21)', () => {
   it('out_of_order from webhook chaos (CONTRACT §22): a reordered delivery acknowledged passes without a probe, refused fails; one overtaken only by its own copy is left to duplicates', () => {
     const newer = dlv({ event: 'order.payin_received' });
     const older = dlv({ event: 'order.created', chaos: ['delayed', 'reordered'] });
-    expect(outcome(outOfOrder, facts([], [newer, older]))).toMatchObject({ status: 'pass', evidence: [{ delivery_id: older.id, note: expect.stringContaining('reordered by chaos') }] });
+    expect(outcome(outOfOrder, facts([], [newer, older]))).toMatchObject({
+      status: 'pass',
+      evidence: [{ delivery_id: older.id, note: expect.stringContaining('reordered by chaos') }],
+    });
     expect(status(outOfOrder, facts([], [newer, { ...older, attempts: [{ status: 409, ms: 5, error: null }] }]))).toBe('fail');
     expect(status(outOfOrder, facts([], [newer, { ...older, chaos: ['delayed'] }]))).toBe('not_exercised');
     const original = dlv({ id: 'dlv_o2', event: 'order.completed', chaos: ['reordered'], attempts: [{ status: 409, ms: 5, error: null }] });
@@ -267,7 +289,11 @@ describe('receiver checks (CONTRACT §21)', () => {
 
   it('chaos deliveries are lifecycle deliveries: a delayed or duplicated one counts for ack_fast and recovers (CONTRACT §22)', () => {
     const fail500 = { status: 500, ms: 5, error: null };
-    const copy = dlv({ chaos: ['duplicate', 'delayed'], duplicateOf: 'dlv_elsewhere', attempts: [fail500, { status: 200, ms: 5, error: null }] });
+    const copy = dlv({
+      chaos: ['duplicate', 'delayed'],
+      duplicateOf: 'dlv_elsewhere',
+      attempts: [fail500, { status: 200, ms: 5, error: null }],
+    });
     expect(outcome(recovers, facts([], [copy]))).toMatchObject({ status: 'pass', evidence: [{ delivery_id: copy.id }] });
     expect(status(ackFast, facts([], [dlv({ chaos: ['delayed'], attempts: [{ status: 200, ms: 6000, error: null }] })]))).toBe('fail');
   });

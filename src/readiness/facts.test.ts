@@ -131,9 +131,39 @@ describe('request facts', () => {
   });
 
   it('keeps what webhook chaos did to a delivery (CONTRACT §22): its marks and the delivery a duplicate repeats', () => {
-    const attempt = { number: 1, manual: false, url: 'http://127.0.0.1:1/h', virtual_at: 0, wall_at: 0, duration_ms: 3, http_status: 200, error: null, response_excerpt: null };
-    const d = { id: 'dlv_2', client_id: 'ptr', environment: 'test', order: 'ORD1', event: 'order.created', body: '{}', urlOverride: null, source: 'lifecycle', status: 'succeeded', attempts: [attempt], automaticAttempts: 1, next_attempt_at: null, created_at: 0, inFlight: false, timer: null } as unknown as Delivery;
+    const attempt = {
+      number: 1,
+      manual: false,
+      url: 'http://127.0.0.1:1/h',
+      virtual_at: 0,
+      wall_at: 0,
+      duration_ms: 3,
+      http_status: 200,
+      error: null,
+      response_excerpt: null,
+    };
+    const d = {
+      id: 'dlv_2',
+      client_id: 'ptr',
+      environment: 'test',
+      order: 'ORD1',
+      event: 'order.created',
+      body: '{}',
+      urlOverride: null,
+      source: 'lifecycle',
+      status: 'succeeded',
+      attempts: [attempt],
+      automaticAttempts: 1,
+      next_attempt_at: null,
+      created_at: 0,
+      inFlight: false,
+      timer: null,
+    } as unknown as Delivery;
     expect(deliveryFact(d)).not.toHaveProperty('chaos');
-    expect(deliveryFact({ ...d, chaos: ['duplicate', 'delayed'], duplicate_of: 'dlv_1' })).toMatchObject({ chaos: ['duplicate', 'delayed'], duplicateOf: 'dlv_1', attempts: [{ status: 200, ms: 3, error: null }] });
+    expect(deliveryFact({ ...d, chaos: ['duplicate', 'delayed'], duplicate_of: 'dlv_1' })).toMatchObject({
+      chaos: ['duplicate', 'delayed'],
+      duplicateOf: 'dlv_1',
+      attempts: [{ status: 200, ms: 3, error: null }],
+    });
   });
 });

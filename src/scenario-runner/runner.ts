@@ -6,8 +6,6 @@ import { setupPartner } from './partner-setup';
 import type { Scenario, Step } from './script/schema';
 import { createStepContext, STEP_HANDLERS, type StepContext } from './steps';
 
-;
-
 export interface StepResult {
   index: number;
   kind: string;

@@ -140,7 +140,8 @@ ${order()}${order('    expect_error: { status: 503, code: E_SANDBOX_FAULT }\n')}
   });
 
   it('a find step takes expect_error: its read may be the one a fault cuts; expecting an error that does not come fails; expect and deliver still refuse it', async () => {
-    const { result, out } = await runYaml(`${head}${order('    as: o\n')}  - fault: { method: GET, path: /v1/orders, truncate: 40, times: 1 }
+    const { result, out } =
+      await runYaml(`${head}${order('    as: o\n')}  - fault: { method: GET, path: /v1/orders, truncate: 40, times: 1 }
   - find: { status: awaiting_user_payment }
     expect_error: { dropped: true }
   - find: { status: awaiting_user_payment, count: 1 }
@@ -152,4 +153,3 @@ ${order()}${order('    expect_error: { status: 503, code: E_SANDBOX_FAULT }\n')}
     expect(rejection(`${head}  - expect: { fields: { a: 1 } }\n    expect_error: { status: 503 }\n`).field).toBe('steps.0.expect_error');
   });
 });
-

@@ -34,13 +34,7 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
  * pending; a pay-in arriving then is late and refunded). A final status may still move on
  * (`cancelled` → `refunded` after a late pay-in): final means the order's business is over.
  */
-const FINAL_STATUSES = [
-  'completed',
-  'partially_completed',
-  'refunded',
-  'cancelled',
-  'expired',
-] as const satisfies readonly OrderStatus[];
+const FINAL_STATUSES = ['completed', 'partially_completed', 'refunded', 'cancelled', 'expired'] as const satisfies readonly OrderStatus[];
 
 /** Statuses whose payout has landed (`amount_settled` counts from here). */
 const SETTLED_STATUSES = ['settled', 'completed', 'partially_completed'] as const satisfies readonly OrderStatus[];
