@@ -178,6 +178,8 @@ describe('client checks (CONTRACT §21)', () => {
     const read = (reference: string, after: number) => get(`/v1/orders/${reference}`, 'get_order', { reference, after });
     expect(status(polling, facts([read('A', 10), read('A', 1000), read('B', 10)]))).toBe('pass');
     expect(status(polling, facts([read('A', 10), read('A', 100)]))).toBe('fail');
+    // Two reads of one order in flight at once (the second started before the first): 0 ms apart, never less.
+    expect(outcome(polling, facts([read('A', 10), read('A', -5)])).evidence[0]?.note).toMatch(/^read again 0 ms after req_/);
     expect(outcome(polling, facts([req()]))).toMatchObject({ status: 'not_exercised', applies: false });
   });
 });
