@@ -8,13 +8,10 @@ export const OpenRunBodySchema = z
     client_id: z.string().min(1).max(128).meta({ description: 'the partner whose traffic the run counts', example: 'ptr_acme' }),
     environment: z.enum(ENVIRONMENTS).optional().meta({ description: 'the environment whose traffic counts (default test)' }),
     probes: z.boolean().optional().meta({ description: 'exercise what ordinary traffic rarely shows, once each (default true)' }),
-    scope: z
-      .enum(['all', 'receiver'])
-      .optional()
-      .meta({
-        description:
-          "all (default): the API client and the receiver; receiver: only the receiver's answers count (a scenario run, whose /v1 calls are the runner's, not the partner's): the client checks stay not_exercised and the verdict is at best incomplete",
-      }),
+    scope: z.enum(['all', 'receiver']).optional().meta({
+      description:
+        "all (default): the API client and the receiver; receiver: only the receiver's answers count (a scenario run, whose /v1 calls are the runner's, not the partner's): the client checks stay not_exercised and the verdict is at best incomplete",
+    }),
   })
   .meta({ id: 'ReadinessRunBody', example: { client_id: 'ptr_acme', environment: 'test', probes: true } });
 export type OpenRunBody = z.output<typeof OpenRunBodySchema>;
@@ -40,11 +37,9 @@ export const CheckResultSchema = z
     clause: z.string().meta({ example: 'spec §5.2' }),
     title: z.string(),
     status: z.enum(['pass', 'fail', 'not_exercised']),
-    applies: z
-      .boolean()
-      .meta({
-        description: 'whether the partner used what the check watches: a not_exercised check that applies makes the verdict incomplete',
-      }),
+    applies: z.boolean().meta({
+      description: 'whether the partner used what the check watches: a not_exercised check that applies makes the verdict incomplete',
+    }),
     evidence: z.array(EvidenceSchema).meta({ description: 'at most 20 items' }),
     fix: z.string(),
   })

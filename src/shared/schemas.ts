@@ -42,12 +42,10 @@ export const AlternativeErrorSchema = z
   });
 
 /** Both auth failure bodies. */
-export const AuthErrorSchema = z
-  .union([ErrorEnvelopeSchema, AlternativeErrorSchema])
-  .meta({
-    id: 'AuthError',
-    description: 'An authentication failure: the error envelope, or the spec §5.4 alternative body (`status` tells them apart)',
-  });
+export const AuthErrorSchema = z.union([ErrorEnvelopeSchema, AlternativeErrorSchema]).meta({
+  id: 'AuthError',
+  description: 'An authentication failure: the error envelope, or the spec §5.4 alternative body (`status` tells them apart)',
+});
 
 /**
  * The last instant RFC 3339 writes, 9999-12-31T23:59:59.999Z: past it `toISOString` writes a

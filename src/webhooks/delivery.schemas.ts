@@ -36,12 +36,9 @@ export const AttemptSchema = z
     http_status: z.number().int().nullable(),
     error: z.string().nullable(),
     response_excerpt: z.string().nullable(),
-    via: z
-      .literal('listener')
-      .optional()
-      .meta({
-        description: 'handed to a `ramp-sandbox listen` (GET /sandbox/listen) instead of POSTed: `url` is where the listener forwarded it',
-      }),
+    via: z.literal('listener').optional().meta({
+      description: 'handed to a `ramp-sandbox listen` (GET /sandbox/listen) instead of POSTed: `url` is where the listener forwarded it',
+    }),
   })
   .meta({ id: 'DeliveryAttempt' });
 

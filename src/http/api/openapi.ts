@@ -137,12 +137,10 @@ const webhookHeaders = (event: string) =>
       .regex(/^[0-9]+$/)
       .meta({ description: 'Wall time of this attempt, Unix ms: reject stale ones (spec §6.4)', example: '1768478400000' }),
     'svc-event': z.literal(event).meta({ description: 'The event, as in the body' }),
-    'svc-delivery-id': z
-      .string()
-      .meta({
-        description: "The delivery's id in the log (GET /sandbox/webhooks/deliveries/{id}); the same on every attempt",
-        example: 'dlv_3kTq9ZbW1xY7cV2nM8pL',
-      }),
+    'svc-delivery-id': z.string().meta({
+      description: "The delivery's id in the log (GET /sandbox/webhooks/deliveries/{id}); the same on every attempt",
+      example: 'dlv_3kTq9ZbW1xY7cV2nM8pL',
+    }),
     'svc-attempt': z
       .string()
       .regex(/^[1-9][0-9]*$/)

@@ -24,12 +24,10 @@ export const PostmanCollectionSchema = z
     item: z
       .array(z.looseObject({ name: z.string(), item: z.array(LooseObject).optional() }))
       .meta({ description: 'the Happy path folder, then a folder per tag of /v1' }),
-    variable: z
-      .array(z.looseObject({ key: z.string(), value: z.string() }))
-      .meta({
-        description:
-          'baseUrl, clientId, environment, publicKey, secretKey, encryptionKey, and what the Happy path passes along: quoteId, quoteAmount, orderReference',
-      }),
+    variable: z.array(z.looseObject({ key: z.string(), value: z.string() })).meta({
+      description:
+        'baseUrl, clientId, environment, publicKey, secretKey, encryptionKey, and what the Happy path passes along: quoteId, quoteAmount, orderReference',
+    }),
     event: z.array(LooseObject).meta({ description: 'the collection-level pre-request script that signs each request (spec §5.2)' }),
     auth: LooseObject.optional(),
   })

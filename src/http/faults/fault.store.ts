@@ -101,14 +101,10 @@ const FaultFields = {
     .max(1_000_000)
     .optional()
     .meta({ description: 'applies to the next N requests it takes effect on, then is removed' }),
-  note: z
-    .string()
-    .max(200, 'must be at most 200 characters')
-    .optional()
-    .meta({
-      description: "a label shown in the injected answer's message (and so in the inspector), e.g. a readiness probe (CONTRACT §21)",
-      example: 'readiness probe',
-    }),
+  note: z.string().max(200, 'must be at most 200 characters').optional().meta({
+    description: "a label shown in the injected answer's message (and so in the inspector), e.g. a readiness probe (CONTRACT §21)",
+    example: 'readiness probe',
+  }),
 };
 
 /**

@@ -24,32 +24,26 @@ const LegAmount = z
   .meta({ description: "on exactly one leg (400 otherwise); at most the currency's precision in decimal places", example: 100 });
 
 /** Spec §2.6 quote request leg (shape only; currency/network meaning is checked after). */
-export const LegSchema = z
-  .object({ currency: Currency, network: Network.optional(), amount: LegAmount.optional() })
-  .meta({
-    id: 'QuoteRequestLeg',
-    description: 'Spec §2.6: `network` is required for a crypto currency and must be omitted for a fiat one',
-    example: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
-  });
+export const LegSchema = z.object({ currency: Currency, network: Network.optional(), amount: LegAmount.optional() }).meta({
+  id: 'QuoteRequestLeg',
+  description: 'Spec §2.6: `network` is required for a crypto currency and must be omitted for a fiat one',
+  example: { currency: 'USDT', network: 'base-sepolia', amount: 100 },
+});
 export type LegInput = z.output<typeof LegSchema>;
 
 /** A fiat leg as the document states it (create order): no `network`. */
-export const FiatLegSchema = z
-  .object({ currency: Currency.meta({ example: 'NGN' }), amount: LegAmount.optional() })
-  .meta({
-    id: 'FiatLeg',
-    description: 'A fiat leg: a fiat code, no network',
-    ...ruledOut('network'),
-    example: { currency: 'NGN', amount: 50000 },
-  });
+export const FiatLegSchema = z.object({ currency: Currency.meta({ example: 'NGN' }), amount: LegAmount.optional() }).meta({
+  id: 'FiatLeg',
+  description: 'A fiat leg: a fiat code, no network',
+  ...ruledOut('network'),
+  example: { currency: 'NGN', amount: 50000 },
+});
 /** A crypto leg as the document states it (create order): `network` required. */
-export const CryptoLegSchema = z
-  .object({ currency: Currency, network: Network, amount: LegAmount.optional() })
-  .meta({
-    id: 'CryptoLeg',
-    description: 'A crypto leg: a crypto symbol and the network it travels on',
-    example: { currency: 'USDT', network: 'base-sepolia' },
-  });
+export const CryptoLegSchema = z.object({ currency: Currency, network: Network, amount: LegAmount.optional() }).meta({
+  id: 'CryptoLeg',
+  description: 'A crypto leg: a crypto symbol and the network it travels on',
+  example: { currency: 'USDT', network: 'base-sepolia' },
+});
 
 export const QuoteBodySchema = z
   .object({
@@ -300,12 +294,10 @@ export const CryptoFulfilSchema = z
   .meta({ id: 'CryptoFulfilBody', description: 'Proof of a crypto pay-in (offramp, swap)', example: { tx_hash: `0x${'ab'.repeat(32)}` } });
 
 /** Fulfil as the document states it: the proof of the order's pay-in kind (checked by the handler against the order). */
-export const FulfilBodySchema = z
-  .union([FiatFulfilSchema, CryptoFulfilSchema])
-  .meta({
-    id: 'FulfillOrderBody',
-    description: 'Spec §4.1: fiat pay-in (onramp) `reference` and `institution`; crypto pay-in (offramp, swap) `tx_hash`',
-  });
+export const FulfilBodySchema = z.union([FiatFulfilSchema, CryptoFulfilSchema]).meta({
+  id: 'FulfillOrderBody',
+  description: 'Spec §4.1: fiat pay-in (onramp) `reference` and `institution`; crypto pay-in (offramp, swap) `tx_hash`',
+});
 
 export const INCLUDES = ['payout', 'timeline'] as const;
 export type Include = (typeof INCLUDES)[number];
@@ -445,14 +437,12 @@ export const ControlPayoutSchema = documentedAs(
     }),
   z
     .discriminatedUnion('outcome', [
-      z
-        .object({ outcome: z.enum(['success', 'fail', 'revert'] as const satisfies readonly (typeof PAYOUT_OUTCOMES)[number][]) })
-        .meta({
-          id: 'PayoutOutcome',
-          description: 'The payout succeeds, fails (the order is refunded) or is reverted; `percentage` only with partial',
-          ...ruledOut('percentage'),
-          example: { outcome: 'fail' },
-        }),
+      z.object({ outcome: z.enum(['success', 'fail', 'revert'] as const satisfies readonly (typeof PAYOUT_OUTCOMES)[number][]) }).meta({
+        id: 'PayoutOutcome',
+        description: 'The payout succeeds, fails (the order is refunded) or is reverted; `percentage` only with partial',
+        ...ruledOut('percentage'),
+        example: { outcome: 'fail' },
+      }),
       z
         .object({
           outcome: z.literal('partial'),
