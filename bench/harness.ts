@@ -169,7 +169,12 @@ export function spawnServer(label: string, nodeArgs: string[], opts: SpawnOption
       env: { ...process.env, ...(opts.control ? { BENCH_CONTROL: '1' } : {}), ...opts.env },
     });
     children.add(child);
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => (children.delete(child), done(code))));
+    const exited = new Promise<number | null>((done) =>
+      child.on('exit', (code) => {
+        children.delete(child);
+        done(code);
+      }),
+    );
     child.on('error', (error) => reject(new Error(`${label}: ${command} failed to start: ${error.message}`)));
     let serial = 0;
     const pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();

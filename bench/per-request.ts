@@ -153,8 +153,14 @@ const bareHandler = bare.callback();
 async function capture(handler: (req: IncomingMessage, res: ServerResponse) => void, r: Req): Promise<string> {
   const chunks: string[] = [];
   const s = new NullSocket();
-  s._write = (chunk, _enc, done) => (chunks.push(String(chunk)), done());
-  s._writev = (list, done) => (chunks.push(...(list as Array<{ chunk: unknown }>).map((c) => String(c.chunk))), done());
+  s._write = (chunk, _enc, done) => {
+    chunks.push(String(chunk));
+    done();
+  };
+  s._writev = (list, done) => {
+    chunks.push(...(list as Array<{ chunk: unknown }>).map((c) => String(c.chunk)));
+    done();
+  };
   const status = await once(handler, r, s);
   const text = chunks.join('');
   const body = text.slice(text.indexOf('\r\n\r\n') + 4);

@@ -96,7 +96,10 @@ async function load(
 ): Promise<Load> {
   let done!: (r: autocannon.Result) => void;
   let failed!: (e: Error) => void;
-  const finished = new Promise<autocannon.Result>((res, rej) => ((done = res), (failed = rej)));
+  const finished = new Promise<autocannon.Result>((res, rej) => {
+    done = res;
+    failed = rej;
+  });
   autocannon(
     {
       url,

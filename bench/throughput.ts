@@ -10,7 +10,7 @@
  * already stored).
  *
  * Environment: BENCH_ROUNDS and BENCH_ROUND_SECONDS (the throughput section's interleaved rounds
- * per route, 8 of 2 s on each server), BENCH_SECONDS (measured seconds of the other loads, 8), BENCH_WARMUP (seconds of warm-up
+ * per route, 8 of 2 s on each server), BENCH_WARMUP (seconds of warm-up
  * per route, 4), BENCH_CONNECTIONS (50), BENCH_RUN_SECONDS (the create run, 30),
  * BENCH_STORED (stored-order counts, "0,100000,500000,1000000"), BENCH_STORED_ROUNDS and
  * BENCH_STORED_SECONDS (the stored-orders section's rounds per count, 5 of 4 s of creates then
@@ -37,7 +37,6 @@ import {
 } from './harness';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const SECONDS = env('BENCH_SECONDS', 8);
 const WARMUP = env('BENCH_WARMUP', 4);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 50);
 const RUN_SECONDS = env('BENCH_RUN_SECONDS', 30);
@@ -303,7 +302,10 @@ export function runWrk(
       });
     };
     const timer = setInterval(sample, 250);
-    child.on('error', (error) => (clearInterval(timer), reject(error)));
+    child.on('error', (error) => {
+      clearInterval(timer);
+      reject(error);
+    });
     child.on('exit', (code) => {
       clearInterval(timer);
       children.delete(child);
@@ -559,7 +561,7 @@ export async function throughput(ctx: Ctx, out: Results): Promise<string[]> {
     '|---|---|---|---|---|---|---|---|---|---|',
     ...summary,
     '',
-    `Each load: latencies from wrk; "req per server CPU-s" is req/s over the server\'s own CPU share, what the server would do with the whole core (a check on other processes taking CPU ${SERVER_CPU}).`,
+    `Each load: latencies from wrk; "req per server CPU-s" is req/s over the server's own CPU share, what the server would do with the whole core (a check on other processes taking CPU ${SERVER_CPU}).`,
     '',
     `| route | server | req/s | p50 ms | p99 ms | max ms | non-2xx + errors | server CPU % | CPU ${SERVER_CPU} busy % | req per server CPU-s | wrk CPU % | CPU ${WRK_CPU} busy % |`,
     '|---|---|---|---|---|---|---|---|---|---|---|---|',

@@ -99,7 +99,7 @@ export function createPartnerRegistry(deps: { ids: Ids; clock: Clock }): Partner
 
   const setWhitelist = (clientId: string, list: string[]) => {
     const bl = new BlockList();
-    list.forEach((entry, i) => addToBlockList(bl, entry, `ip_whitelist.${i}`));
+    for (const [i, entry] of list.entries()) addToBlockList(bl, entry, `ip_whitelist.${i}`);
     blockLists.set(clientId, bl);
   };
 

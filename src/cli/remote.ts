@@ -49,7 +49,7 @@ export async function runRemote<O extends Options>(
   run: (context: RemoteContext<Values<O>>) => Promise<void>,
   argv: string[],
 ): Promise<void> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; strict: true; options: O & typeof REMOTE_OPTIONS }>>;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { ...options, ...REMOTE_OPTIONS } });
   } catch (error) {

@@ -73,24 +73,22 @@ export function junitPathProblem(file: string): string | undefined {
   return undefined;
 }
 
+const OPTIONS = {
+  sandbox: { type: 'string' },
+  'admin-token': { type: 'string' },
+  target: { type: 'string' },
+  partner: { type: 'string' },
+  junit: { type: 'string' },
+  readiness: { type: 'string' },
+  seed: { type: 'string' },
+  concurrency: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
 async function scenarios(argv: string[]): Promise<void> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        sandbox: { type: 'string' },
-        'admin-token': { type: 'string' },
-        target: { type: 'string' },
-        partner: { type: 'string' },
-        junit: { type: 'string' },
-        readiness: { type: 'string' },
-        seed: { type: 'string' },
-        concurrency: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
     process.exit(2);

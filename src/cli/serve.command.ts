@@ -24,7 +24,7 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 async function serve(argv: string[]): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(argv, process.env);
   } catch (error) {
@@ -46,7 +46,7 @@ async function serve(argv: string[]): Promise<void> {
       process.exit(1);
     }
   }
-  let running;
+  let running: Awaited<ReturnType<typeof startServer>>;
   try {
     running = await startServer(config);
   } catch (error) {

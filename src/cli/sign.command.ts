@@ -28,7 +28,7 @@ const OPTIONS = {
 
 /** `ramp-sandbox sign` (`npm run sign`): prints a signed curl; exit 2 on bad usage. */
 export async function main(argv: string[]): Promise<void> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   } catch (error) {

@@ -16,16 +16,13 @@ docs/webhook-signature-vectors.json. Feed each case to your verifier (docs/webho
   --help, -h    this text
 `;
 
+const OPTIONS = { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
 /** `ramp-sandbox vectors`: no sandbox needed; exit 2 on bad usage, 1 when FILE cannot be written. */
 export async function main(argv: string[]): Promise<void> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; strict: true; allowPositionals: false; options: typeof OPTIONS }>>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    parsed = parseArgs({ args: argv, strict: true, allowPositionals: false, options: OPTIONS });
   } catch (error) {
     process.stderr.write(`ramp-sandbox vectors: ${(error as Error).message}\n\n${USAGE}`);
     process.exitCode = 2;

@@ -77,7 +77,8 @@ export type ControlResult<K extends ControlOperation> =
 /** A part of a request: never given when the route takes none, optional when every field of it is. */
 type Part<Name extends string, T> = [T] extends [undefined]
   ? { [N in Name]?: never }
-  : {} extends T
+  : // biome-ignore lint/complexity/noBannedTypes: `{} extends T` is the test that every field of T is optional
+    {} extends T
     ? { [N in Name]?: T }
     : { [N in Name]: T };
 
@@ -88,6 +89,7 @@ export type ControlRequest<K extends ControlOperation> = Part<'params', ControlP
 
 /** The arguments of an operation's method: the request, which may be left out when nothing in it is required. */
 export type ControlArgs<K extends ControlOperation> =
+  // biome-ignore lint/complexity/noBannedTypes: `{} extends R` is the test that every field of the request is optional
   {} extends ControlRequest<K> ? [request?: ControlRequest<K>] : [request: ControlRequest<K>];
 
 /** One operation as a function. */

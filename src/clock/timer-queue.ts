@@ -89,7 +89,7 @@ export async function inFiringOrder<T extends { due: number; seq: number }>(
           i = child;
         }
       };
-      runs.forEach((run, i) => run.length > 0 && heads.push([i, 0]));
+      for (const [i, run] of runs.entries()) if (run.length > 0) heads.push([i, 0]);
       for (let i = (heads.length >> 1) - 1; i >= 0; i--) down(i);
       while (heads.length > 0) {
         const top = heads[0]!;

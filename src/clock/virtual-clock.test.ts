@@ -122,7 +122,7 @@ describe('VirtualClock (manual)', () => {
           const clock = manualClock();
           const seen: Array<{ due: number; i: number; at: number }> = [];
           const ids = specs.map((s, i) => clock.setTimer(START + s.due, () => seen.push({ due: s.due, i, at: clock.now() - START })));
-          specs.forEach((s, i) => s.cancel && clock.clearTimer(ids[i]!));
+          for (const [i, s] of specs.entries()) if (s.cancel) clock.clearTimer(ids[i]!);
           clock.advance(span);
           const expected = specs
             .map((s, i) => ({ ...s, i }))
@@ -233,7 +233,7 @@ describe('inFiringOrder', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 9000 }), async (dues) => {
         const clock = manualClock();
-        dues.forEach((due, i) => clock.setTimer(START + due, () => {}, `t${i}`, { kind: 'test', i }));
+        for (const [i, due] of dues.entries()) clock.setTimer(START + due, () => {}, `t${i}`, { kind: 'test', i });
         const { slicing, state } = countedSlicing(0);
         const ordered = [...(await inFiringOrder(clock.pendingTimersUnordered(), slicing))].map((t) => t.label);
         expect(ordered).toEqual(clock.pendingTimers().map((t) => t.label));

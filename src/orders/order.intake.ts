@@ -1,5 +1,5 @@
 import { ISO } from '../clock';
-import { price } from './pricing';
+import { price, type Priced } from './pricing';
 import { lookupMagicAccount, lookupMagicAddress, lookupMagicAmount, type MagicAmountBehaviour } from '../reference';
 import { badRequest, conflict, validationError } from '../shared/errors';
 import { unused } from '../shared/ids';
@@ -39,7 +39,7 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
     // Shape of the recipient and refund depends on the type; from legs we know it before meaning.
     let targets = input.from && input.to ? shapeTargets(shapeType(input.from, input.to), input.recipient, input.refund) : undefined;
 
-    let priced;
+    let priced: Priced;
     let quoteRecord: QuoteRecord | undefined;
     let magic: MagicAmountBehaviour | undefined;
     if (input.quote_id !== undefined) {

@@ -22,14 +22,16 @@ describe('order machine (pure)', () => {
     expect(snap.value).toBe('awaiting_user_payment');
     expect(actions.find((a) => a.type === 'notify')?.params).toEqual({ event: 'order.created' });
     const window = actions.filter((a) => a.type === 'xstate.raise').at(-1);
-    expect((window?.params as { delay: number }).delay).toBe(DEFAULT_TIMINGS.payinWindow);
+    expect((window?.params as { delay: number } | undefined)?.delay).toBe(DEFAULT_TIMINGS.payinWindow);
   });
 
   it('holds an order in initiated for the provisioning delay', () => {
     const [snap, actions] = start(100, true);
     expect(snap.value).toBe('initiated');
     expect(actions.some((a) => a.type === 'notify')).toBe(false);
-    expect((actions.find((a) => a.type === 'xstate.raise')?.params as { delay: number }).delay).toBe(DEFAULT_TIMINGS.provisioning);
+    expect((actions.find((a) => a.type === 'xstate.raise')?.params as { delay: number } | undefined)?.delay).toBe(
+      DEFAULT_TIMINGS.provisioning,
+    );
     const [next] = transition(machine, snap, { type: 'xstate.after.provisioning.order-offramp.initiated' } as never);
     expect(next.value).toBe('awaiting_user_payment');
   });

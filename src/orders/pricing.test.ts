@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock';
 import { createReferenceStore, loadFixtures, type Environment } from '../reference';
 import { ApiError } from '../shared/errors';
-import { price, type OrderType } from './pricing';
+import { price, type OrderType, type Priced } from './pricing';
 import { seeded } from '../../test/support/property';
 
 const fixtures = loadFixtures();
@@ -50,7 +50,7 @@ describe('pricing invariants (property)', () => {
   it('rounds to precision, keeps total = sum of parts, and keeps legs consistent with rate and fee', () => {
     fc.assert(
       fc.property(pairArb, (r) => {
-        let p;
+        let p: Priced;
         try {
           p = price(ref, env, r.type, r.from, r.to, r.partnerFee);
         } catch (error) {

@@ -29,17 +29,17 @@ export function documentationOf(schema: z.ZodType): z.ZodType {
 }
 
 /**
- * The characters `String.prototype.trim` removes (ECMAScript WhiteSpace and LineTerminator),
- * spelled out so that no dialect reads `\s` its own way.
- */
-const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
-/**
  * Every character of the Basic Multilingual Plane. zod counts a string's length in UTF-16 code
  * units and JSON Schema in code points: for text of this plane alone the two agree, so a
  * `maxLength` the document states is the one the server applies.
  */
 const BMP = '\\u0000-\\ud7ff\\ue000-\\uffff';
-/** The BMP less TRIMMED, as positive ranges (a negated class would let other planes in). */
+/**
+ * The BMP less the characters `String.prototype.trim` removes (ECMAScript WhiteSpace and
+ * LineTerminator: \t \n \v \f \r, space, \u00a0, \u1680, \u2000-\u200a, \u2028, \u2029, \u202f,
+ * \u205f, \u3000, \ufeff), as positive ranges (a negated class would let other planes in), spelled
+ * out so that no dialect reads `\s` its own way.
+ */
 const BMP_NOT_TRIMMED =
   '\\u0000-\\u0008\\u000e-\\u001f\\u0021-\\u009f\\u00a1-\\u167f\\u1681-\\u1fff\\u200b-\\u2027\\u202a-\\u202e\\u2030-\\u205e\\u2060-\\u2fff\\u3001-\\ud7ff\\ue000-\\ufefe\\uff00-\\uffff';
 

@@ -226,7 +226,11 @@ describe('createDispatcher', () => {
   it("forgets evicted orders' deliveries and their retry timers, but not one in flight", async () => {
     const slow = deferred<number>();
     let first = true;
-    const t = makeDispatcher(() => (first ? ((first = false), 500) : slow.promise));
+    const t = makeDispatcher(() => {
+      if (!first) return slow.promise;
+      first = false;
+      return 500;
+    });
     const retrying = t.send();
     await t.dispatcher.idle();
     const inFlight = t.send();

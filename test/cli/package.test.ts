@@ -206,6 +206,7 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
         'const s = await startSandbox({ seed: 3 });',
         "const res = await fetch(s.url + '/health');",
         "const advanced = await s.clock.advance('5m');",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the script run in Node, not of this file
         "const missing = await s.orders.get('ORD_nope').catch((e) => `${e.name} ${e.status} ${e.code}`);",
         'console.log(VERSION, res.status, advanced.clock.mode, missing);',
         'await s.close();',

@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
 // CONTRACT §9: SIGINT/SIGTERM stop gracefully: requests and webhook attempts in flight finish.
-const TSX = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
 const SERVE = new URL('../../src/cli/serve.ts', import.meta.url).pathname;
 const cleanup: Array<() => void> = [];
 afterEach(() => {

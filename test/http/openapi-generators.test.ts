@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const escape = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Field and parameter names whose example should be a real identifier or code (issue 6). */
 const NAMED = [
@@ -45,7 +45,7 @@ const NAMED = [
 function* nodesOf(node: unknown, pointer = ''): Generator<[string, Json]> {
   if (node === null || typeof node !== 'object') return;
   if (!Array.isArray(node)) yield [pointer, node as Json];
-  for (const [key, value] of Object.entries(node)) yield* nodesOf(value, `${pointer}/${escape(key)}`);
+  for (const [key, value] of Object.entries(node)) yield* nodesOf(value, `${pointer}/${escapePointer(key)}`);
 }
 
 /** Keywords whose value is one schema (JSON Schema 2020-12, as OpenAPI 3.1 uses it). */
@@ -77,11 +77,11 @@ function* schemas(node: unknown, pointer = '', inSchema = false): Generator<[str
     return;
   }
   for (const [key, value] of Object.entries(node as Json)) {
-    const at = `${pointer}/${escape(key)}`;
+    const at = `${pointer}/${escapePointer(key)}`;
     if (inSchema && ONE_SCHEMA.includes(key)) yield* schema(value, at);
     else if (inSchema && key === 'additionalProperties' && typeof value === 'object') yield* schema(value, at);
     else if (inSchema && SCHEMA_MAP.includes(key) && value && typeof value === 'object')
-      for (const [k, v] of Object.entries(value)) yield* schema(v, `${at}/${escape(k)}`);
+      for (const [k, v] of Object.entries(value)) yield* schema(v, `${at}/${escapePointer(k)}`);
     else if (inSchema && SCHEMA_LIST.includes(key) && Array.isArray(value))
       for (const [i, v] of value.entries()) yield* schema(v, `${at}/${i}`);
     else if (!inSchema && key === 'schema') yield* schema(value, at);
@@ -128,7 +128,7 @@ function pythonClasses(document: Json): Map<string, Made[]> {
     }
     if (variants.length > 0 && !node.properties) {
       if (variants.length === 1 && variants[0]!.$ref) return;
-      variants.forEach((v, i) => visit(v, `${name}_type_${i}`, parent, `${where}|${i}`));
+      for (const [i, v] of variants.entries()) visit(v, `${name}_type_${i}`, parent, `${where}|${i}`);
       return;
     }
     if (node.type === 'array') {
@@ -208,7 +208,7 @@ describe('GET /openapi.json for generated clients in other languages (CONTRACT Â
     const placeholders: string[] = [];
     const ids: string[] = [];
     const look = (value: unknown, at: string): void => {
-      if (Array.isArray(value)) value.forEach((v, i) => look(v, `${at}/${i}`));
+      if (Array.isArray(value)) for (const [i, v] of value.entries()) look(v, `${at}/${i}`);
       else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) look(v, `${at}/${k}`);
       else if (at.endsWith('/client_id') && typeof value === 'string') ids.push(value);
     };

@@ -37,13 +37,13 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const escape = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Every node of the document with its JSON pointer. */
 function* nodes(node: unknown, pointer = ''): Generator<[string, Json]> {
   if (node === null || typeof node !== 'object') return;
   if (!Array.isArray(node)) yield [pointer, node as Json];
-  for (const [key, value] of Object.entries(node)) yield* nodes(value, `${pointer}/${escape(key)}`);
+  for (const [key, value] of Object.entries(node)) yield* nodes(value, `${pointer}/${escapePointer(key)}`);
 }
 
 /** Every operation (paths and webhooks) as [label, operation]. */
@@ -54,7 +54,7 @@ function* operations(): Generator<[string, Json, string]> {
   ] as const) {
     for (const [path, item] of Object.entries<Json>(items ?? {})) {
       for (const [method, op] of Object.entries<Json>(item))
-        yield [`${method.toUpperCase()} ${path}`, op, `/${group}/${escape(path)}/${method}`];
+        yield [`${method.toUpperCase()} ${path}`, op, `/${group}/${escapePointer(path)}/${method}`];
     }
   }
 }

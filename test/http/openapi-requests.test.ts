@@ -194,7 +194,7 @@ async function valueFor(schema: Json, pointer: string, seed: number, examples: b
   return undefined;
 }
 
-const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 interface Made {
   path: string;
@@ -210,7 +210,7 @@ async function requestFor(o: Operation, run: number): Promise<Made | undefined> 
   let path = o.path;
   const query: string[] = [];
   let body: unknown;
-  const ref = `/paths/${escape(o.path)}/${o.method.toLowerCase()}`;
+  const ref = `/paths/${escapePointer(o.path)}/${o.method.toLowerCase()}`;
   if (o.op.requestBody) {
     const pointer = `${ref}/requestBody/content/application~1json/schema`;
     const schema = o.op.requestBody.content['application/json'].schema as Json;

@@ -34,7 +34,7 @@ afterAll(async () => {
 /** Every place in the document, as a path of keys and indexes (arrays: their first three items). */
 function places(doc: unknown, path: Array<string | number> = [], out: Array<Array<string | number>> = []) {
   out.push(path);
-  if (Array.isArray(doc)) doc.slice(0, 3).forEach((v, i) => places(v, [...path, i], out));
+  if (Array.isArray(doc)) for (const [i, v] of doc.slice(0, 3).entries()) places(v, [...path, i], out);
   else if (doc && typeof doc === 'object') for (const [k, v] of Object.entries(doc)) places(v, [...path, k], out);
   return out;
 }

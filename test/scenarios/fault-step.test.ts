@@ -32,6 +32,7 @@ describe('the fault step is checked like the other steps (CONTRACT §12: the fie
 
   it('rejects expect_error dropped with a status, and a reference to an unknown name in expect_error', () => {
     expect(rejection(`${head}${order('    expect_error: { dropped: true, status: 500 }\n')}`).field).toBe('steps.0.expect_error.dropped');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${f.id} is the scenario's reference syntax, resolved by the runner
     expect(rejection(`${head}${order('    expect_error: { message: "${f.id}" }\n')}`)).toMatchObject({
       field: 'steps.0.expect_error.message',
       reason: expect.stringMatching(/missing reference f/),
@@ -78,6 +79,7 @@ describe('the fault step at run time', () => {
   });
 
   it('passes API steps that expect the injected error, the drop and the 429, and clears faults', async () => {
+    // biome-ignore-start lint/suspicious/noTemplateCurlyInString: ${f.id} is the scenario's reference syntax, resolved by the runner
     const { result, out } = await runYaml(`${head}  - fault: { method: POST, path: /v1/orders, error: { status: 500 }, times: 1 }
     as: f
 ${order('    expect_error: { status: 500, code: E_SANDBOX_FAULT, message: "injected fault ${f.id}" }\n')}  - fault: { path: /v1/orders, drop: 1, times: 1 }
@@ -88,6 +90,7 @@ ${order('    as: o\n')}  - find: { merchant_reference: nothing-here, count: 0 }
   - find: { status: awaiting_user_payment, count: 1 }
   - expect: { order: o, status: awaiting_user_payment }
 `);
+    // biome-ignore-end lint/suspicious/noTemplateCurlyInString: as above
     expect(out).not.toMatch(/✗/);
     expect(result.ok).toBe(true);
     // phase before: the faulted creates were not carried out, so only the last one made an order

@@ -28,7 +28,7 @@ export interface ResponseChecker {
   warm(): void;
 }
 
-const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Checkers made in this process, by the document's text: every test server of a file shares one. */
 const CHECKERS = new Map<string, ResponseChecker>();
@@ -103,7 +103,7 @@ function newChecker(doc: Doc): ResponseChecker {
       let response = op.responses[String(status)];
       if (!response) throw new Error(`${where}: status ${status} is not documented for ${method} ${item!.template}`);
       // An error answer refers to a named response (components.responses).
-      let pointer = `/paths/${escape(item!.template)}/${m}/responses/${status}`;
+      let pointer = `/paths/${escapePointer(item!.template)}/${m}/responses/${status}`;
       if (response.$ref) {
         pointer = response.$ref.slice(1);
         response = doc.components?.responses?.[response.$ref.split('/').pop()!] ?? {};
@@ -117,14 +117,14 @@ function newChecker(doc: Doc): ResponseChecker {
         return;
       }
       if (!contentType?.startsWith('application/json')) throw new Error(`${where}: expected application/json, got ${contentType}`);
-      validate(where, `${pointer}/content/${escape(media)}/schema`, parse());
+      validate(where, `${pointer}/content/${escapePointer(media)}/schema`, parse());
     },
     warm() {
       const seen = new Set<string>();
       for (const [template, item] of Object.entries(doc.paths)) {
         for (const [m, op] of Object.entries(item)) {
           for (const [status, response] of Object.entries(op.responses)) {
-            const pointer = response.$ref ? response.$ref.slice(1) : `/paths/${escape(template)}/${m}/responses/${status}`;
+            const pointer = response.$ref ? response.$ref.slice(1) : `/paths/${escapePointer(template)}/${m}/responses/${status}`;
             const target = response.$ref ? doc.components?.responses?.[response.$ref.split('/').pop()!] : response;
             if (!target?.content?.['application/json'] || seen.has(pointer)) continue;
             seen.add(pointer);
@@ -133,12 +133,12 @@ function newChecker(doc: Doc): ResponseChecker {
         }
       }
       for (const event of Object.keys(doc.webhooks ?? {}))
-        validator(`/webhooks/${escape(event)}/post/requestBody/content/application~1json/schema`);
+        validator(`/webhooks/${escapePointer(event)}/post/requestBody/content/application~1json/schema`);
     },
     checkWebhook(body) {
       const event = (body as { event?: unknown })?.event;
       if (typeof event !== 'string' || !doc.webhooks?.[event]) throw new Error(`webhook: no documented event ${String(event)}`);
-      validate(`webhook ${event}`, `/webhooks/${escape(event)}/post/requestBody/content/application~1json/schema`, body);
+      validate(`webhook ${event}`, `/webhooks/${escapePointer(event)}/post/requestBody/content/application~1json/schema`, body);
     },
   };
 }

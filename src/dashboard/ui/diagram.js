@@ -35,7 +35,7 @@ export function layout(graph) {
       };
       row.sort((a, b) => centre(a) - centre(b));
     }
-    row.forEach((id, i) => x.set(id, i - (row.length - 1) / 2));
+    for (const [i, id] of row.entries()) x.set(id, i - (row.length - 1) / 2);
   });
   const widest = Math.max(...rows.map((r) => r.length));
   const width = widest * (W + GAP_X) - GAP_X + PAD * 2;

@@ -57,11 +57,17 @@ export function Actions({ order, actions, reachable, stale, onDone }) {
         actions.payin
           ? html`<div class="action-group"><span class="label">Pay in</span>
             <button class="primary" data-action="payin-exact" disabled=${busy} onClick=${() => run('paid in', 'payin', {})}>Exact (${outstanding || due} ${cur})</button>
-            <form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('paid in part', 'payin', { amount: Number(partial) }))}>
+            <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
+              e.preventDefault();
+              run('paid in part', 'payin', { amount: Number(partial) });
+            }}>
               <input aria-label="Partial amount" name="partial" size="9" value=${partial} onInput=${(/** @type {FieldEvent} */ e) => setPartial(e.currentTarget.value)} />
               <button data-action="payin-partial" type="submit" disabled=${busy}>Partial</button>
             </form>
-            <form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('overpaid', 'payin', { amount: Number(excess) }))}>
+            <form class="inline" onSubmit=${(/** @type {Event} */ e) => {
+              e.preventDefault();
+              run('overpaid', 'payin', { amount: Number(excess) });
+            }}>
               <input aria-label="Over amount" name="over" size="9" value=${excess} onInput=${(/** @type {FieldEvent} */ e) => setExcess(e.currentTarget.value)} />
               <button data-action="payin-over" type="submit" disabled=${busy}>Over</button>
             </form>
@@ -103,7 +109,10 @@ export function Actions({ order, actions, reachable, stale, onDone }) {
             ${actions.expire ? html`<button data-action="expire" disabled=${busy} title="End the pay-in window now" onClick=${() => run('expired', 'expire')}>Expire window</button>` : null}
             ${
               actions.cancel
-                ? html`<form class="inline" onSubmit=${(/** @type {Event} */ e) => (e.preventDefault(), run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {}))}>
+                ? html`<form class="inline" onSubmit=${(/** @type {Event} */ e) => {
+                    e.preventDefault();
+                    run('cancelled', 'cancel', reason.trim() ? { reason: reason.trim() } : {});
+                  }}>
                   <input aria-label="Cancel reason" name="reason" placeholder="reason (optional)" size="16" value=${reason} onInput=${(/** @type {FieldEvent} */ e) => setReason(e.currentTarget.value)} />
                   <button class="danger" data-action="cancel" type="submit" disabled=${busy}>Cancel order</button></form>`
                 : null

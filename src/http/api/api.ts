@@ -119,9 +119,11 @@ export type RouteResult<D extends z.ZodType> = z.input<D> | RawData | RawChunks 
  * typed only as a RouteSpec may or may not have `media`: its handler may do either.
  */
 export type RouteAnswer<D extends z.ZodType, M> = string[] extends M
-  ? RouteResult<D> | void
+  ? // biome-ignore lint/suspicious/noConfusingVoidType: a handler with no return statement returns void, which undefined does not take
+    RouteResult<D> | void
   : M extends readonly string[]
-    ? void
+    ? // biome-ignore lint/suspicious/noConfusingVoidType: as above, the handler of a `media` route returns nothing
+      void
     : RouteResult<D>;
 
 /**

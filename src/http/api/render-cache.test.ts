@@ -38,7 +38,10 @@ describe('renderedOnce', () => {
   it('serialises each key once and answers that JSON from then on', () => {
     const rendered = renderedOnce();
     let builds = 0;
-    const networks = () => (builds++, [{ identifier: 'base-sepolia', chain_id: 84532 }]);
+    const networks = () => {
+      builds++;
+      return [{ identifier: 'base-sepolia', chain_id: 84532 }];
+    };
     const first = rendered('test|networks', networks);
     expect(first).toBe(JSON.stringify(networks()));
     builds = 0;

@@ -127,7 +127,7 @@ const BEARER = new RegExp(`^(Bearer\\s+)((?:${Object.values(KEY_PREFIX).join('|'
 function maskBearer(value: string): string {
   const m = BEARER.exec(value);
   if (!m) return '****';
-  const [, bearer, prefix, rest = ''] = m;
+  const [, , prefix, rest = ''] = m;
   // Only a partner key shows its last four characters; any other token shows none.
   if (!prefix) return 'Bearer ****';
   return `Bearer ${prefix}****${rest.length > 8 ? ownCopy(rest.slice(-4)) : ''}`;

@@ -73,7 +73,10 @@ const CHANGES: Array<(o: OrderRecord, n: number) => void> = [
   (o, n) => void (o.payout = { refs: [`0x${n}`], paidAt: n, amount: n / 10, percentage: 100, state: 'sent' }),
   (o, n) => void (o.context = { ...o.context, paid: o.context.paid + n, outcome: 'fail' }),
   (o, n) => void (o.timeline.length > 0 && (o.timeline[0] = { ...o.timeline[0]!, details: { reason: `r${n}` } })),
-  (o, n) => void ((o.updated_at = 5_000 + n), (o.refund = { ref: null, refundedAt: null })),
+  (o, n) => {
+    o.updated_at = 5_000 + n;
+    o.refund = { ref: null, refundedAt: null };
+  },
 ];
 
 type Op =

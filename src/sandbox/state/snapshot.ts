@@ -301,8 +301,8 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
   const owned = (field: string, clientId: string) => {
     if (!partners.has(clientId)) throw validationError(field, `partner ${clientId} is not in partners`);
   };
-  doc.orders.forEach((o, i) => owned(`orders.${i}.clientId`, o.clientId));
-  doc.quotes.forEach((q, i) => owned(`quotes.${i}.clientId`, q.clientId));
+  for (const [i, o] of doc.orders.entries()) owned(`orders.${i}.clientId`, o.clientId);
+  for (const [i, q] of doc.quotes.entries()) owned(`quotes.${i}.clientId`, q.clientId);
   doc.deliveries.forEach((d, i) => {
     owned(`deliveries.${i}.client_id`, d.client_id);
     if (d.order !== null && !orders.has(d.order)) throw validationError(`deliveries.${i}.order`, `order ${d.order} is not in orders`);
@@ -312,7 +312,7 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
     'webhook_chaos',
     (doc.webhook_chaos ?? []).map((c) => c.client_id),
   );
-  doc.webhook_chaos?.forEach((c, i) => owned(`webhook_chaos.${i}.client_id`, c.client_id));
+  for (const [i, c] of (doc.webhook_chaos ?? []).entries()) owned(`webhook_chaos.${i}.client_id`, c.client_id);
   doc.timers.forEach((t, i) => {
     const tag = t.tag;
     if (tag.kind === 'order' && !orders.has(tag.reference)) {

@@ -8,7 +8,7 @@ import type { DeliveryView } from '../../webhooks';
 import { httpRequest } from '../../webhooks/http-request';
 
 /** One answer: the parsed envelope, its raw text. */
-export interface Reply<T = any> {
+export interface Reply<T = unknown> {
   /** 0 when the connection was closed without an answer. */
   status: number;
   body: T;
@@ -39,8 +39,15 @@ export interface PartnerIdentity {
   keys: { test: KeySet; live: KeySet };
 }
 
-/** The order as `GET /v1/orders/{ref}?include=payout,timeline` shows it. */
-export type OrderView = OrderDetail & { timeline: NonNullable<OrderDetail['timeline']>; payin: Record<string, any> };
+type PayinView = OrderDetail['payin'];
+/**
+ * The order as `GET /v1/orders/{ref}?include=payout,timeline` shows it. Its pay-in is typed with
+ * the fields of both kinds: a step reads those of the order's `type` (onramp: fiat, offramp: crypto).
+ */
+export type OrderView = OrderDetail & {
+  timeline: NonNullable<OrderDetail['timeline']>;
+  payin: Extract<PayinView, { tx_reference: unknown }> & Extract<PayinView, { tx_hash: unknown }>;
+};
 export type { DeliveryView };
 type AddressFormat = 'evm' | 'tron' | 'solana';
 type Call = { retry429?: boolean };
@@ -148,7 +155,7 @@ export class SandboxClient {
    * A signed /v1 call; a 429 is waited out (Retry-After) and tried again, as a partner client
    * should, unless `retry429` is false (a step that expects the 429).
    */
-  async v1<T = any>(
+  async v1<T = unknown>(
     method: string,
     path: string,
     as: PartnerIdentity,
@@ -158,7 +165,8 @@ export class SandboxClient {
   ): Promise<Reply<T>> {
     const raw = body === undefined ? undefined : JSON.stringify(body);
     const keys = as.keys[env];
-    return this.withRetryAfter(retry429, () => {
+    // The body is the server's JSON: T is what the caller's route answers (the steps check it).
+    const reply = await this.withRetryAfter(retry429, () => {
       // Signed per attempt: each retry carries a fresh timestamp.
       const headers = signRequest({
         method,
@@ -170,13 +178,15 @@ export class SandboxClient {
       });
       return this.send(method, path, headers, raw);
     });
+    return reply as Reply<T>;
   }
 
   /** A /v1 call with the public key (no HMAC). */
-  async publicGet<T = any>(path: string, as: PartnerIdentity, env: Environment): Promise<Reply<T>> {
-    return this.withRetryAfter(true, () =>
+  async publicGet<T = unknown>(path: string, as: PartnerIdentity, env: Environment): Promise<Reply<T>> {
+    const reply = await this.withRetryAfter(true, () =>
       this.send('GET', path, { 'svc-client-id': as.client_id, authorization: `Bearer ${as.keys[env].public_key}` }),
     );
+    return reply as Reply<T>;
   }
 
   private async withRetryAfter(retry: boolean, call: () => Promise<Reply & { retryAfter?: number }>): Promise<Reply> {
@@ -193,7 +203,7 @@ export class SandboxClient {
     headers: Record<string, string>,
     body?: string,
   ): Promise<Reply & { retryAfter?: number }> {
-    let res;
+    let res: Awaited<ReturnType<typeof httpRequest>>;
     try {
       res = await httpRequest(this.baseUrl + path, { method, headers, body });
     } catch (error) {

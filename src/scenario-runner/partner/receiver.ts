@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { verifyWebhook, WebhookVerificationError } from '../../client/verify-webhook';
+import { verifyWebhook, WebhookVerificationError, type VerifiedWebhook } from '../../client/verify-webhook';
 import type { PartnerIdentity } from './client';
 
 export interface ReceivedWebhook {
@@ -41,7 +41,7 @@ export class BuiltInReceiver {
           return;
         }
         const raw = Buffer.concat(chunks).toString('utf8');
-        let verified;
+        let verified: VerifiedWebhook | undefined;
         let lastError: unknown;
         for (const env of ['test', 'live'] as const) {
           try {

@@ -12,6 +12,7 @@ import { firstIssue } from '../../shared/validation';
 import { FaultInputSchema } from '../../http/faults/fault.store';
 
 /** A `${...}` reference, resolved when the step runs. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the message names the script's ${...} syntax, not a template
 const Ref = z.string().regex(/^\$\{[^}]+\}$/, 'must be a ${...} reference');
 /** A name given by an earlier step's `as`. */
 const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a name given by an earlier step (as: name)');
