@@ -14,10 +14,6 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(total);
 }
 
-const seconds = (n: number) => n * 1000;
-const minutes = (n: number) => n * 60_000;
-const hours = (n: number) => n * 3_600_000;
-
 /**
  * The durations the document allows: whole units in the order d, h, m, s, ms, each bounded so the
  * sum stays under 10 years (2999d 9999h 99999m 999999s 999999999ms at most). The server reads

@@ -4,4 +4,4 @@ export * from './run-all';
 export * from './report';
 export { BuiltInReceiver } from './partner/receiver';
 export { SandboxClient, type PartnerIdentity, type Reply, type Envelope } from './partner/client';
-export { type StepContext, type StepHandler, type StepOf } from './steps';
+export type { StepContext, StepHandler, StepOf } from './steps';

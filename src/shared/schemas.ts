@@ -11,12 +11,6 @@ export const PageMetaSchema = z
   })
   .meta({ id: 'PageMeta' });
 
-/** Spec §2.1 success envelope around `data` (with `meta` on paged results). */
-function successEnvelope<D extends z.ZodType>(data: D, paged = false) {
-  const base = { status: z.literal(true), message: z.string(), data };
-  return paged ? z.object({ ...base, meta: PageMetaSchema }) : z.object(base);
-}
-
 /** Spec §7 error envelope. */
 export const ErrorEnvelopeSchema = z
   .object({
