@@ -48,7 +48,7 @@ export const timestampMs: CheckDef = {
   side: 'client',
   clause: 'spec §5.2',
   title: 'svc-timestamp is Unix time in milliseconds, and the same value is signed',
-  fix: 'send and sign Date.now() (milliseconds), not seconds',
+  fix: 'send and sign Unix time in milliseconds (13 digits), not seconds',
   run(f) {
     const secret = secretOf(f);
     const seconds = secret.filter((r) => r.failure === 'seconds');
