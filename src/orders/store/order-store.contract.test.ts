@@ -77,10 +77,12 @@ const CHANGES: Array<(o: OrderRecord, n: number) => void> = [
     o.updated_at = 5_000 + n;
     o.refund = { ref: null, refundedAt: null };
   },
+  // A key the record did not have, added last: its document keeps the schema's order.
+  (o, n) => void (o.memo = `memo ${n}`),
 ];
 
 type Op =
-  | { kind: 'create'; owner: number; status: number; merchant: number | null; memo: boolean }
+  | { kind: 'create'; owner: number; status: number; merchant: number | null; memo: boolean; reversed: boolean }
   | { kind: 'update'; pick: number; change: number }
   | { kind: 'remove'; pick: number }
   | { kind: 'evict'; picks: number[] }
@@ -95,6 +97,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       status: fc.nat(ORDER_STATUSES.length - 1),
       merchant: fc.option(fc.nat(5)),
       memo: fc.boolean(),
+      reversed: fc.boolean(),
     }),
   },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), change: fc.nat(CHANGES.length - 1) }) },
@@ -160,7 +163,9 @@ describe.each(IMPLEMENTATIONS)('the order store contract: %s', (_name, make) => 
               const mref = step.merchant === null ? null : `inv-${step.merchant}`;
               // A merchant reference is an owner's once (intake refuses a second: CONTRACT §9).
               const taken = mref !== null && model.orders.some((o) => o.merchant_reference === mref && ownerOf(o) === step.owner);
-              const made = draft(n++, owner, ORDER_STATUSES[step.status]!, taken ? null : mref, step.memo);
+              const drafted = draft(n++, owner, ORDER_STATUSES[step.status]!, taken ? null : mref, step.memo);
+              // Some drafts with their keys in another order: the document keeps the schema's.
+              const made = step.reversed ? (Object.fromEntries(Object.entries(drafted).reverse()) as OrderRecord) : drafted;
               model.orders.push(structuredClone(made));
               expect(store.create(made)).toStrictEqual(made);
               break;

@@ -109,7 +109,9 @@ export function createPlainStore(options: OrderStoreOptions = {}): OrderStore {
       for (const order of byReference.values()) yield structuredClone(snapshotFields(order)) as OrderSnapshot;
     },
     *snapshotJson() {
-      for (const order of byReference.values()) yield JSON.stringify(snapshotFields(order));
+      // The record itself when its keys are the schema's, in its order (as intake drafts it and
+      // zod restores it): no copy of 200,000 orders to write them (store issue item 7).
+      for (const order of byReference.values()) yield JSON.stringify(inSchemaOrder(order) ? order : snapshotFields(order));
     },
     restore(entries) {
       byReference.clear();
@@ -124,6 +126,21 @@ export function createPlainStore(options: OrderStoreOptions = {}): OrderStore {
 
 /** The snapshot's fields, in the schema's order (CONTRACT §13): the document's keys, derived from the schema. */
 const SNAPSHOT_FIELDS = Object.keys(OrderSnapshotSchema.shape) as Array<keyof OrderSnapshot>;
+
+/**
+ * Whether `JSON.stringify(o)` is the snapshot's text: its keys are some of the schema's, in the
+ * schema's order, and no other (a key left out is one `snapshotFields` would give as undefined,
+ * which JSON leaves out too). A write that added a key (a memo set after the create) fails it.
+ */
+function inSchemaOrder(o: Order): boolean {
+  let at = 0;
+  for (const key in o) {
+    while (at < SNAPSHOT_FIELDS.length && SNAPSHOT_FIELDS[at] !== key) at++;
+    if (at === SNAPSHOT_FIELDS.length) return false;
+    at++;
+  }
+  return true;
+}
 
 /** The order's fields as a snapshot holds them, in the schema's order; a memo only when there is one. */
 function snapshotFields(o: Order): Record<string, unknown> {
