@@ -36,6 +36,17 @@ export const TARGETS = {
   /** Heap per stored order, bytes (the issue's KB: 3.07 KB was 3,069 B). */
   bytesPerOrder: 2000,
   bytesPerOrderWebhooks: 5000,
+  /**
+   * The store issue (38): the default `--max-orders`, kept as plain records with every event
+   * delivered, in the default heap with this margin (decision 028's condition for no packing), and
+   * its create p99 at most this many times the empty store's (decision 028's "revisit when").
+   */
+  defaultMaxOrders: 200_000,
+  heapMargin: 2,
+  /** The store issue's item 7: a state of 200,000 completed orders, seconds, and the restore's peak heap over the restored. */
+  stateSaveS: 3,
+  stateRestoreS: 5,
+  restorePeakFactor: 2,
   /** In-process `startSandbox()` + `close()`, ms. */
   startCloseMs: 20,
   /** The compiled CLI, from its start to the first request answered, ms. */
@@ -49,7 +60,17 @@ export interface Results {
   createRun?: { p99: number; decay: number };
   memory: { plain?: number; webhooks?: number; million?: boolean };
   /** One line per target measured: what, the figure, the target, met or not (undefined: no verdict, e.g. an invalid run). */
-  summary: Array<{ target: string; figure: string; goal: string; met: boolean | undefined }>;
+  summary: Target[];
+  /** The store issue's "done when" (issue 38), in the same form: the report's first table. */
+  store: Target[];
+}
+
+/** A target with the figure a run measured and its verdict (undefined: no verdict). */
+export interface Target {
+  target: string;
+  figure: string;
+  goal: string;
+  met: boolean | undefined;
 }
 
 export async function prepare(): Promise<Ctx> {
