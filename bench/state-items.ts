@@ -4,7 +4,11 @@
  * runs in a fresh process (so one's heap does not slow the next) over the same lines, keeping
  * every order as a restore does: JSON.parse alone; JSON.parse and zod's parse of the order's
  * schema as it is; JSON.parse and zod's parse of the schema compiled (`compiledOf`, decision 022:
- * what a restore does). Prints one JSON line: ms, CPU ms, GCs and heap kept per way.
+ * what a restore does). Then what a more compact JSON of the same orders would buy (store issue
+ * item 7, decision 029's "not done"): JSON.parse alone of each order with its timeline as
+ * `[group, event, details, at - created_at]` tuples (`parse-tuples`: fewer keys, small numbers),
+ * and JSON.stringify of every order kept, as a save writes it, in both forms (`stringify`,
+ * `stringify-tuples`). Prints one JSON line: ms, CPU ms, GCs and heap kept per way.
  *
  * Usage: node --expose-gc --import tsx bench/state-items.ts FILE [--orders N]
  *   (FILE: e.g. the `--state` file of a sandbox filled by bench/fill.ts and saved)
@@ -23,7 +27,12 @@ const { values: flags, positionals } = parseArgs({
 const file = positionals[0];
 if (!file) throw new Error('usage: bench/state-items.ts FILE [--orders N]');
 const n = Number(flags.orders);
-const WAYS = ['parse', 'zod', 'zod-compiled'] as const;
+const WAYS = ['parse', 'zod', 'zod-compiled', 'parse-tuples', 'stringify', 'stringify-tuples'] as const;
+
+/** An order's JSON with its timeline as tuples, its instants from the order's creation. */
+function tuples(order: { created_at: number; timeline: Array<{ group: string; event: string; details: unknown; at: number }> }) {
+  return { ...order, timeline: order.timeline.map((e) => [e.group, e.event, e.details, e.at - order.created_at]) };
+}
 
 if (!flags.way) {
   const results: Record<string, unknown> = {};
@@ -52,6 +61,11 @@ if (!flags.way) {
     start = end + 1;
   }
   if (lines.length === 0) throw new Error(`${file}: no orders one a line (a save made before decision 029?)`);
+  if (flags.way === 'parse-tuples')
+    for (let i = 0; i < lines.length; i++) lines[i] = Buffer.from(JSON.stringify(tuples(JSON.parse(lines[i]!.toString('utf8')))));
+  // The save's ways: every order kept first (as the store keeps them), then only the writing is timed.
+  const orders = flags.way?.startsWith('stringify') ? lines.map((l) => JSON.parse(l.toString('utf8'))) : [];
+  if (flags.way === 'stringify-tuples') for (let i = 0; i < orders.length; i++) orders[i] = tuples(orders[i]);
   const schema = STATE_ITEM_SCHEMAS.orders;
   const zod = flags.way === 'zod' ? schema : compiledOf(schema);
   zod.safeParse(JSON.parse(lines[0]!.toString('utf8'))); // compiled before the clock starts
@@ -64,9 +78,12 @@ if (!flags.way) {
   profiler.start();
   const cpu = process.cpuUsage();
   const t = performance.now();
+  let written = 0;
+  for (const order of orders) written += JSON.stringify(order).length;
+  if (orders.length > 0) lines.length = 0;
   for (const line of lines) {
     const item = JSON.parse(line.toString('utf8'));
-    if (flags.way === 'parse') kept.push(item);
+    if (flags.way === 'parse' || flags.way === 'parse-tuples') kept.push(item);
     else {
       const parsed = zod.safeParse(item);
       if (!parsed.success) refused++;
@@ -79,6 +96,6 @@ if (!flags.way) {
   gc();
   const heap = process.memoryUsage().heapUsed - before;
   process.stdout.write(
-    `${JSON.stringify({ lines: kept.length, refused, ms: Math.round(ms), cpuMs: Math.round((used.user + used.system) / 1000), gcs: gcs.length, gcMs: Math.round(gcs.reduce((s, g) => s + g.cost, 0) / 1000), heapKeptMiB: Math.round(heap / 2 ** 20), bytesPerOrder: Math.round(heap / kept.length) })}\n`,
+    `${JSON.stringify({ lines: kept.length || orders.length, ...(orders.length ? { bytes: written } : {}), refused, ms: Math.round(ms), cpuMs: Math.round((used.user + used.system) / 1000), gcs: gcs.length, gcMs: Math.round(gcs.reduce((s, g) => s + g.cost, 0) / 1000), ...(kept.length ? { heapKeptMiB: Math.round(heap / 2 ** 20), bytesPerOrder: Math.round(heap / kept.length) } : {}) })}\n`,
   );
 }

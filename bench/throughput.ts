@@ -12,7 +12,7 @@
  * Environment: BENCH_ROUNDS and BENCH_ROUND_SECONDS (the throughput section's interleaved rounds
  * per route, 8 of 2 s on each server), BENCH_WARMUP (seconds of warm-up
  * per route, 4), BENCH_CONNECTIONS (50), BENCH_RUN_SECONDS (the create run, 30),
- * BENCH_STORED (stored-order counts, "0,100000,500000,1000000"), BENCH_STORED_ROUNDS and
+ * BENCH_STORED (stored-order counts, "0,100000,200000,500000,1000000"), BENCH_STORED_ROUNDS and
  * BENCH_STORED_SECONDS (the stored-orders section's rounds per count, 5 of 4 s of creates then
  * 4 s of GETs), BENCH_SERVER_CPU (0), BENCH_WRK_CPU (1).
  */
