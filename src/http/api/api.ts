@@ -100,12 +100,15 @@ export const rawData = (json: string): RawData => ({ rawJson: json });
  * one string (V8 caps one at ~512 MiB), such as a whole sandbox state (CONTRACT §13).
  */
 export interface RawChunks {
-  readonly rawChunks: Iterable<string> | AsyncIterable<string>;
+  readonly rawChunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
 }
-export const rawChunks = (chunks: Iterable<string> | AsyncIterable<string>): RawChunks => ({ rawChunks: chunks });
+export const rawChunks = (chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): RawChunks => ({ rawChunks: chunks });
 
 /** The envelope around chunks of `data`; ending it early (the client went) ends theirs too. */
-async function* envelopedChunks(head: string, chunks: Iterable<string> | AsyncIterable<string>): AsyncGenerator<string> {
+async function* envelopedChunks(
+  head: string,
+  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
+): AsyncGenerator<string | Uint8Array> {
   yield head;
   yield* chunks;
   yield '}';

@@ -125,6 +125,41 @@ describe('state file', () => {
     await expect(readStateFile(file)).rejects.toThrow(/edited\.json: not a JSON document/);
   });
 
+  it('refuses an order nested deeper than the document allows, wherever its schema lets it nest, read line by line', async () => {
+    const file = join(dir, 'deep.json');
+    if (sandbox.orders.store.size < 5) await someOrders(5);
+    const lines = sandbox.exportStateChunks().join('').split('\n');
+    const at = lines.findIndex((line) => line.includes('"customer_reference":"c4"'));
+    const index = lines
+      .slice(0, at)
+      .reverse()
+      .findIndex((line) => line.endsWith('"orders":['));
+    const original = lines[at]!;
+    const reference = (JSON.parse(original.replace(/,$/, '')) as { reference: string }).reference;
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    // Metadata (the order's third level of the document) may hold 69 levels more, not 70.
+    lines[at] = original.replace(/"metadata":\{[^}]*\}/, `"metadata":{"x":${deep(68)}}`);
+    writeFileSync(file, lines.join('\n'));
+    await expect(readStateFile(file)).resolves.toBeDefined();
+    for (const [edit, field] of [
+      [original.replace(/"metadata":\{[^}]*\}/, `"metadata":{"x":${deep(69)}}`), 'metadata'],
+      [original.replace(/"metadata":\{[^}]*\}/, `"metadata":{"x":${deep(100_000)}}`), 'metadata'],
+      [original.replace('"details":null', `"details":{"x":${deep(100_000)}}`), 'timeline'],
+    ] as const) {
+      lines[at] = edit;
+      writeFileSync(file, lines.join('\n'));
+      await expect(readStateFile(file)).rejects.toThrow(
+        `deep.json: orders.${index}.${field}: nested deeper than 72 levels (order ${reference})`,
+      );
+    }
+    // Nested deep where the schema wants a value of its own: that value is named (no stack is spent).
+    lines[at] = original.replace(/"payinRefs":\[[^\]]*\]/, `"payinRefs":[${deep(100_000)}]`);
+    writeFileSync(file, lines.join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(
+      new RegExp(`deep\\.json: orders\\.${index}\\.payinRefs\\.0: .* \\(order ${reference}\\)$`),
+    );
+  });
+
   it('names a version of another format first, whatever its orders hold', async () => {
     const file = join(dir, 'v2.json');
     const text = sandbox
@@ -207,6 +242,47 @@ describe('state file', () => {
     const short = shortWrites(4096, 10_000);
     await expect(writeStateFile(file, sandbox.exportStateChunks(), { open: short.open })).rejects.toThrow(
       /could not write .*full\.json: a write stored \d+ of \d+ bytes and then none: the device is probably full/,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('"before"');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('flushes to disk while the document is made, and fails the save when a flush fails, keeping the previous file whole', async () => {
+    const file = join(dir, 'flush.json');
+    writeFileSync(file, '"before"');
+    const chunks = Array.from({ length: 6 }, (_, i) => `${i === 0 ? '[' : ','}"${'x'.repeat(1000)}"${i === 5 ? ']' : ''}`);
+    // Every flush counted: one each 2,000 bytes while the chunks come, then the last one.
+    const short = shortWrites(Number.POSITIVE_INFINITY);
+    let syncs = 0;
+    const counting = async (path: string): Promise<StateFileHandle> => {
+      const handle = await short.open(path);
+      return {
+        ...handle,
+        sync: () => {
+          syncs++;
+          return handle.sync();
+        },
+      };
+    };
+    await writeStateFile(file, chunks, { open: counting, flushEveryBytes: 2000 });
+    expect(readFileSync(file, 'utf8')).toBe(chunks.join(''));
+    expect(syncs).toBeGreaterThan(1);
+    // A flush that fails mid-save (EIO): Linux reports a write-back error to one fsync only, so
+    // the last flush could succeed; the save fails all the same.
+    writeFileSync(file, '"before"');
+    const failing = async (path: string): Promise<StateFileHandle> => {
+      const handle = await short.open(path);
+      let n = 0;
+      return {
+        ...handle,
+        sync: async () => {
+          await handle.sync();
+          if (n++ === 0) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+        },
+      };
+    };
+    await expect(writeStateFile(file, chunks, { open: failing, flushEveryBytes: 2000 })).rejects.toThrow(
+      /could not write .*flush\.json: EIO/,
     );
     expect(readFileSync(file, 'utf8')).toBe('"before"');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);

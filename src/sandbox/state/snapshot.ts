@@ -55,8 +55,9 @@ function chaosParts(p: StateParts): Pick<StateDocument, 'market' | 'webhook_chao
   return { ...(market ? { market } : {}), ...(chaos.length > 0 ? { webhook_chaos: chaos } : {}) };
 }
 
-/** A streamed document is cut into strings of about this many characters. */
+/** A document is cut into strings of about this many characters (`exportStateChunks`), or buffers of as many bytes (`exportStateStream`). */
 const CHUNK_CHARS = 4 * 1024 * 1024;
+const CHUNK_BYTES = CHUNK_CHARS;
 
 /** A pending timer as the document lists it (its tag says what re-creates it). */
 type PendingTimer = { readonly due: number; readonly label: string; readonly tag: TimerTag | undefined };
@@ -139,7 +140,7 @@ export function exportStateChunks(p: StateParts): string[] {
 }
 
 /**
- * The document of `exportStateChunks`, streamed (CONTRACT §13 "stream it", §9 "nothing blocks for
+ * The document of `exportStateChunks`, streamed as UTF-8 bytes (CONTRACT §13 "stream it", §9 "nothing blocks for
  * long"): taken at one instant, then written in slices of about `sliceMs` of work, the event loop
  * running between them, so other requests are answered during a save. Meanwhile nothing changes
  * what is being written: requests that may change the state wait (`ChangeGate`; the stream starts
@@ -150,7 +151,7 @@ export function exportStateChunks(p: StateParts): string[] {
 export async function* exportStateStream(
   p: StateParts,
   options: { slicing?: Partial<WorkSlicing>; onTaken?: () => void } = {},
-): AsyncGenerator<string> {
+): AsyncGenerator<Buffer> {
   const slicing = { ...nodeSlicing, ...options.slicing };
   const open = p.changes ? await p.changes.close() : () => {};
   const letGo = p.clock.hold();
@@ -163,24 +164,28 @@ export async function* exportStateStream(
     const pieces = documentPieces(p, () => ordered);
     options.onTaken?.(); // at the document's instant (a save's summary is of what it writes)
     ordered = await inFiringOrder(pending, slicing);
-    let parts: string[] = [];
-    let size = 0;
+    // Each piece is encoded straight into the chunk's bytes: no joined string to flatten and
+    // encode again (store issue item 7: a tenth of a save of 200,000 orders).
+    let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let at = 0;
     let sliceStart = slicing.now();
     for (const piece of pieces) {
-      parts.push(piece);
-      size += piece.length;
-      const sliceDone = slicing.now() - sliceStart >= slicing.sliceMs;
-      if (size >= CHUNK_CHARS || sliceDone) {
-        yield parts.join('');
-        parts = [];
-        size = 0;
+      // UTF-8 takes at most 3 bytes a UTF-16 unit: a piece that might not fit starts a new chunk.
+      if (at + piece.length * 3 > chunk.length) {
+        if (at > 0) yield chunk.subarray(0, at);
+        chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, piece.length * 3));
+        at = 0;
       }
-      if (sliceDone) {
+      at += chunk.write(piece, at);
+      if (slicing.now() - sliceStart >= slicing.sliceMs) {
+        if (at > 0) yield chunk.subarray(0, at);
+        chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+        at = 0;
         await slicing.yield();
         sliceStart = slicing.now();
       }
     }
-    if (parts.length > 0) yield parts.join('');
+    if (at > 0) yield chunk.subarray(0, at);
   } finally {
     letGo();
     open();

@@ -45,7 +45,7 @@ export const saveStateSpec = {
 
 export interface StateRoutesDeps {
   /** The document as JSON chunks (CONTRACT §13: streamed, whatever its size, in slices). */
-  exportChunks(): AsyncIterable<string>;
+  exportChunks(): AsyncIterable<string | Uint8Array>;
   restoreState(doc: StateDocument): void;
   summary(): StateSummary;
   /** `--state FILE`, if set: where `POST /sandbox/state/save` writes. */
@@ -83,8 +83,8 @@ export function registerStateRoutes(api: Api, deps: StateRoutesDeps): void {
  * (CONTRACT §13), at the cost of keeping the rest of the document until it is read. Resolves once
  * the first chunk is made, so a document that cannot be made at all is still an error envelope.
  */
-export async function readAhead(source: AsyncIterable<string>): Promise<AsyncIterable<string>> {
-  const queue: string[] = [];
+export async function readAhead<T>(source: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+  const queue: T[] = [];
   let done = false;
   let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;
