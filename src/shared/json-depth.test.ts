@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, tooDeepField } from './json-depth';
+import * as z from 'zod';
+import { MAX_JSON_DEPTH, tooDeepAlong, tooDeepField } from './json-depth';
+import { freeFormPaths } from './validation';
+import { OrderSnapshotSchema } from '../orders/model';
 import { seeded } from '../../test/support/property';
 
 const nest = (levels: number, leaf: unknown = 1): unknown => {
@@ -52,5 +55,52 @@ describe('tooDeepField', () => {
       }),
       seeded({ numRuns: 5_000 }),
     );
+  });
+});
+
+describe('tooDeepAlong (where a schema lets a value nest: freeFormPaths)', () => {
+  const schema = z.object({
+    a: z.unknown(),
+    b: z.array(z.object({ d: z.record(z.string(), z.unknown()).nullable(), n: z.number() })),
+    c: z.union([z.string(), z.object({ e: z.any() })]),
+    t: z.tuple([z.string(), z.unknown()]).optional(),
+  });
+
+  it('finds the free-form places of a schema, and of an order (CONTRACT §13)', () => {
+    expect(freeFormPaths(schema)).toEqual([['a'], ['b', '*', 'd', '*'], ['c', 'e'], ['t', '*']]);
+    expect(freeFormPaths(OrderSnapshotSchema)).toEqual([
+      ['metadata', '*'],
+      ['timeline', '*', 'details', '*'],
+    ]);
+    // A recursive schema nests without bound: free-form where it starts.
+    const Tree: z.ZodType = z.lazy(() => z.object({ kids: z.array(Tree) }));
+    expect(freeFormPaths(z.object({ tree: Tree }))).toEqual([['tree']]);
+  });
+
+  it('answers as the whole walk does for every value the schema accepts (seeded)', () => {
+    const value = fc.record({
+      a: fc.jsonValue({ maxDepth: 6 }),
+      b: fc.array(fc.record({ d: fc.option(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 6 })), { nil: null }), n: fc.integer() }), {
+        maxLength: 3,
+      }),
+      c: fc.oneof(fc.string(), fc.record({ e: fc.jsonValue({ maxDepth: 6 }) })),
+      t: fc.option(fc.tuple(fc.string(), fc.jsonValue({ maxDepth: 6 })), { nil: undefined }),
+    });
+    const paths = freeFormPaths(schema);
+    fc.assert(
+      // (from 4: the schema's own objects go 4 levels deep; a limit above them is the only kind used)
+      fc.property(value, fc.integer({ min: 4, max: 9 }), (v, max) => {
+        expect(schema.safeParse(v).success).toBe(true);
+        const along = tooDeepAlong(v, paths, max);
+        expect(along !== undefined).toBe(tooDeepField(v, max) !== undefined);
+        if (along !== undefined) expect(tooDeepField({ [along]: (v as Record<string, unknown>)[along] }, max)).toBe(along);
+      }),
+      seeded({ numRuns: 3_000 }),
+    );
+  });
+
+  it('walks 100,000 levels of a free-form place without overflowing the stack', () => {
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+    expect(tooDeepAlong({ b: [{ d: { x: deep } }] }, freeFormPaths(schema), MAX_JSON_DEPTH)).toBe('b');
   });
 });

@@ -63,3 +63,79 @@ export function firstIssue(error: z.ZodError, prefix = ''): { path: string; mess
     segments,
   };
 }
+
+/**
+ * Where a value `schema` accepts may nest without bound (for `tooDeepAlong`): each path of keys
+ * (`'*'` for every key or item) to an `unknown` or `any`, a recursive (lazy) schema, or a kind
+ * this walk does not know (taken as free-form, to be safe). Derived from the schema, so a field
+ * added to it is covered without a list to keep.
+ */
+export function freeFormPaths(schema: z.ZodType): string[][] {
+  const out = new Map<string, string[]>();
+  const walk = (s: z.ZodType, path: string[], seen: ReadonlySet<z.ZodType>): void => {
+    const free = () => void out.set(path.join('\0'), path);
+    if (seen.has(s)) {
+      free(); // a cycle
+      return;
+    }
+    const def = (s as z.core.$ZodType)._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+    const within = new Set([...seen, s]);
+    const inner = (t: unknown, at: string[] = path) => walk(t as z.ZodType, at, within);
+    switch (def.type) {
+      case 'string':
+      case 'number':
+      case 'int':
+      case 'boolean':
+      case 'bigint':
+      case 'null':
+      case 'undefined':
+      case 'literal':
+      case 'enum':
+      case 'date':
+      case 'nan':
+      case 'never':
+      case 'void':
+      case 'symbol':
+      case 'template_literal':
+        break;
+      case 'object': {
+        for (const [key, field] of Object.entries(def.shape as Record<string, z.ZodType>)) inner(field, [...path, key]);
+        const rest = def.catchall as z.ZodType | undefined;
+        if (rest && (rest as z.core.$ZodType)._zod.def.type !== 'never') inner(rest, [...path, '*']);
+        break;
+      }
+      case 'array':
+        inner(def.element, [...path, '*']);
+        break;
+      case 'record':
+        inner(def.valueType, [...path, '*']);
+        break;
+      case 'tuple':
+        for (const item of [...(def.items as z.ZodType[]), ...(def.rest ? [def.rest] : [])]) inner(item, [...path, '*']);
+        break;
+      case 'union':
+        for (const option of def.options as z.ZodType[]) inner(option);
+        break;
+      case 'intersection':
+        inner(def.left);
+        inner(def.right);
+        break;
+      case 'nullable':
+      case 'optional':
+      case 'default':
+      case 'prefault':
+      case 'catch':
+      case 'readonly':
+      case 'nonoptional':
+        inner(def.innerType);
+        break;
+      case 'pipe':
+        inner(def.in);
+        break;
+      default: // unknown, any, lazy, custom, …
+        free();
+    }
+  };
+  walk(schema, [], new Set());
+  return [...out.values()];
+}

@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
 import type * as z from 'zod';
 import { nodeSlicing, type WorkSlicing } from '../../clock';
-import { STATE_DEPTH, tooDeepField } from '../../shared/json-depth';
-import { compiledOf, firstIssue } from '../../shared/validation';
+import { STATE_DEPTH, tooDeepAlong, tooDeepField } from '../../shared/json-depth';
+import { compiledOf, firstIssue, freeFormPaths } from '../../shared/validation';
 import { STATE_FORMAT_VERSION, STATE_ITEM_SCHEMAS, STATE_LISTS, StateHeadSchema, type StateDocument, type StateList } from './state.schema';
 
 /**
@@ -15,6 +15,12 @@ export const NOT_LINED = Symbol('not lined');
 export class StateIssue extends Error {
   override name = 'StateIssue';
 }
+
+/** Where each list's items may nest without bound (their schemas say where): only there is the depth walked. */
+const FREE_FORM = Object.fromEntries(STATE_LISTS.map((list) => [list, freeFormPaths(STATE_ITEM_SCHEMAS[list] as z.ZodType)])) as Record<
+  StateList,
+  string[][]
+>;
 
 /** Bytes read at a time; the first line (the document's head, up to its first list) must end within them. */
 const READ_BYTES = 4 * 1024 * 1024;
@@ -181,8 +187,9 @@ class LinedReader {
       return;
     }
     const at = `${list}.${this.items.length}`;
-    // The document's depth limit, counted from the document (an item is at its third level).
-    const deep = tooDeepField(item, STATE_DEPTH - 2);
+    // The document's depth limit, counted from the document (an item is at its third level),
+    // where its schema lets it nest (anywhere else, a value nested deeper fails the schema).
+    const deep = tooDeepAlong(item, FREE_FORM[list], STATE_DEPTH - 2);
     if (deep !== undefined)
       throw new StateIssue(`${deep === 'body' ? at : `${at}.${deep}`}: nested deeper than ${STATE_DEPTH} levels${itemName(list, item)}`);
     // The item schema compiled by zod (decision 022; compiled at the first document read, kept):
