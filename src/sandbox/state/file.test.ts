@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox';
 import { checkStatePath, readStateFile, StateFileError, StateSaveError, writeStateFile, type StateFileHandle } from './file';
-import { readLinedState } from './lined';
+import { NOT_LINED, readLinedState } from './lined';
 import { tmpfsForBlock } from '../../../test/support/tmpfs';
 
 // CONTRACT §13: the state is streamed to its file and read back streamed when large; a save that
@@ -62,6 +62,31 @@ describe('state file', () => {
     const whole = await readStateFile(file, { lined: false });
     // The same values; the keys of an object stay in the document's order (zod's are its schema's).
     expect(await readStateFile(file)).toStrictEqual(whole);
+  });
+
+  it('reads lines cut by its reads of 4 MiB, and a line longer than two of them, exactly as JSON.parse would', async () => {
+    const file = join(dir, 'long-lines.json');
+    if (sandbox.orders.store.size < 5) await someOrders(5);
+    const lines = sandbox.exportStateChunks().join('').split('\n');
+    const at = lines.findIndex((line) => line.includes('"customer_reference":"c2"'));
+    // 9 MiB of metadata in one order (two reads and more), and 3,000 copies of a quote-sized
+    // line ahead of it so that lines fall across the reads' ends.
+    lines[at] = lines[at]!.replace(/"metadata":\{[^}]*\}/, `"metadata":{"big":"${'é'.repeat(9 * 2 ** 20)}"}`);
+    const pad = JSON.stringify({ pad: 'x'.repeat(3000) });
+    const head = lines.findIndex((line) => line.endsWith('"partners":['));
+    const text = [
+      ...lines.slice(0, head),
+      lines[head]!.replace('"partners":[', `"padding":[\n${Array(3000).fill(pad).join(',\n')}\n],"partners":[`),
+      ...lines.slice(head + 1),
+    ].join('\n');
+    writeFileSync(file, text);
+    const whole = await readStateFile(file, { lined: false });
+    const lined = await readLinedState(file);
+    expect(lined).not.toBe(NOT_LINED);
+    expect(lined).toStrictEqual(whole);
+    expect(
+      (lined as { orders: Array<{ metadata: { big?: string } | null }> }).orders.find((o) => o.metadata?.big)?.metadata?.big,
+    ).toHaveLength(9 * 2 ** 20);
   });
 
   it('lets the event loop run while it reads a document line by line (CONTRACT §9)', async () => {

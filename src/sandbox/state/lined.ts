@@ -46,11 +46,14 @@ export async function readLinedState(path: string, slicing: WorkSlicing = nodeSl
     let first = true;
     let sliceStart = slicing.now();
     for (;;) {
-      const buffer = Buffer.allocUnsafe(READ_BYTES);
-      const { bytesRead } = await file.read(buffer, 0, READ_BYTES, null);
+      // The end of a line cut by the last read (one item at most) is copied to the front, and
+      // the next bytes read after it.
+      const kept = carry?.length ?? 0;
+      const buffer = Buffer.allocUnsafe(Math.max(READ_BYTES, 2 * kept));
+      if (carry) carry.copy(buffer, 0);
+      const { bytesRead } = await file.read(buffer, kept, buffer.length - kept, null);
       if (bytesRead === 0) break;
-      // Only the end of a line cut by the last read is copied: one item at most.
-      const chunk = carry ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : buffer.subarray(0, bytesRead);
+      const chunk = buffer.subarray(0, kept + bytesRead);
       carry = undefined;
       let start = 0;
       for (let nl = chunk.indexOf(NEWLINE, start); nl >= 0; nl = chunk.indexOf(NEWLINE, start)) {
