@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixedWallClock } from '../../clock';
 import { createSandbox, VERSION, type Sandbox } from '../sandbox';
-import { exportState, exportStateChunks, restoreState, type StateParts } from './snapshot';
+import { exportState, exportStateChunks, exportStateStream, restoreState, type StateParts } from './snapshot';
 import type { StateDocument } from './state.schema';
 import { refusal } from '../../../test/support/refusal';
 
@@ -110,6 +110,23 @@ describe('state snapshot', () => {
     const items = ['partners', 'revoked_keys', 'quotes', 'orders', 'timers', 'deliveries'] as const;
     expect(text.split('\n')).toHaveLength(1 + items.reduce((n, list) => n + doc[list].length + 1, 0));
     expect(exportStateChunks(partsOf(sandbox())).join('').replaceAll('\n', '')).toBe(JSON.stringify(exportState(partsOf(sandbox()))));
+  });
+
+  it('streams the same text as UTF-8 bytes in slices, a new chunk only when one is full (a slow reader holds the document, not a chunk per slice)', async () => {
+    const s = await populated();
+    // Every piece a slice of its own (the slice's time is always spent).
+    let t = 0;
+    const slicing = { now: () => (t += 1), sliceMs: 1, yield: () => Promise.resolve() };
+    const views: Buffer[] = [];
+    for await (const view of exportStateStream(partsOf(s), { slicing })) views.push(view);
+    const text = exportStateChunks(partsOf(s)).join('');
+    expect(Buffer.concat(views).toString('utf8')).toBe(text);
+    expect(views.length).toBeGreaterThan(10);
+    // Views of the same chunk never overlap, and the chunks' memory is the document's, rounded up.
+    const chunks = new Set(views.map((v) => v.buffer));
+    expect(chunks.size).toBe(1);
+    const ends = views.map((v) => [v.byteOffset, v.byteOffset + v.length]);
+    for (let i = 1; i < ends.length; i++) expect(ends[i]![0]).toBe(ends[i - 1]![1]);
   });
 
   it('refuses a document saved with another seed, naming the seed to start with', async () => {

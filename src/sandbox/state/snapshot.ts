@@ -166,26 +166,29 @@ export async function* exportStateStream(
     ordered = await inFiringOrder(pending, slicing);
     // Each piece is encoded straight into the chunk's bytes: no joined string to flatten and
     // encode again (store issue item 7: a tenth of a save of 200,000 orders).
+    // A slice's bytes are yielded as a view of the chunk, and the next slice's written after them
+    // (the views never overlap): a chunk is allocated only when one is full, so a document held
+    // by a slow reader (GET /sandbox/state) takes its own size, not a chunk per slice.
     let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let from = 0;
     let at = 0;
     let sliceStart = slicing.now();
     for (const piece of pieces) {
       // UTF-8 takes at most 3 bytes a UTF-16 unit: a piece that might not fit starts a new chunk.
       if (at + piece.length * 3 > chunk.length) {
-        if (at > 0) yield chunk.subarray(0, at);
+        if (at > from) yield chunk.subarray(from, at);
         chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, piece.length * 3));
-        at = 0;
+        from = at = 0;
       }
       at += chunk.write(piece, at);
       if (slicing.now() - sliceStart >= slicing.sliceMs) {
-        if (at > 0) yield chunk.subarray(0, at);
-        chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-        at = 0;
+        if (at > from) yield chunk.subarray(from, at);
+        from = at;
         await slicing.yield();
         sliceStart = slicing.now();
       }
     }
-    if (at > 0) yield chunk.subarray(0, at);
+    if (at > from) yield chunk.subarray(from, at);
   } finally {
     letGo();
     open();
