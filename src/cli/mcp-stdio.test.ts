@@ -6,7 +6,7 @@ import { LineTransport } from './mcp-stdio';
 function pipes(maxBytes = 1024) {
   const input = new PassThrough();
   const output = new PassThrough();
-  const sent: any[] = [];
+  const sent: Array<{ id?: unknown; error?: { code: number; message: string } }> = [];
   output.setEncoding('utf8').on('data', (line: string) =>
     sent.push(
       ...line
@@ -50,7 +50,7 @@ describe('LineTransport', () => {
         code: -32600,
         message: expect.stringMatching(/^Message of \d+ bytes is over the 1024-byte limit of ramp-sandbox mcp/),
       });
-    expect(p.sent[0].error.message).toMatch(new RegExp(`^Message of ${Buffer.byteLength(first)} bytes`));
+    expect(p.sent[0]!.error!.message).toMatch(new RegExp(`^Message of ${Buffer.byteLength(first)} bytes`));
     expect(p.closed()).toBe(false);
   });
 

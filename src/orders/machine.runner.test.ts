@@ -374,7 +374,8 @@ type Held = { value: StateValue; context: unknown; timers: Array<[string, number
 function sharedRunner<M extends AnyStateMachine>(
   machine: M,
   effectNames: readonly string[],
-  raiseFrom: Record<string, (params: any) => EventFromLogic<M>> = {},
+  // (each takes its effect's own params: `never` here accepts any of them)
+  raiseFrom: Record<string, (params: never) => EventFromLogic<M>> = {},
 ) {
   const runs = { current: { clock: new VirtualClock({ start: T0 }), seen: [] as unknown[] } };
   // Instances by a number of their own: a timer finds its instance from its tag.
@@ -407,7 +408,7 @@ function sharedRunner<M extends AnyStateMachine>(
         (_: Held, params: unknown, raiseNext: (e: EventFromLogic<M>) => void) => {
           runs.current.seen.push([name, params]);
           const next = raiseFrom[name];
-          if (next) raiseNext(next(params));
+          if (next) raiseNext(next(params as never));
         },
       ]),
     ),
@@ -446,7 +447,7 @@ function compareWithActor<M extends AnyStateMachine>(
         ({ self }: { self: { send(e: unknown): void } }, params: unknown) => {
           actorSeen.push([name, params]);
           const next = raiseFrom[name];
-          if (next) self.send(next(params));
+          if (next) self.send(next(params as never));
         },
       ]),
     ),

@@ -58,8 +58,11 @@ const attempt = (number: number, http_status: number | null, error: string | nul
   response_excerpt: null,
 });
 
+/** A server-sent event: its name and its data, parsed. */
+type Sse = { event: string; data: { id?: string; dropped?: number; [field: string]: unknown } };
+
 /** Everything a stream has buffered, as server-sent events. */
-function events(stream: PassThrough): Array<{ event: string; data: any }> {
+function events(stream: PassThrough): Sse[] {
   const text = String(stream.read() ?? '');
   return text
     .split('\n\n')
@@ -186,7 +189,7 @@ describe('TailFeed (GET /sandbox/tail)', () => {
     for (let i = 0; i < 10_000; i++) bus.emit('request.recorded', { id: `req_${i}`, raw: raw() });
     // PassThrough keeps 16 KiB on its readable side; beyond that, only the limit and one event.
     expect(stream.writableLength).toBeLessThan(4096 + 1024);
-    const seen: Array<{ event: string; data: any }> = [];
+    const seen: Sse[] = [];
     const drained = once(stream, 'drain');
     let text = '';
     stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -198,7 +201,7 @@ describe('TailFeed (GET /sandbox/tail)', () => {
     const told = seen.filter((e) => e.event === 'request').length;
     const dropped = seen.filter((e) => e.event === 'dropped');
     expect(dropped).toHaveLength(1);
-    expect(told + dropped[0]!.data.dropped).toBe(10_001);
+    expect(told + dropped[0]!.data.dropped!).toBe(10_001);
     expect(dropped[0]!.data.dropped).toBeGreaterThan(9_000);
     expect(seen.at(-1)!.data.id).toBe('req_last');
     feed.close();
