@@ -165,10 +165,10 @@ export async function* exportStateStream(
     options.onTaken?.(); // at the document's instant (a save's summary is of what it writes)
     ordered = await inFiringOrder(pending, slicing);
     // Each piece is encoded straight into the chunk's bytes: no joined string to flatten and
-    // encode again (store issue item 7: a tenth of a save of 200,000 orders).
-    // A slice's bytes are yielded as a view of the chunk, and the next slice's written after them
-    // (the views never overlap): a chunk is allocated only when one is full, so a document held
-    // by a slow reader (GET /sandbox/state) takes its own size, not a chunk per slice.
+    // encode again (store issue item 7). A slice's bytes are yielded as a view of the chunk, and
+    // the next slice's written after them (the views never overlap): a chunk is allocated only
+    // when one is full, so a document held by a slow reader (GET /sandbox/state) takes its own
+    // size, not a chunk per slice.
     let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     let from = 0;
     let at = 0;
