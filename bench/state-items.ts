@@ -8,7 +8,10 @@
  * item 7, decision 029's "not done"): JSON.parse alone of each order with its timeline as
  * `[group, event, details, at - created_at]` tuples (`parse-tuples`: fewer keys, small numbers),
  * and JSON.stringify of every order kept, as a save writes it, in both forms (`stringify`,
- * `stringify-tuples`). Prints one JSON line: ms, CPU ms, GCs and heap kept per way.
+ * `stringify-tuples`). And the floors of any layout, before validation: each order as one flat JSON
+ * array of its leaves, parsed and built back by an object literal made for its shape
+ * (`parse-flat`), and the same orders built from leaves already parsed (`build`: making the plain
+ * records alone, their strings aside). Prints one JSON line: ms, CPU ms, GCs and heap kept per way.
  *
  * Usage: node --expose-gc --import tsx bench/state-items.ts FILE [--orders N]
  *   (FILE: e.g. the `--state` file of a sandbox filled by bench/fill.ts and saved)
@@ -27,7 +30,38 @@ const { values: flags, positionals } = parseArgs({
 const file = positionals[0];
 if (!file) throw new Error('usage: bench/state-items.ts FILE [--orders N]');
 const n = Number(flags.orders);
-const WAYS = ['parse', 'zod', 'zod-compiled', 'parse-tuples', 'stringify', 'stringify-tuples'] as const;
+const WAYS = ['parse', 'zod', 'zod-compiled', 'parse-tuples', 'parse-flat', 'build', 'stringify', 'stringify-tuples'] as const;
+
+/**
+ * An order's leaves (every string, number, boolean and null, depth first) and the code that
+ * builds the order back from them as one object literal: `leaves[0]` is unused, so the first
+ * leaf is `a[1]`. Orders of the same shape (the same keys and array lengths) share the code.
+ */
+function flat(value: unknown, leaves: unknown[] = [0], at = { n: 1 }): { leaves: unknown[]; code: string } {
+  if (value === null || typeof value !== 'object') {
+    leaves.push(value);
+    return { leaves, code: `a[${at.n++}]` };
+  }
+  const code = Array.isArray(value)
+    ? `[${value.map((v) => flat(v, leaves, at).code).join(',')}]`
+    : `{${Object.entries(value)
+        .map(([k, v]) => `${JSON.stringify(k)}:${flat(v, leaves, at).code}`)
+        .join(',')}}`;
+  return { leaves, code };
+}
+const builders = new Map<string, (a: unknown[]) => unknown>();
+/** The order's leaves, its shape's builder first among them (as an index into `shapes`). */
+function flatOrder(order: unknown, shapes: Array<(a: unknown[]) => unknown>): unknown[] {
+  const { leaves, code } = flat(order);
+  let build = builders.get(code);
+  if (!build) {
+    build = new Function('a', `return ${code}`) as (a: unknown[]) => unknown;
+    builders.set(code, build);
+    shapes.push(build);
+  }
+  leaves[0] = shapes.indexOf(build);
+  return leaves;
+}
 
 /** An order's JSON with its timeline as tuples, its instants from the order's creation. */
 function tuples(order: { created_at: number; timeline: Array<{ group: string; event: string; details: unknown; at: number }> }) {
@@ -63,12 +97,25 @@ if (!flags.way) {
   if (lines.length === 0) throw new Error(`${file}: no orders one a line (a save made before decision 029?)`);
   if (flags.way === 'parse-tuples')
     for (let i = 0; i < lines.length; i++) lines[i] = Buffer.from(JSON.stringify(tuples(JSON.parse(lines[i]!.toString('utf8')))));
+  // The floors of any layout, before validation: each order as one flat JSON array of its leaves,
+  // parsed and built back by code made for its shape (`parse-flat`: no keys to read, every object
+  // made by a literal); and the same orders built from leaves already parsed (`build`: what
+  // making the plain records alone costs, their strings aside).
+  const shapes: Array<(a: unknown[]) => unknown> = [];
+  const leaves: unknown[][] = [];
+  if (flags.way === 'parse-flat' || flags.way === 'build')
+    for (let i = 0; i < lines.length; i++) {
+      const flatLeaves = flatOrder(JSON.parse(lines[i]!.toString('utf8')), shapes);
+      if (flags.way === 'build') leaves.push(flatLeaves);
+      else lines[i] = Buffer.from(JSON.stringify(flatLeaves));
+    }
+  if (flags.way === 'build') lines.length = 0;
   // The save's ways: every order kept first (as the store keeps them), then only the writing is timed.
   const orders = flags.way?.startsWith('stringify') ? lines.map((l) => JSON.parse(l.toString('utf8'))) : [];
   if (flags.way === 'stringify-tuples') for (let i = 0; i < orders.length; i++) orders[i] = tuples(orders[i]);
   const schema = STATE_ITEM_SCHEMAS.orders;
   const zod = flags.way === 'zod' ? schema : compiledOf(schema);
-  zod.safeParse(JSON.parse(lines[0]!.toString('utf8'))); // compiled before the clock starts
+  if (lines.length > 0 && flags.way !== 'parse-flat') zod.safeParse(JSON.parse(lines[0]!.toString('utf8'))); // compiled before the clock starts
   const gc = (globalThis as { gc?: () => void }).gc!;
   gc();
   const before = process.memoryUsage().heapUsed;
@@ -81,9 +128,11 @@ if (!flags.way) {
   let written = 0;
   for (const order of orders) written += JSON.stringify(order).length;
   if (orders.length > 0) lines.length = 0;
+  for (const a of leaves) kept.push(shapes[a[0] as number]!(a));
   for (const line of lines) {
     const item = JSON.parse(line.toString('utf8'));
-    if (flags.way === 'parse' || flags.way === 'parse-tuples') kept.push(item);
+    if (flags.way === 'parse-flat') kept.push(shapes[item[0]]!(item));
+    else if (flags.way === 'parse' || flags.way === 'parse-tuples') kept.push(item);
     else {
       const parsed = zod.safeParse(item);
       if (!parsed.success) refused++;
