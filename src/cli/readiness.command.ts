@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { failsOn, reportJunit, reportMarkdown, reportTable } from '../readiness/render';
-import type { ReadinessReport } from '../readiness/readiness.schemas';
+import { failsOn, reportJunit, reportMarkdown, reportTable } from '../sandbox/readiness/render';
+import type { ReadinessReport } from '../sandbox/readiness/readiness.schemas';
 import { onStdoutClosed, palette, useColour } from './output';
 import { REMOTE_USAGE, runRemote, UsageError } from './remote';
 import { junitPathProblem } from './scenarios.command';

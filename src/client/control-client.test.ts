@@ -13,7 +13,7 @@ import type { ClockView } from '../clock';
 import type { OrderDetail } from '../orders';
 import { startServer, type RunningSandbox } from '../sandbox/sandbox';
 import * as stateRoutes from '../sandbox/state/state.routes';
-import * as readinessRoutes from '../readiness/readiness.routes';
+import * as readinessRoutes from '../sandbox/readiness/readiness.routes';
 import type { StateDocument } from '../sandbox/state/state.schema';
 import type { PageMeta } from '../shared/envelope';
 import type { DeliveryView } from '../webhooks';

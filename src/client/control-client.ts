@@ -9,7 +9,7 @@ import type * as resetRoutes from '../http/control/reset.routes';
 import type * as webhookRoutes from '../http/control/webhooks.routes';
 import type * as rateRoutes from '../http/control/rates.routes';
 import type * as webhookChaosRoutes from '../http/control/webhook-chaos.routes';
-import type * as readinessRoutes from '../readiness/readiness.routes';
+import type * as readinessRoutes from '../sandbox/readiness/readiness.routes';
 import type * as stateRoutes from '../sandbox/state/state.routes';
 import type { PageMeta } from '../shared/envelope';
 import type { ErrorCode } from '../shared/errors';

@@ -12,7 +12,7 @@ import type { ControlBody, ControlData } from './control-client';
 import type { DeliveryMatch, RequestMatch, VerifyOptions, WaitOptions } from './test-helpers';
 import type { DeliveryView } from '../webhooks';
 import type { StateDocument, StateSummary } from '../sandbox/state/state.schema';
-import type { OpenRunBodySchema, ReadinessReport } from '../readiness/readiness.schemas';
+import type { OpenRunBodySchema, ReadinessReport } from '../sandbox/readiness/readiness.schemas';
 
 /**
  * What `startSandbox` takes. The in-process defaults differ from `ramp-sandbox serve` where a

@@ -46,7 +46,7 @@ import { ChangeGate } from '../shared/change-gate';
 import { createIds, type Ids } from '../shared/ids';
 import { createSimulation } from './simulation';
 import { PACKAGE_VERSION } from '../shared/package-root';
-import { createReadiness, registerReadinessRoutes, type Readiness } from '../readiness';
+import { createReadiness, registerReadinessRoutes, type Readiness } from './readiness';
 
 /** The package's version (package.json), read once in shared/package-root.ts. */
 export const VERSION: string = PACKAGE_VERSION;

@@ -8,8 +8,8 @@ import { runScenario, type ScenarioResult } from './runner';
 import { loadScenario, ScenarioFileError, type Scenario } from './script/schema';
 import { firstIssue } from '../shared/validation';
 import { packagePath } from '../shared/package-root';
-import { reportTable } from '../readiness/render';
-import type { ReadinessReport } from '../readiness/readiness.schemas';
+import { reportTable } from '../sandbox/readiness/render';
+import type { ReadinessReport } from '../sandbox/readiness/readiness.schemas';
 
 /** The scenario library shipped with the sandbox (`scenarios/` at the package root). */
 export const DEFAULT_SCENARIO_DIR = packagePath('scenarios');

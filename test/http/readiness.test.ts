@@ -3,7 +3,7 @@ import { startTestServer, type Caller, type TestServer } from '../support/server
 import { customer, EVM_ADDRESS, legs } from '../support/orders';
 import { createHmac } from 'node:crypto';
 import { startReceiver, verifies, type Receiver } from '../support/receiver';
-import { MAX_EVIDENCE } from '../../src/readiness';
+import { MAX_EVIDENCE } from '../../src/sandbox/readiness';
 
 // CONTRACT §21: readiness runs over the control API.
 let s: TestServer;

@@ -1,9 +1,9 @@
 // From a run's facts to its checks, verdict and coverage (CONTRACT §21). Pure: the orders are
 // read through what it is given (the order store's `get`), the machine through its graph.
-import { ERROR_CODES } from '../shared/errors';
-import { WEBHOOK_EVENTS } from '../shared/events';
-import { lifecycleGraph } from '../orders/lifecycle-graph';
-import { ORDER_TYPES, type OrderType } from '../orders/model';
+import { ERROR_CODES } from '../../shared/errors';
+import { WEBHOOK_EVENTS } from '../../shared/events';
+import { lifecycleGraph } from '../../orders/lifecycle-graph';
+import { ORDER_TYPES, type OrderType } from '../../orders/model';
 import { MAX_EVIDENCE, type CheckDef } from './check';
 import { CLIENT_CHECKS } from './checks.client';
 import { RECEIVER_CHECKS } from './checks.receiver';

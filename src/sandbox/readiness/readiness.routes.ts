@@ -1,6 +1,6 @@
 // CONTRACT §21 on the control API: open a run, read its report, finish it, list runs. Admin
 // routes like every /sandbox route (CONTRACT §4).
-import type { AnyRouteSpec, Api } from '../http/api/api';
+import type { AnyRouteSpec, Api } from '../../http/api/api';
 import type { Readiness } from './runs';
 import { OpenRunBodySchema, ReadinessReportSchema, RunParamsSchema, RunsQuerySchema } from './readiness.schemas';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createBus } from '../shared/bus';
-import { FaultStore } from '../http/faults/fault.store';
-import type { RawRecord } from '../http/inspector/request-log.record';
-import type { RequestEvents } from '../http/inspector/recorder';
-import type { DeliveryEvents } from '../webhooks';
+import { createBus } from '../../shared/bus';
+import { FaultStore } from '../../http/faults/fault.store';
+import type { RawRecord } from '../../http/inspector/request-log.record';
+import type { RequestEvents } from '../../http/inspector/recorder';
+import type { DeliveryEvents } from '../../webhooks';
 import { createReadiness, MAX_RUN_REQUESTS, MAX_RUNS_PER_PARTNER, type ReadinessDeps } from './runs';
 
 // CONTRACT §21: memory per run is bounded (facts, runs per partner), and only the partner's traffic counts.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AUTH_MESSAGES, SIGNATURE_MISTAKES } from '../auth';
-import type { RawRecord } from '../http/inspector/request-log.record';
-import type { Delivery } from '../webhooks';
+import { AUTH_MESSAGES, SIGNATURE_MISTAKES } from '../../auth';
+import type { RawRecord } from '../../http/inspector/request-log.record';
+import type { Delivery } from '../../webhooks';
 import { classifyAuthFailure, deliveryFact, requestFact } from './facts';
 
 // CONTRACT §21: what a run keeps of each /v1 request, read from the inspector's record.

@@ -3,11 +3,11 @@
 // delivery log as it changes). The checks (checks.client.ts, checks.receiver.ts) are pure
 // functions over these facts; nothing here keeps a request, a body or a delivery alive.
 import { createHash } from 'node:crypto';
-import { AUTH_MESSAGES, SIGNATURE_MISTAKES } from '../auth';
-import type { Environment } from '../reference';
-import { ORDER_TYPES, type OrderType } from '../orders/model';
-import type { RawRecord } from '../http/inspector/request-log.record';
-import type { ChaosMark, Delivery, ProbeKind } from '../webhooks';
+import { AUTH_MESSAGES, SIGNATURE_MISTAKES } from '../../auth';
+import type { Environment } from '../../reference';
+import { ORDER_TYPES, type OrderType } from '../../orders/model';
+import type { RawRecord } from '../../http/inspector/request-log.record';
+import type { ChaosMark, Delivery, ProbeKind } from '../../webhooks';
 
 /** What a request was, as far as the checks care. */
 export type RequestKind = 'quote' | 'create' | 'get_order' | 'list_orders' | 'lookup' | 'networks' | 'currencies' | 'other';

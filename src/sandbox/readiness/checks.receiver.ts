@@ -6,7 +6,7 @@
 // to them, never by default.
 import { fail, is2xx, notExercised, pass, type CheckDef, type Evidence } from './check';
 import type { DeliveryFact, RunFacts } from './facts';
-import type { ProbeKind } from '../webhooks';
+import type { ProbeKind } from '../../webhooks';
 
 /** Spec §6.5 rule 1 "quickly": a 2xx within this many wall ms. */
 const ACK_WITHIN_MS = 5000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lifecycleGraph } from '../orders/lifecycle-graph';
+import { lifecycleGraph } from '../../orders/lifecycle-graph';
 import { MAX_EVIDENCE, type CheckDef } from './check';
 import { coverageOf, evaluate, reachable, verdictOf } from './report';
 import { seededOrder } from './runs';

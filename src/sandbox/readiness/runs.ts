@@ -2,18 +2,18 @@
 // opened, its probes, and its report. The facts come from the bus: the inspector's
 // `request.recorded` (each /v1 request as recorded, its signature diagnosis included) and the
 // delivery log's `delivery.changed`; the orders are read through the order store's interface.
-import type { PartnerRegistry } from '../auth';
-import { ISO, type WallClock } from '../clock';
-import type { RawRecord } from '../http/inspector/request-log.record';
-import type { FaultStore } from '../http/faults/fault.store';
-import type { RequestEvents } from '../http/inspector/recorder';
-import type { OrderStore } from '../orders/store';
-import type { OrderType } from '../orders/model';
-import type { Environment } from '../reference';
-import type { Bus } from '../shared/bus';
-import { conflict, notFound } from '../shared/errors';
-import { hashSeed } from '../shared/ids';
-import { PROBE_KINDS, type Delivery, type DeliveryEvents, type Dispatcher, type ProbeKind } from '../webhooks';
+import type { PartnerRegistry } from '../../auth';
+import { ISO, type WallClock } from '../../clock';
+import type { RawRecord } from '../../http/inspector/request-log.record';
+import type { FaultStore } from '../../http/faults/fault.store';
+import type { RequestEvents } from '../../http/inspector/recorder';
+import type { OrderStore } from '../../orders/store';
+import type { OrderType } from '../../orders/model';
+import type { Environment } from '../../reference';
+import type { Bus } from '../../shared/bus';
+import { conflict, notFound } from '../../shared/errors';
+import { hashSeed } from '../../shared/ids';
+import { PROBE_KINDS, type Delivery, type DeliveryEvents, type Dispatcher, type ProbeKind } from '../../webhooks';
 import { deliveryFact, requestFact, type DeliveryFact, type RequestFact } from './facts';
 import { coverageOf, evaluate, verdictOf } from './report';
 import type { OpenRunBody, ProbeRecord, ReadinessReport } from './readiness.schemas';

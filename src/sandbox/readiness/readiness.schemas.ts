@@ -1,7 +1,7 @@
 // CONTRACT §21 on the wire: the body that opens a run, the report, and the list's query.
 import * as z from 'zod';
-import { ENVIRONMENTS } from '../reference';
-import { DateTime } from '../shared/schemas';
+import { ENVIRONMENTS } from '../../reference';
+import { DateTime } from '../../shared/schemas';
 
 export const OpenRunBodySchema = z
   .object({
