@@ -1,4 +1,4 @@
-import type { RunningSandbox } from '../src/sandbox/sandbox';
+import type { RunningSandbox } from '../src/sandbox/server';
 
 /**
  * `n` orders (a third each of onramp, offramp with the account lookup, swap) created in the

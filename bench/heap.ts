@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
-import { startServer } from '../src/sandbox/sandbox';
+import { startServer } from '../src/sandbox/server';
 import { fill } from './fill';
 
 const { values: flags } = parseArgs({

@@ -23,7 +23,8 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Duplex } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { signRequest } from '../src/auth';
-import { createSandbox, type RunningSandbox } from '../src/sandbox/sandbox';
+import { createSandbox } from '../src/sandbox/sandbox';
+import type { RunningSandbox } from '../src/sandbox/server';
 import { fill } from './fill';
 
 const { values: flags } = parseArgs({

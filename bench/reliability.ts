@@ -15,7 +15,7 @@ import { GCProfiler } from 'node:v8';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../src/sandbox/sandbox';
+import { startServer } from '../src/sandbox/server';
 import { fill } from './fill';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

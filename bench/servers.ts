@@ -19,7 +19,7 @@ import bodyParser from 'koa-bodyparser';
 import { createServer, type ServerResponse } from 'node:http';
 import { constants, createHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
-import { startServer, type RunningSandbox } from '../src/sandbox/sandbox';
+import { startServer, type RunningSandbox } from '../src/sandbox/server';
 import { recordRequests } from '../src/http/inspector/recorder';
 import { RequestLog } from '../src/http/inspector/request-log';
 import { startProfile } from './profile';

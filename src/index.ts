@@ -4,7 +4,8 @@
  */
 export * from './client';
 // Advanced: the sandbox's parts (createSandbox) and the bare server the CLI runs (startServer).
-export { createSandbox, startServer, VERSION, type Sandbox, type RunningSandbox, type SandboxOverrides } from './sandbox/sandbox';
+export { createSandbox, VERSION, type Sandbox, type SandboxOverrides } from './sandbox/sandbox';
+export { startServer, type RunningSandbox } from './sandbox/server';
 export { loadConfig, DEFAULT_CONFIG, type SandboxConfig } from './sandbox/config';
 export { signRequest, signedCurl, canonicalString, sign, type SignRequestInput } from './auth';
 export {

@@ -1,4 +1,4 @@
-import { startServer } from '../sandbox/sandbox';
+import { startServer } from '../sandbox/server';
 import type { SandboxStarter } from '../scenario-runner';
 
 /**

@@ -11,7 +11,7 @@ import * as resetRoutes from '../http/control/reset.routes';
 import * as webhookRoutes from '../http/control/webhooks.routes';
 import type { ClockView } from '../clock';
 import type { OrderDetail } from '../orders';
-import { startServer, type RunningSandbox } from '../sandbox/sandbox';
+import { startServer, type RunningSandbox } from '../sandbox/server';
 import * as stateRoutes from '../sandbox/state/state.routes';
 import * as readinessRoutes from '../sandbox/readiness/readiness.routes';
 import type { StateDocument } from '../sandbox/state/state.schema';

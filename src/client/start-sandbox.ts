@@ -1,4 +1,5 @@
-import { startServer, type RunningSandbox, type SandboxOverrides } from '../sandbox/sandbox';
+import type { SandboxOverrides } from '../sandbox/sandbox';
+import { startServer, type RunningSandbox } from '../sandbox/server';
 import { UpdatePartnerBodySchema } from '../auth/partner.schemas';
 import { ApiError } from '../shared/errors';
 import { parseOrThrow } from '../shared/validation';

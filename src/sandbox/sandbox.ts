@@ -1,7 +1,5 @@
 // Over 300 lines on purpose: the composition root wires every module (config, stores, routes,
-// state, listen and graceful stop) and holds no behaviour of its own.
-import type { Server } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+// state) and holds no behaviour of its own; `server.ts` listens and stops gracefully.
 import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
@@ -12,8 +10,6 @@ import { registerClockRoutes } from '../http/control/clock.routes';
 import { registerPartnerRoutes } from '../http/control/partners.routes';
 import { registerResetRoute } from '../http/control/reset.routes';
 import { createApp } from '../http/edge/app';
-import { answerClientError } from '../http/edge/client-error';
-import { gracefulStop, trackRequests, type StopReport } from '../http/edge/graceful';
 import { registerHealthRoutes } from '../http/routes/health.routes';
 import { registerReferenceRoutes } from '../http/routes/reference.routes';
 import { registerOrderRoutes } from '../http/routes/orders.routes';
@@ -27,7 +23,7 @@ import { TailFeed } from '../http/inspector/tail-feed';
 import type { CutInfo } from '../shared/sse-stream';
 import { registerListenRoutes } from '../http/control/listen.routes';
 import { registerStateRoutes } from './state/state.routes';
-import { checkStatePath, readStateFile, writeStateFile } from './state/file';
+import { writeStateFile } from './state/file';
 import { exportState, exportStateChunks, exportStateStream, restoreState, summarise, type StateParts } from './state/snapshot';
 import { StateDocumentSchema, type StateDocument } from './state/state.schema';
 import { parseOrThrow } from '../shared/validation';
@@ -374,127 +370,4 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     },
   };
   return sandbox;
-}
-
-export interface RunningSandbox {
-  sandbox: Sandbox;
-  server: Server;
-  url: string;
-  /** Closes at once, cutting whatever is in flight (tests). */
-  close(): Promise<void>;
-  /**
-   * The graceful stop of SIGINT/SIGTERM (CONTRACT §9): no new connections; requests and webhook
-   * attempts in flight finish, within the webhook timeout plus a few seconds; logs what was
-   * pending and what had to be cut.
-   */
-  shutdown(): Promise<ShutdownReport>;
-}
-
-/** How a graceful stop went; `saveError` when `--state` could not be written (exit non-zero). */
-export type ShutdownReport = StopReport & { saveError?: string };
-
-/** Beyond the webhook timeout, how long a graceful stop waits for requests in flight. */
-const SHUTDOWN_MARGIN_MS = 5_000;
-
-/** Whether a listen address is a wildcard, every interface: `0.0.0.0`, `::` (`[::]`, `::0`…). */
-export function isWildcardHost(listen: string): boolean {
-  const bare = listen.replace(/^\[(.*)\]$/, '$1');
-  return bare === '0.0.0.0' || (isIP(bare) === 6 && /^[0:]+$/.test(bare));
-}
-
-/**
- * The host of the sandbox's URL (banner, ready file, `startServer().url`): the listen address,
- * except that a wildcard is no address to call, so its URL names the loopback of the same family
- * (`127.0.0.1` for `0.0.0.0`, `[::1]` for `::`), which it also listens on and which a port
- * published on the host's loopback (`-p 127.0.0.1:4010:4010`) reaches. IPv6 in brackets.
- */
-export function urlHost(listen: string): string {
-  const bare = listen.replace(/^\[(.*)\]$/, '$1');
-  if (isWildcardHost(bare)) return bare === '0.0.0.0' ? '127.0.0.1' : '[::1]';
-  return isIP(bare) === 6 ? `[${bare}]` : bare;
-}
-
-/** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
-export async function startServer(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
-  // CONTRACT §13: a --state path that cannot be written is refused now, not at the first save;
-  // the file, when it exists, is read (streamed when large) before anything else starts.
-  const statePath = overrides.statePath;
-  let initialState = overrides.initialState;
-  if (statePath && !initialState) {
-    await checkStatePath(statePath);
-    initialState = await readStateFile(statePath);
-  }
-  const sandbox = createSandbox({ ...overrides, initialState });
-  const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
-  server.on('clientError', answerClientError);
-  const requests = trackRequests(server);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
-  } catch (error) {
-    sandbox.close(); // the port was taken: stop the clock's host timer too
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
-  return {
-    sandbox,
-    server,
-    url: `http://${urlHost(sandbox.config.host)}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        sandbox.close();
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
-    async shutdown() {
-      const { dispatcher, logger, wall } = sandbox;
-      logger.info(
-        { requestsInFlight: requests.count, attemptsInFlight: dispatcher.inFlightCount },
-        'shutting down: finishing requests and webhook attempts in flight',
-      );
-      const report = await gracefulStop({
-        server,
-        requests,
-        attempts: {
-          get count() {
-            return dispatcher.inFlightCount;
-          },
-          idle: () => dispatcher.idle(),
-        },
-        graceMs: sandbox.config.webhookTimeoutMs + SHUTDOWN_MARGIN_MS,
-        now: () => wall.now(),
-        // Event streams (the dashboard's, tails, listeners) are requests that never finish on their
-        // own: ended as soon as the server stops accepting, they do not hold the stop (issue 20: a
-        // dashboard tab held it for the whole grace); a listener's pending attempts fail and stay
-        // scheduled for retry.
-        endStreams: () => sandbox.closeStreams(),
-      });
-      sandbox.close();
-      let saveError: string | undefined;
-      if (sandbox.config.statePath) {
-        try {
-          const bytes = await sandbox.saveState();
-          logger.info(
-            { path: sandbox.config.statePath, bytes, orders: sandbox.orders.store.orders.size, timers: sandbox.clock.pending },
-            'state saved',
-          );
-        } catch (err) {
-          // CONTRACT §13: a lost save is loud, and the exit code says so (the caller exits non-zero).
-          saveError = (err as Error).message;
-          logger.error({ err, path: sandbox.config.statePath }, 'state could not be saved: the state of this run is lost');
-        }
-      }
-      const pending = {
-        ...report,
-        pendingTimers: sandbox.clock.pending,
-        retryingDeliveries: dispatcher.list().filter((d) => d.status === 'retrying').length,
-      };
-      if (report.requestsCut > 0 || report.attemptsCut > 0)
-        logger.warn(pending, 'stopped: cut work still in flight after the grace period');
-      else logger.info(pending, 'stopped: nothing in flight was cut');
-      return saveError === undefined ? report : { ...report, saveError };
-    },
-  };
 }

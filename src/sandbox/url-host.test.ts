@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWildcardHost, urlHost } from './sandbox';
+import { isWildcardHost, urlHost } from './server';
 
 describe('the sandbox URL for a listen address (banner, ready file, startServer().url)', () => {
   it('names the loopback of the same family for a wildcard: something a client can call', () => {

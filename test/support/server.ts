@@ -1,5 +1,6 @@
 import { createControlClient, type ControlBody, type ControlClient, type ControlData } from '../../src/client/control-client';
-import { startServer, type RunningSandbox, type SandboxOverrides } from '../../src/sandbox/sandbox';
+import type { SandboxOverrides } from '../../src/sandbox/sandbox';
+import { startServer, type RunningSandbox } from '../../src/sandbox/server';
 import { createResponseChecker, type ResponseChecker } from './openapi';
 import { signedHeaders, type TestKeys } from './sign';
 
