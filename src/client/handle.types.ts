@@ -3,7 +3,7 @@ import type { KeySet, CreatePartnerBodySchema, PartnerSchema, UpdatePartnerBodyS
 import type { ClockViewSchema } from '../clock';
 import type { AdvanceResultSchema } from '../http/control/clock.routes';
 import type { DeliveriesQuerySchema, SendBodySchema } from '../http/control/webhooks.routes';
-import type { FaultInputSchema, FaultSchema } from '../http/faults/fault.store';
+import type { FaultInputSchema, FaultSchema } from '../http/faults/fault.schemas';
 import type { RecordedRequest, RequestsQuerySchema } from '../http/inspector/request-log.schemas';
 import type { ResetResultSchema } from '../http/control/reset.routes';
 import type { Sandbox, SandboxOverrides } from '../sandbox/sandbox';

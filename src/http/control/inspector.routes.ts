@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { FaultInputSchema, FaultSchema, type FaultStore } from '../faults/fault.store';
+import { FaultInputSchema, FaultSchema } from '../faults/fault.schemas';
+import type { FaultStore } from '../faults/fault.store';
 import type { Api, AnyRouteSpec } from '../api/api';
 import type { RequestLog } from '../inspector/request-log';
 import { RecordedRequestSchema, RequestsQuerySchema } from '../inspector/request-log.schemas';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FaultsStateSchema, FaultStore } from './fault.store';
+import { FaultsStateSchema } from './fault.schemas';
+import { FaultStore } from './fault.store';
 import { globMatches } from './glob';
 
 const req = (path: string, over: Partial<{ clientId: string; env: 'test' | 'live'; method: string }> = {}) => ({

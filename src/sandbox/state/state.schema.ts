@@ -3,7 +3,7 @@ import { CLOCK_MODES, ClockStateSchema } from '../../clock/clock.schemas';
 import { IdsStateSchema } from '../../shared/ids';
 import { DueInstant } from '../../shared/schemas';
 import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schemas';
-import { FaultsStateSchema } from '../../http/faults/fault.store';
+import { FaultsStateSchema } from '../../http/faults/fault.schemas';
 import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/model';
 import { DeliveryRecordSchema } from '../../webhooks/delivery';
 import { WebhookChaosSchema } from '../../webhooks/chaos';

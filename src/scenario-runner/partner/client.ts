@@ -1,7 +1,7 @@
 import { signRequest, type KeySet } from '../../auth';
 import { createControlClient, type ControlBody, type ControlClient, type ControlFetch } from '../../client/control-client';
 import { SandboxError } from '../../client/sandbox-error';
-import type { FaultInput } from '../../http/faults/fault.store';
+import type { FaultInput } from '../../http/faults/fault.schemas';
 import type { Environment } from '../../reference';
 import type { OrderDetail, OrderSummary, Quote } from '../../orders';
 import type { DeliveryView } from '../../webhooks';

@@ -9,7 +9,7 @@ import { KybStatusSchema } from '../../auth/partner.schemas';
 import { ENVIRONMENTS } from '../../reference';
 import { DeliveryStatusSchema } from '../../webhooks/delivery.schemas';
 import { firstIssue } from '../../shared/validation';
-import { FaultInputSchema } from '../../http/faults/fault.store';
+import { FaultInputSchema } from '../../http/faults/fault.schemas';
 
 /** A `${...}` reference, resolved when the step runs. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: the message names the script's ${...} syntax, not a template
