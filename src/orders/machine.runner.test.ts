@@ -15,7 +15,8 @@ import {
 } from 'xstate';
 import { seeded } from '../../test/support/property';
 import { VirtualClock, type TimerTag } from '../clock';
-import { createMachineRunner, inputKey, jsonKey, type Effects } from './machine.runner';
+import { inputKey, jsonKey } from './input-key';
+import { createMachineRunner, type Effects } from './machine.runner';
 import { createOrderMachine, type OrderEvent, type OrderInput } from './order.machine';
 import { ORDER_TYPES } from './model';
 
