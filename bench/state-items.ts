@@ -11,7 +11,12 @@
  * `stringify-tuples`). And the floors of any layout, before validation: each order as one flat JSON
  * array of its leaves, parsed and built back by an object literal made for its shape
  * (`parse-flat`), and the same orders built from leaves already parsed (`build`: making the plain
- * records alone, their strings aside). Prints one JSON line: ms, CPU ms, GCs and heap kept per way.
+ * records alone, their strings aside). And what a store that kept orders other than as plain
+ * records would still pay, validating each order as a restore must: zod's compiled parse with only
+ * each order's place in the file's bytes kept (`zod-offsets`: a store that kept the document's
+ * bytes and parsed an order at each read), and with each order kept but its timeline as bytes of its
+ * own (`zod-timeline-bytes`: a codec of the timeline alone). Prints one JSON line: ms, CPU ms, GCs
+ * and heap kept per way.
  *
  * Usage: node --expose-gc --import tsx bench/state-items.ts FILE [--orders N]
  *   (FILE: e.g. the `--state` file of a sandbox filled by bench/fill.ts and saved)
@@ -30,7 +35,18 @@ const { values: flags, positionals } = parseArgs({
 const file = positionals[0];
 if (!file) throw new Error('usage: bench/state-items.ts FILE [--orders N]');
 const n = Number(flags.orders);
-const WAYS = ['parse', 'zod', 'zod-compiled', 'parse-tuples', 'parse-flat', 'build', 'stringify', 'stringify-tuples'] as const;
+const WAYS = [
+  'parse',
+  'zod',
+  'zod-compiled',
+  'zod-offsets',
+  'zod-timeline-bytes',
+  'parse-tuples',
+  'parse-flat',
+  'build',
+  'stringify',
+  'stringify-tuples',
+] as const;
 
 /**
  * An order's leaves (every string, number, boolean and null, depth first) and the code that
@@ -136,7 +152,14 @@ if (!flags.way) {
     else {
       const parsed = zod.safeParse(item);
       if (!parsed.success) refused++;
-      kept.push(parsed.data);
+      if (flags.way === 'zod-offsets') kept.push(line.byteOffset);
+      else if (flags.way === 'zod-timeline-bytes') {
+        // The timeline's text (between its key and the next field's, `status`) kept as bytes of its own.
+        const from = line.indexOf('"timeline":') + '"timeline":'.length;
+        const to = line.indexOf(',"status":', from);
+        if (!parsed.success || from < '"timeline":'.length || to < 0) refused++;
+        else kept.push({ ...parsed.data, timeline: Buffer.from(line.subarray(from, to)) });
+      } else kept.push(parsed.data);
     }
   }
   const ms = performance.now() - t;
