@@ -157,7 +157,7 @@ if (!flags.way) {
         // The timeline's text (between its key and the next field's, `status`) kept as bytes of its own.
         const from = line.indexOf('"timeline":') + '"timeline":'.length;
         const to = line.indexOf(',"status":', from);
-        if (!parsed.success || from < '"timeline":'.length || to < 0) refused++;
+        if (from < '"timeline":'.length || to < 0) refused++;
         else kept.push({ ...parsed.data, timeline: Buffer.from(line.subarray(from, to)) });
       } else kept.push(parsed.data);
     }
