@@ -100,6 +100,23 @@ describe('state file', () => {
     expect(yields).toBeGreaterThan(30 / 5);
   });
 
+  it('reads line by line a saved document an editor gave a byte order mark or Windows line breaks', async () => {
+    const expected = await readStateFile(join(dir, 'lined.json'), { lined: false });
+    const text = readFileSync(join(dir, 'lined.json'), 'utf8');
+    for (const [name, edited] of [
+      ['bom.json', `\uFEFF${text}`],
+      ['crlf.json', text.replaceAll('\n', '\r\n')],
+      ['bom-crlf.json', `\uFEFF${text.replaceAll('\n', '\r\n')}`],
+    ] as const) {
+      const file = join(dir, name);
+      writeFileSync(file, edited);
+      // Not the whole read's fallback (as slow as before decision 029 for a large document).
+      const lined = await readLinedState(file);
+      expect(lined, name).not.toBe(NOT_LINED);
+      expect(lined, name).toStrictEqual(expected);
+    }
+  });
+
   it('still loads a document of one line (saved before decision 029), and one a person re-formatted', async () => {
     const expected = await readStateFile(join(dir, 'lined.json'), { lined: false });
     const old = join(dir, 'one-line.json');

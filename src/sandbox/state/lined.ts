@@ -55,7 +55,9 @@ export async function readLinedState(path: string, slicing: WorkSlicing = nodeSl
       if (bytesRead === 0) break;
       const chunk = buffer.subarray(0, kept + bytesRead);
       carry = undefined;
-      let start = 0;
+      // A byte order mark before the document (an editor's, as JSON.parse's path strips it) is skipped.
+      const begin = first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+      let start = begin;
       for (let nl = chunk.indexOf(NEWLINE, start); nl >= 0; nl = chunk.indexOf(NEWLINE, start)) {
         if (!reader.line(chunk, start, nl)) return NOT_LINED;
         start = nl + 1;
@@ -65,7 +67,7 @@ export async function readLinedState(path: string, slicing: WorkSlicing = nodeSl
         }
       }
       // No line break in the first read: a document of one line (saved before decision 029).
-      if (first && start === 0) return NOT_LINED;
+      if (first && start === begin) return NOT_LINED;
       first = false;
       if (start < chunk.length) carry = chunk.subarray(start);
     }
