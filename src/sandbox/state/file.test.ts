@@ -221,6 +221,11 @@ describe('state file', () => {
     writeFileSync(file, JSON.stringify({ version: 1 }));
     await expect(readStateFile(file)).rejects.toThrow(/broken\.json: sandbox_version: /);
     expect(await readStateFile(join(dir, 'absent.json'))).toBeUndefined();
+    // An empty file (`touch`) is not a fresh start: whatever emptied it, the start stops and says so.
+    writeFileSync(file, '');
+    await expect(readStateFile(file)).rejects.toThrow(
+      /broken\.json: the file is empty, not a state document \(remove it to start an empty sandbox\)$/,
+    );
   });
 
   it('fails a save into a missing folder with the cause, leaving no temporary file', async () => {

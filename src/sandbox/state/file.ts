@@ -43,6 +43,8 @@ export async function readStateFile(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StateFileError(`${path}: ${reason(error)}`);
   }
+  // (`touch state.json` or a copy that failed: refused as any file that is not a state, but said plainly)
+  if (size === 0) throw new StateFileError(`${path}: the file is empty, not a state document (remove it to start an empty sandbox)`);
   if (options.lined !== false) {
     let lined: StateDocument | typeof NOT_LINED;
     try {
