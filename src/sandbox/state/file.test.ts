@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -226,6 +227,23 @@ describe('state file', () => {
     await expect(readStateFile(file)).rejects.toThrow(
       /broken\.json: the file is empty, not a state document \(remove it to start an empty sandbox\)$/,
     );
+  });
+
+  it('reads a document from a pipe, which has no size to call it empty (`--state <(…)`)', async () => {
+    const fifo = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    const text = readFileSync(join(dir, 'lined.json'));
+    const writing = open(fifo, 'w').then(async (handle) => {
+      await handle.write(text);
+      await handle.close();
+    });
+    // (should the read refuse without opening the pipe, it is opened here, so the writer is not left waiting)
+    const reading = readStateFile(fifo).catch(async (error: unknown) => {
+      await (await open(fifo, 'r')).close();
+      throw error;
+    });
+    const [doc] = await Promise.all([reading, writing.catch(() => {})]);
+    expect(doc).toStrictEqual(await readStateFile(join(dir, 'lined.json'), { lined: false }));
   });
 
   it('fails a save into a missing folder with the cause, leaving no temporary file', async () => {

@@ -37,14 +37,17 @@ export async function readStateFile(
   options: { streamAboveBytes?: number; lined?: boolean } = {},
 ): Promise<StateDocument | undefined> {
   let size: number;
+  let empty: boolean;
   try {
-    size = (await stat(path)).size;
+    const stats = await stat(path);
+    size = stats.size;
+    empty = stats.isFile() && size === 0; // (a pipe or a device has no size to tell)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StateFileError(`${path}: ${reason(error)}`);
   }
   // (`touch state.json` or a copy that failed: refused as any file that is not a state, but said plainly)
-  if (size === 0) throw new StateFileError(`${path}: the file is empty, not a state document (remove it to start an empty sandbox)`);
+  if (empty) throw new StateFileError(`${path}: the file is empty, not a state document (remove it to start an empty sandbox)`);
   if (options.lined !== false) {
     let lined: StateDocument | typeof NOT_LINED;
     try {
