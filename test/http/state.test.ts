@@ -71,6 +71,15 @@ describe('snapshot and restore', () => {
         /^timers\.0\.tag\.reference: order ORDNOPE is not in orders/,
       ],
       [bad((d) => (d.clock.now_ms = -1)), /^clock\.now_ms: /],
+      // CONTRACT §13's meaning, by the routes' rules: pricing never makes a leg of 0 or less, and
+      // an order's status moves only with its timeline (a status edited alone is one never reached).
+      [bad((d) => (d.orders[1].from.amount = 0)), /^orders\.1\.from\.amount: .*>0/],
+      [bad((d) => (d.orders[2].to.amount = -5)), /^orders\.2\.to\.amount: .*>0/],
+      [bad((d) => (d.quotes[0].from.amount = -1)), /^quotes\.0\.from\.amount: .*>0/],
+      [
+        bad((d) => (d.orders[0].status = d.orders[0].status === 'failed' ? 'completed' : 'failed')),
+        /^orders\.0\.status: is not the last status on the order's timeline \(to move an order, use POST \/sandbox\/orders\/\{reference\}\/simulate\)$/,
+      ],
     ];
     for (const [doc, message] of cases) {
       const res = await s.control('PUT', '/sandbox/state', doc);

@@ -78,7 +78,8 @@ const PayinSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('crypto'), asset: z.string(), network: z.string(), address: z.string() }).meta({ id: 'StateCryptoPayin' }),
 ]);
 
-const StoredLeg = PricedLegSchema.extend({ amount: finite });
+// A leg's amount is above 0, as pricing makes it (`amount is too small` otherwise).
+const StoredLeg = PricedLegSchema.extend({ amount: z.number().gt(0).max(MAX_STORED_AMOUNT) });
 const StoredPricing = PricingSchema.extend({ exchange_rate: finite });
 const StoredFee = FeeSchema.extend({ network_fee: finite, protocol_fee: finite, partner_fee: finite, vat: finite, total: finite });
 const PricedSchema = z.object({ type: OrderTypeSchema, from: StoredLeg, to: StoredLeg, pricing: StoredPricing, fee: StoredFee });
@@ -115,6 +116,16 @@ export const OrderSnapshotSchema = PricedSchema.extend({
   updated_at: Instant,
   version: z.number().int().nonnegative(),
 });
+
+/**
+ * The status an order's timeline last entered (undefined for a timeline without one). A saved
+ * order's `status` is this one: the machine is restored from `status`, so a status edited by hand
+ * alone would show one the order never reached, whose webhook was never sent.
+ */
+export function lastStatusEntered(timeline: ReadonlyArray<{ group: string; event: string }>): string | undefined {
+  for (let i = timeline.length - 1; i >= 0; i--) if (timeline[i]!.group === 'status') return timeline[i]!.event;
+  return undefined;
+}
 
 const MagicSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('auto_payin'), fraction: finite, confirmed: z.boolean() }).meta({ id: 'StateAutoPayin' }),

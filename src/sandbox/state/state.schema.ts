@@ -4,7 +4,7 @@ import { IdsStateSchema } from '../../shared/ids';
 import { DueInstant } from '../../shared/schemas';
 import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schemas';
 import { FaultsStateSchema } from '../../http/faults/fault.schemas';
-import { OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/model';
+import { lastStatusEntered, OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/model';
 import { DeliveryRecordSchema } from '../../webhooks/delivery';
 import { WebhookChaosSchema } from '../../webhooks/chaos';
 import { MarketStateSchema } from '../../reference/market';
@@ -28,6 +28,15 @@ const TimerSchema = z.object({
 });
 export type TimerSnapshot = z.output<typeof TimerSchema>;
 
+/**
+ * A saved order: its snapshot, whose status is the last its timeline entered (CONTRACT §13: the
+ * routes move an order's status only with its timeline; the simulate route is how to move one).
+ */
+const SavedOrderSchema = OrderSnapshotSchema.refine((o) => lastStatusEntered(o.timeline) === o.status, {
+  path: ['status'],
+  message: "is not the last status on the order's timeline (to move an order, use POST /sandbox/orders/{reference}/simulate)",
+});
+
 export const StateDocumentSchema = z
   .object({
     version: z.literal(STATE_FORMAT_VERSION),
@@ -38,7 +47,7 @@ export const StateDocumentSchema = z
     partners: z.array(PartnerRecordSchema),
     revoked_keys: z.array(RevokedKeySchema),
     quotes: z.array(QuoteSnapshotSchema),
-    orders: z.array(OrderSnapshotSchema),
+    orders: z.array(SavedOrderSchema),
     evicted_orders: z.number().int().nonnegative(),
     timers: z.array(TimerSchema),
     deliveries: z.array(DeliveryRecordSchema),
