@@ -111,6 +111,8 @@ export interface Sandbox {
 export interface SandboxOverrides extends Partial<SandboxConfig> {
   /** A state to start from: `--state FILE` as `startServer` has read it (CONTRACT §13). */
   initialState?: StateDocument;
+  /** How long reading `initialState` from its file took (ms): the `state loaded` line says the whole load. */
+  stateReadMs?: number;
   wall?: WallClock;
   logger?: Logger;
   /** How a streamed state document shares the event loop (tests: a slice of 0 ms, a yield they hold). */
@@ -119,7 +121,7 @@ export interface SandboxOverrides extends Partial<SandboxConfig> {
 
 /** Wires a sandbox from config: the composition root. */
 export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
-  const { wall = systemWallClock, logger: givenLogger, initialState: saved, stateSlicing, ...rest } = overrides;
+  const { wall = systemWallClock, logger: givenLogger, initialState: saved, stateReadMs = 0, stateSlicing, ...rest } = overrides;
   const config: SandboxConfig = { ...DEFAULT_CONFIG, ...rest };
   const logger = givenLogger ?? pino({ level: config.logLevel });
   // CONTRACT §13: a saved state brings its seed, so the demo partner and later ids match it.
@@ -225,8 +227,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
   };
   const streamState = (onTaken?: () => void) => exportStateStream(stateParts, { slicing: stateSlicing, ...(onTaken ? { onTaken } : {}) });
   if (saved) {
+    const restoring = performance.now();
     restoreState(stateParts, saved);
-    logger.info({ path: config.statePath, ...summarise(stateParts) }, 'state loaded');
+    const ms = Math.round(stateReadMs + performance.now() - restoring);
+    logger.info({ path: config.statePath, ...summarise(stateParts), ms }, 'state loaded');
   }
 
   const readiness = createReadiness({

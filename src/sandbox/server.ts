@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { answerClientError } from '../http/edge/client-error';
 import { gracefulStop, trackRequests, type StopReport } from '../http/edge/graceful';
+import pino from 'pino';
+import { DEFAULT_CONFIG } from './config';
 import { createSandbox, type Sandbox, type SandboxOverrides } from './sandbox';
 import { checkStatePath, readStateFile } from './state/file';
 
@@ -21,6 +23,13 @@ export interface RunningSandbox {
 
 /** How a graceful stop went; `saveError` when `--state` could not be written (exit non-zero). */
 export type ShutdownReport = StopReport & { saveError?: string };
+
+/**
+ * A `--state` file at least this large is announced before it is read (about half a second of
+ * loading here): a person watching the start is told why nothing answers yet. A smaller one is
+ * not, so a file that cannot be loaded stops the start with its one line (CONTRACT §13).
+ */
+export const ANNOUNCED_STATE_BYTES = 32 * 1024 * 1024;
 
 /** Beyond the webhook timeout, how long a graceful stop waits for requests in flight. */
 const SHUTDOWN_MARGIN_MS = 5_000;
@@ -49,11 +58,22 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
   // the file, when it exists, is read (streamed when large) before anything else starts.
   const statePath = overrides.statePath;
   let initialState = overrides.initialState;
+  let stateReadMs: number | undefined;
+  // The sandbox's logger, made now: a large file takes seconds to load (about 9 s for 200,000
+  // orders), and the start says so before it reads one.
+  const logger = overrides.logger ?? pino({ level: overrides.logLevel ?? DEFAULT_CONFIG.logLevel });
   if (statePath && !initialState) {
     await checkStatePath(statePath);
-    initialState = await readStateFile(statePath);
+    const reading = performance.now();
+    initialState = await readStateFile(statePath, {
+      onReading: (bytes) => {
+        if (bytes >= ANNOUNCED_STATE_BYTES)
+          logger.info({ path: statePath, bytes }, 'loading the state file: the sandbox answers once it is loaded');
+      },
+    });
+    stateReadMs = performance.now() - reading;
   }
-  const sandbox = createSandbox({ ...overrides, initialState });
+  const sandbox = createSandbox({ ...overrides, initialState, logger, ...(stateReadMs === undefined ? {} : { stateReadMs }) });
   const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
   server.on('clientError', answerClientError);
   const requests = trackRequests(server);

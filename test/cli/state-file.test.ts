@@ -9,6 +9,8 @@ import { startReceiver, type Receiver } from '../support/receiver';
 import { clientFor, startTestServer, T0, type Caller, type TestServer } from '../support/server';
 import { firstHalf, secondHalf } from '../support/state-script';
 import { tmpfsForBlock } from '../support/tmpfs';
+import { createSandbox } from '../../src/sandbox/sandbox';
+import { ANNOUNCED_STATE_BYTES } from '../../src/sandbox/server';
 
 // CONTRACT §13: --state FILE is saved on SIGTERM and loaded at start; the run goes on as if
 // the process had never stopped.
@@ -88,7 +90,8 @@ describe('--state FILE', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).orders).toHaveLength(4);
 
     const second = await serve(file);
-    expect(second.out()).toMatch(/"orders":4[^\n]*state loaded/);
+    expect(second.out()).toMatch(/"orders":4[^\n]*"ms":\d+,"msg":"state loaded"/); // how long the load took
+    expect(second.out()).not.toMatch(/loading the state file/); // a small file is not announced
     const resumed = await secondHalf(second.client, partner, [...refs]);
 
     // POST /sandbox/state/save writes the file now, atomically (no temp file left behind).
@@ -143,6 +146,34 @@ describe('--state FILE', () => {
     expect(await bad.exit).toBe(1);
     expect(bad.out()).toMatch(/^Bad state file: .*broken\.json: not a JSON document: .*\n$/);
     expect(bad.out()).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('says before reading a large state file that it is loading, and how long the load took', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'state-'));
+    const file = join(dir, 'large.json');
+    const sandbox = createSandbox({ clockMode: 'manual', logLevel: 'silent' });
+    // A saved document, made as large as ANNOUNCED_STATE_BYTES by the whitespace JSON allows after it.
+    const text = sandbox.exportStateChunks().join('');
+    sandbox.close();
+    writeFileSync(file, text + ' '.repeat(ANNOUNCED_STATE_BYTES - Buffer.byteLength(text)));
+    const served = runToExit(['--state', file]);
+    await new Promise<void>((resolve, reject) => {
+      const wait = () => (/listening on/.test(served.out()) ? resolve() : setTimeout(wait, 20));
+      wait();
+      served.exit.then((code) => reject(new Error(`exited ${code}: ${served.out()}`)));
+    });
+    const out = served.out();
+    expect(out).toMatch(
+      new RegExp(
+        `"path":"[^"]+large\\.json","bytes":${ANNOUNCED_STATE_BYTES},"msg":"loading the state file: the sandbox answers once it is loaded"`,
+      ),
+    );
+    expect(out).toMatch(/"ms":\d+,"msg":"state loaded"/);
+    expect(out.indexOf('loading the state file')).toBeLessThan(out.indexOf('state loaded'));
+    expect(out.indexOf('state loaded')).toBeLessThan(out.indexOf('listening on'));
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('exits non-zero on SIGTERM when the state cannot be saved, logging why at error level', async () => {

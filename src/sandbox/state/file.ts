@@ -34,7 +34,12 @@ const STREAM_ABOVE_BYTES = 256 * 1024 * 1024;
  */
 export async function readStateFile(
   path: string,
-  options: { streamAboveBytes?: number; lined?: boolean } = {},
+  options: {
+    streamAboveBytes?: number;
+    lined?: boolean;
+    /** Called once the file is found, before it is read: its size (bytes; 0 for a pipe). */
+    onReading?: (bytes: number) => void;
+  } = {},
 ): Promise<StateDocument | undefined> {
   let size: number;
   let empty: boolean;
@@ -48,6 +53,7 @@ export async function readStateFile(
   }
   // (`touch state.json` or a copy that failed: refused as any file that is not a state, but said plainly)
   if (empty) throw new StateFileError(`${path}: the file is empty, not a state document (remove it to start an empty sandbox)`);
+  options.onReading?.(size);
   if (options.lined !== false) {
     let lined: StateDocument | typeof NOT_LINED;
     try {
