@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { signedCurl } from '../auth';
 import { ISO } from '../clock';
 import { ConfigError, loadConfig, USAGE } from '../sandbox/config';
@@ -47,9 +48,21 @@ async function serve(argv: string[]): Promise<void> {
       process.exit(1);
     }
   }
+  // A signal while the sandbox starts (a large --state file loads for seconds) stops it at once:
+  // nothing has changed yet, so nothing is saved and the file is left as it was. A handler of its
+  // own, as Node run as PID 1 (the container) ignores a signal it has no handler for.
+  const statePath = config.statePath;
+  const beforeUp = (signal: NodeJS.Signals) => {
+    process.stderr.write(`${signal} while starting: stopped before the sandbox was up${statePath ? ` (${statePath} is unchanged)` : ''}\n`);
+    process.exit(128 + (constants.signals[signal] ?? 0));
+  };
+  process.once('SIGINT', beforeUp);
+  process.once('SIGTERM', beforeUp);
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
     running = await startServer(config);
+    process.off('SIGINT', beforeUp);
+    process.off('SIGTERM', beforeUp);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {

@@ -1,6 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { spawnTs } from '../support/spawn';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -173,6 +174,28 @@ describe('--state FILE', () => {
     expect(out.indexOf('state loaded')).toBeLessThan(out.indexOf('listening on'));
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops at once on SIGTERM while the state file is still loading, saying so and leaving the file as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'state-'));
+    const fifo = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    const served = runToExit(['--state', fifo]);
+    // The pipe opens for writing once the sandbox has opened it to read: it is loading, and a
+    // document half written keeps it loading until the signal.
+    const writer = await Promise.race([
+      open(fifo, 'w'),
+      served.exit.then((code) => Promise.reject(new Error(`exited ${code} before reading: ${served.out()}`))),
+    ]);
+    const sandbox = createSandbox({ clockMode: 'manual', logLevel: 'silent' });
+    const text = sandbox.exportStateChunks().join('');
+    sandbox.close();
+    await writer.write(text.slice(0, text.length / 2));
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(143);
+    expect(served.out()).toMatch(/^SIGTERM while starting: stopped before the sandbox was up \(\S+pipe\.json is unchanged\)\n$/);
+    await writer.close().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   });
 
