@@ -49,20 +49,21 @@ async function serve(argv: string[]): Promise<void> {
     }
   }
   // A signal while the sandbox starts (a large --state file loads for seconds) stops it at once:
-  // nothing has changed yet, so nothing is saved and the file is left as it was. A handler of its
-  // own, as Node run as PID 1 (the container) ignores a signal it has no handler for.
+  // nothing has changed yet, so nothing is saved and the file is left as it was. Node run as PID 1
+  // (the container) ignores a signal it has no listener for, so one listener stays from here to
+  // the exit and only what it does changes once the sandbox is up: swapping listeners would drop
+  // a signal that arrived during the restore's synchronous step and was still queued.
   const statePath = config.statePath;
-  const beforeUp = (signal: NodeJS.Signals) => {
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => {
     process.stderr.write(`${signal} while starting: stopped before the sandbox was up${statePath ? ` (${statePath} is unchanged)` : ''}\n`);
     process.exit(128 + (constants.signals[signal] ?? 0));
   };
-  process.once('SIGINT', beforeUp);
-  process.once('SIGTERM', beforeUp);
+  const listener = (signal: NodeJS.Signals) => onSignal(signal);
+  process.on('SIGINT', listener);
+  process.on('SIGTERM', listener);
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
     running = await startServer(config);
-    process.off('SIGINT', beforeUp);
-    process.off('SIGTERM', beforeUp);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
@@ -84,7 +85,7 @@ async function serve(argv: string[]): Promise<void> {
   const { sandbox, url } = running;
   const readyFile = config.readyFile;
   // CONTRACT §9: the first signal stops gracefully; a second one (Ctrl-C again) exits at once.
-  // Installed as soon as the sandbox is up, before the ready file and the banner announce it: a
+  // In place as soon as the sandbox is up, before the ready file and the banner announce it: a
   // signal sent the moment the banner shows used to find Node's default (killed, nothing saved).
   // The process exits after its stop whatever its output does: a reader of stdout that went
   // away (EPIPE) once made the log calls throw, and the orphan never exited (issue 22).
@@ -116,8 +117,7 @@ async function serve(argv: string[]): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  onSignal = stop;
   stopWithParent(() => stop('SIGTERM'));
   const demo = sandbox.demoPartner;
   const curl = signedCurl(url, {
