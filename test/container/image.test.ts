@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -276,6 +277,43 @@ describe.skipIf(!ctx)('the container image (CONTRACT §20)', () => {
     await until(async () => (await fetch(`${base}/health`)).ok, 10_000, 'GET /health of the second container');
     expect(await control('GET', `/sandbox/orders/${reference}`)).toMatchObject({ reference, status: 'completed' });
     await engineOk(c, ['stop', '-t', '2', again]);
+  });
+
+  it('`docker stop` while a --state file is still loading stops at once (exit 143), saying so', async () => {
+    // A pipe on the bind mount: the sandbox opens it to read and then waits for what is written,
+    // so it is loading when the signal comes, however fast the machine. Node is PID 1 here, which
+    // ignores a signal it has no listener for: before, the stop waited for the engine's SIGKILL.
+    const fifo = join(shared, 'loading.json');
+    execFileSync('mkfifo', [fifo]);
+    chmodSync(fifo, 0o666);
+    const loading = name('containers', 'loading');
+    await engineOk(c, ['run', '-d', '--name', loading, '-v', `${shared}:/shared`, '-e', 'SANDBOX_STATE=/shared/loading.json', c.image]);
+    // Opening the pipe to write returns once the sandbox has opened it to read: its listener is in place.
+    let timer: NodeJS.Timeout | undefined;
+    const writer = await Promise.race([
+      open(fifo, 'w'),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(async () => {
+          await (await open(fifo, 'r')).close(); // lets the open above return, so nothing is left waiting
+          reject(new Error(`the sandbox never opened its --state pipe: ${(await engine(c, ['logs', loading])).stderr}`));
+        }, 60_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    await writer.write('{"version":1,');
+    // -t 10: not stopped by then, it is killed (exit 137) and the assertion below fails.
+    const stopped = engineOk(c, ['stop', '-t', '10', loading]);
+    const said = /SIGTERM while starting: stopped before the sandbox was up \(\/shared\/loading\.json is unchanged\)/;
+    const logs = async () => {
+      const { stdout, stderr } = await engine(c, ['logs', loading]);
+      return stdout + stderr;
+    };
+    // Its exit then waits for the read of the pipe in flight (Node joins its I/O threads): the pipe
+    // is closed once the line is there, or after 8 s (then the half document is refused: exit 1).
+    for (const until = Date.now() + 8_000; Date.now() < until && !said.test(await logs()); ) await new Promise((r) => setTimeout(r, 100));
+    await writer.close();
+    await stopped;
+    expect((await engineOk(c, ['inspect', '--format', '{{.State.ExitCode}}', loading])).trim()).toBe('143');
+    expect(await logs()).toMatch(said);
   });
 
   it('runs the other verbs: --version, vectors, sign', async () => {
