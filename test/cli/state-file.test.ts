@@ -183,19 +183,29 @@ describe('--state FILE', () => {
     execFileSync('mkfifo', [fifo]);
     const served = runToExit(['--state', fifo]);
     // The pipe opens for writing once the sandbox has opened it to read: it is loading, and a
-    // document half written keeps it loading until the signal.
+    // document half written keeps it loading until the signal. (Should it exit first, the pipe is
+    // opened to read here, so the open to write returns and nothing is left waiting.)
+    const opening = open(fifo, 'w');
     const writer = await Promise.race([
-      open(fifo, 'w'),
-      served.exit.then((code) => Promise.reject(new Error(`exited ${code} before reading: ${served.out()}`))),
+      opening,
+      served.exit.then(async (code) => {
+        await (await open(fifo, 'r')).close();
+        await (await opening).close();
+        throw new Error(`exited ${code} before reading: ${served.out()}`);
+      }),
     ]);
     const sandbox = createSandbox({ clockMode: 'manual', logLevel: 'silent' });
     const text = sandbox.exportStateChunks().join('');
     sandbox.close();
     await writer.write(text.slice(0, text.length / 2));
     served.child.kill('SIGTERM');
+    // Its exit then waits for a read of the pipe in flight (Node joins its I/O threads): the pipe
+    // is closed once the line is there, or after 10 s.
+    const said = /^SIGTERM while starting: stopped before the sandbox was up \(\S+pipe\.json is unchanged\)\n$/;
+    for (const until = Date.now() + 10_000; Date.now() < until && !said.test(served.out()); ) await new Promise((r) => setTimeout(r, 20));
+    await writer.close();
     expect(await served.exit).toBe(143);
-    expect(served.out()).toMatch(/^SIGTERM while starting: stopped before the sandbox was up \(\S+pipe\.json is unchanged\)\n$/);
-    await writer.close().catch(() => {});
+    expect(served.out()).toMatch(said);
     rmSync(dir, { recursive: true, force: true });
   });
 
