@@ -107,10 +107,12 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
   let identity: PartnerIdentity | undefined;
   if (options.partnerFile) {
     // A file that cannot be read or is not JSON is refused like a malformed one (exit 2, one line).
+    // A byte order mark before it (PowerShell's `Set-Content -Encoding UTF8` writes one) is skipped,
+    // as for the state file and the fixtures.
     let json: unknown;
     let unreadable: string | undefined;
     try {
-      json = JSON.parse(readFileSync(options.partnerFile, 'utf8'));
+      json = JSON.parse(readFileSync(options.partnerFile, 'utf8').replace(/^\uFEFF/, ''));
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       unreadable = e.code ? `cannot be read (${e.code})` : `is not JSON (${e.message})`;

@@ -170,6 +170,26 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
     }
   });
 
+  it('takes a --partner file that an editor or PowerShell saved with a byte order mark', async () => {
+    // Windows PowerShell 5: `Invoke-WebRequest … | Select -Expand Content | Set-Content -Encoding UTF8 partner.json`.
+    const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
+    writeFileSync(file, `\uFEFF${JSON.stringify(identity)}\r\n`);
+    const target = await partnerReceiver('none');
+    try {
+      const run = await runAll({
+        startSandbox: startScenarioSandbox,
+        files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')],
+        targetUrl: target.url,
+        partnerFile: file,
+        write: () => {},
+      });
+      expect(run.fileErrors).toEqual([]);
+      expect(run.results.map((r) => r.failure?.error)).toEqual([undefined]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('rejects a malformed --partner file before running', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
     writeFileSync(file, JSON.stringify({ client_id: 'x', keys: { test: {} } }));
