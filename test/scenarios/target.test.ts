@@ -56,10 +56,28 @@ async function partnerReceiver(bug: Bug) {
   };
 }
 
-function partnerFile(): string {
+function partnerFile(text = JSON.stringify(identity)): string {
   const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
-  writeFileSync(file, JSON.stringify(identity));
+  writeFileSync(file, text);
   return file;
+}
+
+/** The happy path run with `--partner FILE` against a correct receiver: no file refused, no step failed. */
+async function expectHappyPathWith(file: string): Promise<void> {
+  const target = await partnerReceiver('none');
+  try {
+    const run = await runAll({
+      startSandbox: startScenarioSandbox,
+      files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')],
+      targetUrl: target.url,
+      partnerFile: file,
+      write: () => {},
+    });
+    expect(run.fileErrors).toEqual([]);
+    expect(run.results.map((r) => r.failure?.error)).toEqual([undefined]);
+  } finally {
+    await target.close();
+  }
 }
 
 const adversarial = join(DEFAULT_SCENARIO_DIR, 'adversarial-deliveries.yaml');
@@ -145,49 +163,13 @@ describe('--target: a partner receiver with keys it already holds (--partner)', 
 
   it("takes the control API's answer saved as it came: the envelope {status, message, data}", async () => {
     // `curl -s -X POST …/sandbox/partners … > ci/partner.json` (README "Or run the image").
-    const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        status: true,
-        message: 'Partner created',
-        data: { ...identity, name: 'Acme', kyb_status: 'approved', webhook_url: null },
-      }),
-    );
-    const target = await partnerReceiver('none');
-    try {
-      const run = await runAll({
-        startSandbox: startScenarioSandbox,
-        files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')],
-        targetUrl: target.url,
-        partnerFile: file,
-        write: () => {},
-      });
-      expect(run.fileErrors).toEqual([]);
-      expect(run.results.map((r) => r.failure?.error)).toEqual([undefined]);
-    } finally {
-      await target.close();
-    }
+    const data = { ...identity, name: 'Acme', kyb_status: 'approved', webhook_url: null };
+    await expectHappyPathWith(partnerFile(JSON.stringify({ status: true, message: 'Partner created', data })));
   });
 
   it('takes a --partner file that an editor or PowerShell saved with a byte order mark', async () => {
     // Windows PowerShell 5: `Invoke-WebRequest … | Select -Expand Content | Set-Content -Encoding UTF8 partner.json`.
-    const file = join(mkdtempSync(join(tmpdir(), 'partner-')), 'partner.json');
-    writeFileSync(file, `\uFEFF${JSON.stringify(identity)}\r\n`);
-    const target = await partnerReceiver('none');
-    try {
-      const run = await runAll({
-        startSandbox: startScenarioSandbox,
-        files: [join(DEFAULT_SCENARIO_DIR, 'onramp-happy-path.yaml')],
-        targetUrl: target.url,
-        partnerFile: file,
-        write: () => {},
-      });
-      expect(run.fileErrors).toEqual([]);
-      expect(run.results.map((r) => r.failure?.error)).toEqual([undefined]);
-    } finally {
-      await target.close();
-    }
+    await expectHappyPathWith(partnerFile(`\uFEFF${JSON.stringify(identity)}\r\n`));
   });
 
   it('rejects a malformed --partner file before running', async () => {
