@@ -419,13 +419,15 @@ export function createDispatcher(deps: DispatcherDeps) {
       generation++;
       listeners.failPending('the sandbox state was replaced');
       for (const entry of saved) {
+        // Read before the entry is taken over: it becomes the delivery, not in flight here.
+        const wasInFlight = entry.inFlight;
         // The entry is the restore's own (parsed for it alone): taken over, not copied.
         const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false });
         if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery, answers);
         deliveries.set(delivery.id, delivery);
         // A first attempt chaos still holds (its timer comes back from the document's timers).
-        if (delivery.attempts.length === 0 && !entry.inFlight && delivery.next_attempt_at !== null) hold(delivery);
-        if (entry.inFlight) scheduleRetry(delivery, clock.now());
+        if (delivery.attempts.length === 0 && !wasInFlight && delivery.next_attempt_at !== null) hold(delivery);
+        if (wasInFlight) scheduleRetry(delivery, clock.now());
       }
       changed(null);
     },

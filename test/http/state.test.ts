@@ -182,6 +182,35 @@ describe('snapshot and restore', () => {
     expect(res.body.message).toMatch(/--state FILE/);
   });
 
+  it('sends again, once the clock moves, a webhook attempt that was in flight when the state was taken', async () => {
+    const hung = await startReceiver();
+    try {
+      hung.behave(() => 'hang');
+      const a = await startTestServer({ seed: 5, webhookTimeoutMs: 60_000 });
+      servers.push(a);
+      const partner = await a.createPartner({ webhook_url: hung.url, name: 'Hung' });
+      await createOrder(a, 'onramp', {}, { as: partner });
+      while (hung.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const doc = (await a.control('GET', '/sandbox/state')).body.data;
+      expect(doc.deliveries.map((d: any) => [d.event, d.inFlight])).toEqual([['order.created', true]]);
+      const id = doc.deliveries[0].id;
+
+      hung.behave(() => 'ok');
+      const b = await server();
+      expect((await b.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+      expect((await b.control('GET', '/sandbox/state')).body.data.timers.map((t: any) => t.tag)).toContainEqual({
+        kind: 'delivery_retry',
+        id,
+      });
+      await b.control('POST', '/sandbox/clock/advance', { duration: '1s' });
+      await b.sandbox.dispatcher.idle();
+      expect(hung.received.filter((q) => q.headers['svc-delivery-id'] === id)).toHaveLength(2);
+      expect((await b.control('GET', `/sandbox/webhooks/deliveries/${id}`)).body.data.status).toBe('succeeded');
+    } finally {
+      await hung.close();
+    }
+  });
+
   it('restores into a sandbox that has its own orders, replacing them, and reset still works after', async () => {
     const a = await server();
     const { partner, refs } = await firstHalf(a, r.url);
