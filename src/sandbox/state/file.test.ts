@@ -168,6 +168,35 @@ describe('state file', () => {
     await expect(readStateFile(file)).rejects.toThrow(/edited\.json: not a JSON document/);
   });
 
+  it('validates a list written inline on a line of fields as the whole read does (not the layout)', async () => {
+    if (sandbox.orders.store.size < 5) await someOrders(5);
+    const file = join(dir, 'inline.json');
+    const lines = sandbox.exportStateChunks().join('').split('\n');
+    const opens = lines.indexOf('],"orders":[');
+    const closes = lines.findIndex((line) => line.startsWith('],"evicted_orders":'));
+    const orders = lines.slice(opens + 1, closes).map((line) => JSON.parse(line.replace(/,$/, '')) as Record<string, unknown>);
+    expect(orders.length).toBeGreaterThan(1);
+    const inline = (list: unknown[]) => [
+      ...lines.slice(0, opens),
+      `],"orders":${JSON.stringify(list)}${lines[closes]!.slice(1)}`,
+      ...lines.slice(closes + 1),
+    ];
+    // Valid inline: it loads, the same as the saved layout.
+    writeFileSync(file, inline(orders).join('\n'));
+    const saved = join(dir, 'inline-saved.json');
+    writeFileSync(saved, lines.join('\n'));
+    expect(await readStateFile(file)).toEqual(await readStateFile(saved));
+    // An order the routes never make, inline: refused with its field, as PUT /sandbox/state refuses it.
+    writeFileSync(file, inline([orders[0], { ...orders[1], from: { ...(orders[1]!.from as object), amount: -5 } }]).join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(/inline\.json: orders\.1\.from\.amount: Too small/);
+    // The same on the document's first line: a partner inline there is checked too.
+    const head = JSON.parse(`${lines[0]}]}`) as Record<string, unknown>;
+    const partner = JSON.parse(lines[1]!.replace(/,$/, '')) as Record<string, unknown>;
+    const first = JSON.stringify({ ...head, partners: [{ ...partner, name: '' }], revoked_keys: [] }).replace(/\[\]\}$/, '[');
+    writeFileSync(file, [first, ...lines.slice(lines.indexOf('],"revoked_keys":[') + 1)].join('\n'));
+    await expect(readStateFile(file)).rejects.toThrow(/inline\.json: partners\.0\.name: /);
+  });
+
   it('refuses an order nested deeper than the document allows, wherever its schema lets it nest, read line by line', async () => {
     const file = join(dir, 'deep.json');
     if (sandbox.orders.store.size < 5) await someOrders(5);

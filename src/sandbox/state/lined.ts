@@ -166,8 +166,14 @@ class LinedReader {
     }
     for (const key of keys) {
       if (key === opened) continue;
-      this.head[key] = (value as Record<string, unknown>)[key]; // the last of a repeated key wins, as in JSON.parse
-      if (isList(key)) this.lists.delete(key);
+      const field = (value as Record<string, unknown>)[key];
+      // A list of the document's written inline (`"orders":[{…}]` on a line of fields) is not the
+      // layout: its items would pass no item schema here. Only an empty one is; the rest is read whole.
+      if (isList(key)) {
+        if (!Array.isArray(field) || field.length > 0) return false;
+        this.lists.delete(key);
+      }
+      this.head[key] = field; // the last of a repeated key wins, as in JSON.parse
     }
     // A document of another format is named by its version first, not by what differs in its orders.
     if (this.state === 'start' && this.head.version !== undefined && this.head.version !== STATE_FORMAT_VERSION) {
