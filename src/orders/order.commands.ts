@@ -6,7 +6,7 @@ import { checkPrecision, type Caller, type OrdersCore } from './order.core';
 import type { Lifecycle } from './order.lifecycle';
 import type { OrderEvent } from './order.machine';
 import type { Queries } from './order.queries';
-import { CryptoFulfilSchema, FiatFulfilSchema, type ControlPayin, type ControlPayout, type Include } from './model';
+import { CryptoFulfilSchema, FiatFulfilSchema, MAX_STORED_AMOUNT, type ControlPayin, type ControlPayout, type Include } from './model';
 import type { OrderDetail } from './order.view';
 
 /**
@@ -105,6 +105,11 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
     const outstanding = round(order.context.due - order.context.paid - order.context.unconfirmed, precision);
     const amount = round(b.amount ?? (outstanding > 0 ? outstanding : order.context.due), precision);
     if (!(amount > 0)) throw validationError('amount', `rounds to 0 at ${precision} decimal places`);
+    // Late pay-ins add up without end (each is refunded): past the bound an order keeps, its saved
+    // state would not load again (CONTRACT §13).
+    if (order.context.paid + order.context.unconfirmed + amount > MAX_STORED_AMOUNT) {
+      throw validationError('amount', `would take the pay-ins of order ${reference} past ${MAX_STORED_AMOUNT}, the most an order keeps`);
+    }
     if (!can(order, { type: 'PAYIN', amount, confirmed })) {
       throw badRequest(`A pay-in does not apply to order ${reference} in status ${order.status}`);
     }

@@ -76,6 +76,10 @@ describe('snapshot and restore', () => {
       [bad((d) => (d.orders[1].from.amount = 0)), /^orders\.1\.from\.amount: .*>0/],
       [bad((d) => (d.orders[2].to.amount = -5)), /^orders\.2\.to\.amount: .*>0/],
       [bad((d) => (d.quotes[0].from.amount = -1)), /^quotes\.0\.from\.amount: .*>0/],
+      // A settled share and a payout's percentage are what the routes make (0..1, 0..100): past
+      // them, amounts derived later (what is refunded) leave the bounds the document keeps.
+      [bad((d) => (d.orders[0].context.ratio = 1.5)), /^orders\.0\.context\.ratio: /],
+      [bad((d) => (d.orders[0].context.percentage = 1e18)), /^orders\.0\.context\.percentage: /],
       [
         bad((d) => (d.orders[0].status = d.orders[0].status === 'failed' ? 'completed' : 'failed')),
         /^orders\.0\.status: is not the last status on the order's timeline \(to move an order, use POST \/sandbox\/orders\/\{reference\}\/simulate\)$/,
@@ -88,6 +92,31 @@ describe('snapshot and restore', () => {
       expect(res.body.message).toMatch(message);
       expect((await s.control('GET', '/sandbox/state')).body.data).toEqual(before);
     }
+  });
+
+  it('loads again what it saves after any write: a version at the largest exact integer, pay-ins up to the bound', async () => {
+    const s = await server();
+    const { reference } = await createOrder(s, 'onramp');
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    const order = doc.orders.find((o: any) => o.reference === reference);
+    order.version = Number.MAX_SAFE_INTEGER;
+    order.context.unconfirmed = 1e18 - 1e6; // (1e18 is exact to 128)
+    expect((await s.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+
+    // A pay-in past the most an order keeps is refused, and changes nothing.
+    const before = (await s.control('GET', '/sandbox/state')).body.data;
+    const over = await s.control('POST', `/sandbox/orders/${reference}/payin`, { amount: 2e6 });
+    expect(over.status, over.text).toBe(422);
+    expect(over.body.message).toMatch(/^amount: would take the pay-ins of order ORD\w+ past 1000000000000000000, the most an order keeps$/);
+    expect((await s.control('GET', '/sandbox/state')).body.data).toEqual(before);
+
+    // One that fits is taken; the order's version wraps, and the sandbox's own document loads.
+    expect((await s.control('POST', `/sandbox/orders/${reference}/payin`, { amount: order.context.due })).status).toBe(200);
+    const after = (await s.control('GET', '/sandbox/state')).body.data;
+    expect(after.orders.find((o: any) => o.reference === reference).version).toBeLessThan(Number.MAX_SAFE_INTEGER);
+    const fresh = await server();
+    const put = await fresh.control('PUT', '/sandbox/state', after);
+    expect(put.status, put.text).toBe(200);
   });
 
   it('answers a failed save with 507 naming the cause, keeping no temporary file (issue 22)', async () => {

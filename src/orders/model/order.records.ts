@@ -13,7 +13,7 @@ import { DueInstant, Instant, MAX_INSTANT } from '../../shared/schemas';
  * Amounts as stored: finite and within a bound far above any the routes let in (legs ≤ 1e12),
  * so sums, ratios and renders stay finite whatever a restored document says (issue 22).
  */
-const MAX_STORED_AMOUNT = 1e18;
+export const MAX_STORED_AMOUNT = 1e18;
 const finite = z.number().finite().min(-MAX_STORED_AMOUNT).max(MAX_STORED_AMOUNT);
 /** Decimal places: a currency's precision (toFixed takes 0..100; fixtures use at most 18). */
 const Precision = z.number().int().nonnegative().max(18);
@@ -30,11 +30,12 @@ const OrderContextSchema = z.object({
   /** Pay-ins seen but not confirmed. */
   unconfirmed: finite,
   /** Fraction of the order settled (0..1). */
-  ratio: finite,
+  ratio: z.number().min(0).max(1),
   refundDue: finite,
   refunded: finite,
   outcome: z.enum(PAYOUT_OUTCOMES),
-  percentage: finite,
+  /** The share a payout pays out: 100, or a partial payout's (0..100, as its route takes it). */
+  percentage: z.number().gt(0).max(100),
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
   // (not finite.positive(): a minimum beside exclusiveMinimum is a mixed range in the document)
   autoPayin: z
@@ -103,7 +104,8 @@ export const OrderSnapshotSchema = PricedSchema.extend({
       refs: z.array(z.string()),
       paidAt: Instant.nullable(),
       amount: finite,
-      percentage: finite,
+      /** The share settled, in percent (the order's `ratio` × 100). */
+      percentage: z.number().min(0).max(100),
       state: z.enum(['sent', 'failed', 'reverted']),
     })
     .nullable(),

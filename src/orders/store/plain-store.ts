@@ -53,7 +53,9 @@ export function createPlainStore(options: OrderStoreOptions = {}): OrderStore {
       // The record handed out is the one kept: written in place.
       const record = order as OrderRecord;
       const result = change(record);
-      record.version++;
+      // Counts writes, and wraps rather than pass the largest exact integer: a document saved
+      // after any write loads again (CONTRACT §13), and the render cache only compares versions.
+      record.version = record.version < Number.MAX_SAFE_INTEGER ? record.version + 1 : 0;
       options.onChange?.(record.reference);
       return result;
     },
