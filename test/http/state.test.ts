@@ -80,6 +80,15 @@ describe('snapshot and restore', () => {
       // them, amounts derived later (what is refunded) leave the bounds the document keeps.
       [bad((d) => (d.orders[0].context.ratio = 1.5)), /^orders\.0\.context\.ratio: /],
       [bad((d) => (d.orders[0].context.percentage = 1e18)), /^orders\.0\.context\.percentage: /],
+      // Each part has the side its type gives it (spec §4.1): otherwise /v1 answers a body its own
+      // OpenAPI document does not describe (CONTRACT §10).
+      [
+        bad((d) => (d.orders[0].type = 'swap')),
+        /^orders\.0\.from\.network: must be a crypto leg \(with its network\) for a swap \(swap is crypto → crypto\)$/,
+      ],
+      [bad((d) => (d.orders[1].payin = d.orders[0].payin)), /^orders\.1\.payin\.kind: must be crypto for an? \w+ /],
+      [bad((d) => (d.orders[0].recipient = d.orders[1].recipient)), /^orders\.0\.recipient\.kind: must be /],
+      [bad((d) => (d.quotes[0].type = d.quotes[0].type === 'onramp' ? 'offramp' : 'onramp')), /^quotes\.0\.(from|to)\.network: must be a /],
       [
         bad((d) => (d.orders[0].status = d.orders[0].status === 'failed' ? 'completed' : 'failed')),
         /^orders\.0\.status: is not the last status on the order's timeline \(to move an order, use POST \/sandbox\/orders\/\{reference\}\/simulate\)$/,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ENVIRONMENTS } from '../../reference/fixtures.schema';
-import { FeeSchema, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
+import { FeeSchema, type OrderType, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
 import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
 import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
 import { DueInstant, Instant, MAX_INSTANT } from '../../shared/schemas';
@@ -126,6 +126,37 @@ export const OrderSnapshotSchema = PricedSchema.extend({
  */
 export function lastStatusEntered(timeline: ReadonlyArray<{ group: string; event: string }>): string | undefined {
   for (let i = timeline.length - 1; i >= 0; i--) if (timeline[i]!.group === 'status') return timeline[i]!.event;
+  return undefined;
+}
+
+/**
+ * Where an order's or a quote's parts do not have the shape its type gives them, as the routes
+ * make them (spec §4.1): onramp fiat → crypto, offramp crypto → fiat, swap crypto → crypto; a
+ * crypto leg names its network, a fiat leg none; the pay-in and the refund are on the `from`
+ * side, the recipient on the `to` side. Undefined when every part fits.
+ */
+export function shapeMisfit(o: {
+  type: OrderType;
+  from: { network?: string | undefined };
+  to: { network?: string | undefined };
+  payin?: { kind: 'fiat' | 'crypto' };
+  recipient?: { kind: 'fiat' | 'crypto' };
+  refundTarget?: { kind: 'fiat' | 'crypto' };
+}): { path: string[]; message: string } | undefined {
+  const fromSide = o.type === 'onramp' ? 'fiat' : 'crypto';
+  const toSide = o.type === 'offramp' ? 'fiat' : 'crypto';
+  const parts: Array<[string[], 'fiat' | 'crypto', 'fiat' | 'crypto' | undefined]> = [
+    [['from', 'network'], fromSide, o.from.network === undefined ? 'fiat' : 'crypto'],
+    [['to', 'network'], toSide, o.to.network === undefined ? 'fiat' : 'crypto'],
+    [['payin', 'kind'], fromSide, o.payin?.kind],
+    [['recipient', 'kind'], toSide, o.recipient?.kind],
+    [['refundTarget', 'kind'], fromSide, o.refundTarget?.kind],
+  ];
+  for (const [path, want, got] of parts) {
+    if (got === undefined || got === want) continue;
+    const what = path[1] === 'network' ? `a ${want} leg (${want === 'fiat' ? 'no network' : 'with its network'})` : want;
+    return { path, message: `must be ${what} for ${o.type === 'onramp' ? 'an' : 'a'} ${o.type} (${o.type} is ${fromSide} → ${toSide})` };
+  }
   return undefined;
 }
 
