@@ -60,11 +60,12 @@ export const TimelineRecordSchema = z
   });
 
 // Recipients as the routes take them (CONTRACT §13: a restored document obeys the same rules).
-// The variants are named, so the document's discriminator on `kind` can refer to them.
-const FiatTarget = FiatRecipientSchema.extend({ kind: z.literal('fiat') }).meta({ id: 'StateFiatTarget' });
-const CryptoTarget = CryptoRecipientSchema.extend({ kind: z.literal('crypto'), network: z.string().min(1).max(64) }).meta({
-  id: 'StateCryptoTarget',
-});
+// The variants are named, so the document's discriminator on `kind` can refer to them. Their keys
+// are in the order intake drafts them (`kind` first), so a restored document is saved back the same.
+const FiatTarget = z.object({ kind: z.literal('fiat'), ...FiatRecipientSchema.shape }).meta({ id: 'StateFiatTarget' });
+const CryptoTarget = z
+  .object({ kind: z.literal('crypto'), network: z.string().min(1).max(64), ...CryptoRecipientSchema.shape })
+  .meta({ id: 'StateCryptoTarget' });
 export const RecipientSchema = z.discriminatedUnion('kind', [FiatTarget, CryptoTarget]);
 const PayinSchema = z.discriminatedUnion('kind', [
   z
