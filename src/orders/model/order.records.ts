@@ -134,32 +134,31 @@ export function lastStatusEntered(timeline: ReadonlyArray<{ group: string; event
  * Where an order's or a quote's parts do not have the shape its type gives them, as the routes
  * make them (spec §4.1): onramp fiat → crypto, offramp crypto → fiat, swap crypto → crypto; a
  * crypto leg names its network, a fiat leg none; the pay-in and the refund are on the `from`
- * side, the recipient on the `to` side. Undefined when every part fits.
+ * side, the recipient on the `to` side. Undefined when every part fits (nothing is made then:
+ * a restore asks it of every order).
  */
 export function shapeMisfit(o: {
   type: OrderType;
   from: { network?: string | undefined };
   to: { network?: string | undefined };
-  payin?: { kind: 'fiat' | 'crypto' };
-  recipient?: { kind: 'fiat' | 'crypto' };
-  refundTarget?: { kind: 'fiat' | 'crypto' };
-}): { path: string[]; message: string } | undefined {
-  const fromSide = o.type === 'onramp' ? 'fiat' : 'crypto';
-  const toSide = o.type === 'offramp' ? 'fiat' : 'crypto';
-  const parts: Array<[string[], 'fiat' | 'crypto', 'fiat' | 'crypto' | undefined]> = [
-    [['from', 'network'], fromSide, o.from.network === undefined ? 'fiat' : 'crypto'],
-    [['to', 'network'], toSide, o.to.network === undefined ? 'fiat' : 'crypto'],
-    [['payin', 'kind'], fromSide, o.payin?.kind],
-    [['recipient', 'kind'], toSide, o.recipient?.kind],
-    [['refundTarget', 'kind'], fromSide, o.refundTarget?.kind],
-  ];
-  for (const [path, want, got] of parts) {
-    if (got === undefined || got === want) continue;
-    const what = path[1] === 'network' ? `a ${want} leg (${want === 'fiat' ? 'no network' : 'with its network'})` : want;
+  payin?: { kind: Side };
+  recipient?: { kind: Side };
+  refundTarget?: { kind: Side };
+}): { path: string; message: string } | undefined {
+  const fromSide: Side = o.type === 'onramp' ? 'fiat' : 'crypto';
+  const toSide: Side = o.type === 'offramp' ? 'fiat' : 'crypto';
+  const misfit = (path: string, want: Side) => {
+    const what = path.endsWith('network') ? `a ${want} leg (${want === 'fiat' ? 'no network' : 'with its network'})` : want;
     return { path, message: `must be ${what} for ${o.type === 'onramp' ? 'an' : 'a'} ${o.type} (${o.type} is ${fromSide} → ${toSide})` };
-  }
+  };
+  if ((o.from.network === undefined ? 'fiat' : 'crypto') !== fromSide) return misfit('from.network', fromSide);
+  if ((o.to.network === undefined ? 'fiat' : 'crypto') !== toSide) return misfit('to.network', toSide);
+  if (o.payin !== undefined && o.payin.kind !== fromSide) return misfit('payin.kind', fromSide);
+  if (o.recipient !== undefined && o.recipient.kind !== toSide) return misfit('recipient.kind', toSide);
+  if (o.refundTarget !== undefined && o.refundTarget.kind !== fromSide) return misfit('refundTarget.kind', fromSide);
   return undefined;
 }
+type Side = 'fiat' | 'crypto';
 
 const MagicSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('auto_payin'), fraction: finite, confirmed: z.boolean() }).meta({ id: 'StateAutoPayin' }),

@@ -4,7 +4,7 @@ import { IdsStateSchema } from '../../shared/ids';
 import { DueInstant } from '../../shared/schemas';
 import { PartnerRecordSchema, RevokedKeySchema } from '../../auth/partner.schemas';
 import { FaultsStateSchema } from '../../http/faults/fault.schemas';
-import { lastStatusEntered, OrderSnapshotSchema, QuoteSnapshotSchema, shapeMisfit } from '../../orders/model';
+import { lastStatusEntered, OrderSnapshotSchema, QuoteSnapshotSchema } from '../../orders/model';
 import { DeliveryRecordSchema } from '../../webhooks/delivery';
 import { WebhookChaosSchema } from '../../webhooks/chaos';
 import { MarketStateSchema } from '../../reference/market';
@@ -35,16 +35,7 @@ export type TimerSnapshot = z.output<typeof TimerSchema>;
 const SavedOrderSchema = OrderSnapshotSchema.refine((o) => lastStatusEntered(o.timeline) === o.status, {
   path: ['status'],
   message: "is not the last status on the order's timeline (to move an order, use POST /sandbox/orders/{reference}/simulate)",
-}).superRefine(misfitIssue);
-
-/** A saved quote: its legs of the shape its type gives them (as pricing makes them). */
-const SavedQuoteSchema = QuoteSnapshotSchema.superRefine(misfitIssue);
-
-/** The issue of an order or quote whose parts do not fit its type (`shapeMisfit`), if any. */
-function misfitIssue(o: Parameters<typeof shapeMisfit>[0], ctx: z.RefinementCtx): void {
-  const misfit = shapeMisfit(o);
-  if (misfit) ctx.addIssue({ code: 'custom', path: misfit.path, message: misfit.message });
-}
+});
 
 export const StateDocumentSchema = z
   .object({
@@ -55,7 +46,7 @@ export const StateDocumentSchema = z
     clock: ClockStateSchema,
     partners: z.array(PartnerRecordSchema),
     revoked_keys: z.array(RevokedKeySchema),
-    quotes: z.array(SavedQuoteSchema),
+    quotes: z.array(QuoteSnapshotSchema),
     orders: z.array(SavedOrderSchema),
     evicted_orders: z.number().int().nonnegative(),
     timers: z.array(TimerSchema),
