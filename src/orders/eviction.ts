@@ -93,7 +93,9 @@ export function createEviction(deps: EvictionDeps) {
         if (entry.event === 'quote_used') store.quotes.delete(String(entry.details?.quote_id));
       }
     }
-    evicted += chosen.size;
+    // A count for /health and the document: it stops at the largest exact integer rather than
+    // pass it, so what is saved loads again (CONTRACT §13).
+    evicted = Math.min(evicted + chosen.size, Number.MAX_SAFE_INTEGER);
     deps.onEvicted(chosen);
   }
 

@@ -108,7 +108,10 @@ export function createCommands(core: OrdersCore, lifecycle: Lifecycle, queries: 
     // Late pay-ins add up without end (each is refunded): past the bound an order keeps, its saved
     // state would not load again (CONTRACT §13).
     if (order.context.paid + order.context.unconfirmed + amount > MAX_STORED_AMOUNT) {
-      throw validationError('amount', `would take the pay-ins of order ${reference} past ${MAX_STORED_AMOUNT}, the most an order keeps`);
+      throw validationError(
+        'amount',
+        `would take the pay-ins of order ${reference} past ${MAX_STORED_AMOUNT}, the most simulated pay-ins add up to`,
+      );
     }
     if (!can(order, { type: 'PAYIN', amount, confirmed })) {
       throw badRequest(`A pay-in does not apply to order ${reference} in status ${order.status}`);

@@ -45,6 +45,17 @@ describe('createIds', () => {
     }
   });
 
+  it('starts its count and its sequence again past the largest count a document may hold', () => {
+    const a = createIds(3);
+    a.restore({ seed: 3, draws: MAX_DRAWS - 1 });
+    a.draw();
+    expect(a.exportState()).toEqual({ seed: 3, draws: MAX_DRAWS });
+    const fresh = createIds(3);
+    expect(a.draw()).toBe(fresh.draw());
+    expect(a.exportState()).toEqual({ seed: 3, draws: 1 });
+    expect(next(a)).toEqual(next(fresh));
+  });
+
   it('restores the largest count a document may hold, the same way each time', () => {
     for (const draws of [MAX_DRAWS, MAX_DRAWS - 1, 200_000_001]) {
       const a = createIds(3);

@@ -60,8 +60,15 @@ export function createIds(seed: number): Ids {
   let current = { seed, draws: 0 };
   const randomizer: Randomizer = {
     next() {
-      // A new epoch starts every DRAWS_PER_EPOCH draws (a restore replays at most that many).
-      if (current.draws % DRAWS_PER_EPOCH === 0 && current.draws > 0) inner.seed(epochSeed(current.seed, current.draws / DRAWS_PER_EPOCH));
+      if (current.draws === MAX_DRAWS) {
+        // The count starts again rather than pass what a document may say (CONTRACT §13: what is
+        // saved loads again): the sequence restarts too, and `unused` skips an id drawn before.
+        inner.seed(current.seed);
+        current.draws = 0;
+      } else if (current.draws % DRAWS_PER_EPOCH === 0 && current.draws > 0) {
+        // A new epoch starts every DRAWS_PER_EPOCH draws (a restore replays at most that many).
+        inner.seed(epochSeed(current.seed, current.draws / DRAWS_PER_EPOCH));
+      }
       current.draws++;
       return inner.next();
     },

@@ -18,7 +18,7 @@ export const AttemptRecordSchema = z.object({
   url: z.string().nullable(),
   virtual_at: Instant,
   wall_at: Instant,
-  duration_ms: z.number().nonnegative(),
+  duration_ms: z.number().int().nonnegative(),
   http_status: z.number().int().nullable(),
   error: z.string().nullable(),
   response_excerpt: z.string().nullable(),

@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { tmpfsForBlock } from '../support/tmpfs';
 import { createOrder } from '../support/orders';
 import { MAX_INSTANT } from '../../src/shared/schemas';
+import { MAX_DRAWS } from '../../src/shared/ids';
 
 // CONTRACT §13: GET/PUT /sandbox/state. A restored sandbox behaves as if it had never stopped.
 let r: Receiver;
@@ -83,6 +84,18 @@ describe('snapshot and restore', () => {
       // them, amounts derived later (what is refunded) leave the bounds the document keeps.
       [bad((d) => (d.orders[0].context.ratio = 1.5)), /^orders\.0\.context\.ratio: /],
       [bad((d) => (d.orders[0].context.percentage = 1e18)), /^orders\.0\.context\.percentage: /],
+      // What is due is above 0 (ratios divide by it); pay-ins and refunds are not below 0; a magic
+      // amount's automatic pay-in is a fraction of what is due, as the magic amounts make it.
+      [bad((d) => (d.orders[0].context.due = 0)), /^orders\.0\.context\.due: /],
+      [bad((d) => (d.orders[0].context.paid = -1)), /^orders\.0\.context\.paid: /],
+      [bad((d) => (d.orders[0].context.autoPayin = { fraction: 1e18, confirmed: true })), /^orders\.0\.context\.autoPayin\.fraction: /],
+      [bad((d) => (d.quotes[0].magic = { kind: 'auto_payin', fraction: 0, confirmed: true })), /^quotes\.0\.magic\.fraction: /],
+      // A delivery's attempts as the dispatcher logs them: whole milliseconds, and each automatic one logged.
+      [bad((d) => (d.deliveries[0].attempts[0].duration_ms = 1.5)), /^deliveries\.0\.attempts\.0\.duration_ms: /],
+      [
+        bad((d) => (d.deliveries[0].automaticAttempts = d.deliveries[0].attempts.length + 1)),
+        /^deliveries\.0\.automaticAttempts: is more than the \d+ attempts logged$/,
+      ],
       // Each part has the side its type gives it (spec §4.1): otherwise /v1 answers a body its own
       // OpenAPI document does not describe (CONTRACT §10).
       [
@@ -115,11 +128,13 @@ describe('snapshot and restore', () => {
     order.context.unconfirmed = 1e18 - 1e6; // (1e18 is exact to 128)
     expect((await s.control('PUT', '/sandbox/state', doc)).status).toBe(200);
 
-    // A pay-in past the most an order keeps is refused, and changes nothing.
+    // A pay-in past the most simulated pay-ins add up to is refused, and changes nothing.
     const before = (await s.control('GET', '/sandbox/state')).body.data;
     const over = await s.control('POST', `/sandbox/orders/${reference}/payin`, { amount: 2e6 });
     expect(over.status, over.text).toBe(422);
-    expect(over.body.message).toMatch(/^amount: would take the pay-ins of order ORD\w+ past 1000000000000000000, the most an order keeps$/);
+    expect(over.body.message).toMatch(
+      /^amount: would take the pay-ins of order ORD\w+ past 1000000000000000000, the most simulated pay-ins add up to$/,
+    );
     expect((await s.control('GET', '/sandbox/state')).body.data).toEqual(before);
 
     // One that fits is taken; the order's version wraps, and the sandbox's own document loads.
@@ -128,6 +143,27 @@ describe('snapshot and restore', () => {
     expect(after.orders.find((o: any) => o.reference === reference).version).toBeLessThan(Number.MAX_SAFE_INTEGER);
     const fresh = await server();
     const put = await fresh.control('PUT', '/sandbox/state', after);
+    expect(put.status, put.text).toBe(200);
+  });
+
+  it('loads again what it saves with its counters at their ceilings: ids drawn, orders evicted', async () => {
+    const s = await startTestServer({ seed: 5, maxOrders: 2 });
+    servers.push(s);
+    const first = await createOrder(s, 'onramp');
+    expect((await s.control('POST', `/sandbox/orders/${first.reference}/simulate`, { status: 'completed' })).status).toBe(200);
+    await createOrder(s, 'onramp');
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    doc.ids.draws = MAX_DRAWS;
+    doc.evicted_orders = Number.MAX_SAFE_INTEGER;
+    expect((await s.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+    await createOrder(s, 'onramp'); // draws ids past the ceiling, and evicts the completed order
+    const saved = (await s.control('GET', '/sandbox/state')).body.data;
+    expect(saved.orders).toHaveLength(2);
+    expect(saved.ids.draws).toBeLessThan(MAX_DRAWS);
+    expect(saved.evicted_orders).toBe(Number.MAX_SAFE_INTEGER);
+    const fresh = await startTestServer({ seed: 5, maxOrders: 2 });
+    servers.push(fresh);
+    const put = await fresh.control('PUT', '/sandbox/state', saved);
     expect(put.status, put.text).toBe(200);
   });
 

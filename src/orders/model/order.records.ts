@@ -15,31 +15,45 @@ import { DueInstant, Instant, MAX_INSTANT } from '../../shared/schemas';
  */
 export const MAX_STORED_AMOUNT = 1e18;
 const finite = z.number().finite().min(-MAX_STORED_AMOUNT).max(MAX_STORED_AMOUNT);
+/**
+ * A magic amount's automatic pay-in, as a fraction of what is due: the magic amounts' own are
+ * 0.5, 1 and 1.1 (`src/reference/magic.ts`); a document may say up to this.
+ */
+export const MAX_AUTO_PAYIN_FRACTION = 2;
+/**
+ * Pay-ins an order adds up (and what it refunds of them): simulated ones up to the stored bound
+ * (a larger one is a 422), and automatic ones of at most MAX_AUTO_PAYIN_FRACTION × what is due
+ * while the order waits for its pay-in (which they end once they cover it): so at most 4× the bound.
+ */
+const paidAmount = z
+  .number()
+  .min(0)
+  .max(4 * MAX_STORED_AMOUNT);
 /** Decimal places: a currency's precision (toFixed takes 0..100; fixtures use at most 18). */
 const Precision = z.number().int().nonnegative().max(18);
 
 /** The machine's context: money state the guards need, amounts in the pay-in currency. */
 const OrderContextSchema = z.object({
-  /** Amount due (`from.amount`). */
-  due: finite,
+  /** Amount due (`from.amount`, above 0: ratios divide by it). */
+  due: z.number().gt(0).max(MAX_STORED_AMOUNT),
   precision: Precision,
   /** Stay `initiated` for the provisioning delay (magic amount). */
   hold: z.boolean(),
   /** Confirmed pay-ins. */
-  paid: finite,
+  paid: paidAmount,
   /** Pay-ins seen but not confirmed. */
-  unconfirmed: finite,
+  unconfirmed: paidAmount,
   /** Fraction of the order settled (0..1). */
   ratio: z.number().min(0).max(1),
-  refundDue: finite,
-  refunded: finite,
+  refundDue: paidAmount,
+  refunded: paidAmount,
   outcome: z.enum(PAYOUT_OUTCOMES),
   /** The share a payout pays out: 100, or a partial payout's (0..100, as its route takes it). */
   percentage: z.number().gt(0).max(100),
   /** A pay-in that arrives by itself a minute into the pay-in window (magic amounts), or null. */
   // (not finite.positive(): a minimum beside exclusiveMinimum is a mixed range in the document)
   autoPayin: z
-    .object({ fraction: z.number().gt(0).max(MAX_STORED_AMOUNT), confirmed: z.boolean() })
+    .object({ fraction: z.number().gt(0).max(MAX_AUTO_PAYIN_FRACTION), confirmed: z.boolean() })
     .nullable()
     .default(null),
   /** When the pay-in window closes by itself, in ms from the order's creation; set as it opens (null before). */
@@ -161,7 +175,9 @@ export function shapeMisfit(o: {
 type Side = 'fiat' | 'crypto';
 
 const MagicSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('auto_payin'), fraction: finite, confirmed: z.boolean() }).meta({ id: 'StateAutoPayin' }),
+  z
+    .object({ kind: z.literal('auto_payin'), fraction: z.number().gt(0).max(MAX_AUTO_PAYIN_FRACTION), confirmed: z.boolean() })
+    .meta({ id: 'StateAutoPayin' }),
   z.object({ kind: z.literal('hold_initiated') }).meta({ id: 'StateHoldInitiated' }),
 ]);
 

@@ -326,6 +326,10 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
   }
   doc.deliveries.forEach((d, i) => {
     owned(`deliveries.${i}.client_id`, d.client_id);
+    // Each automatic attempt is logged as it starts (so its count cannot outgrow what it saves).
+    if (d.automaticAttempts > d.attempts.length) {
+      throw validationError(`deliveries.${i}.automaticAttempts`, `is more than the ${d.attempts.length} attempts logged`);
+    }
     if (d.order !== null && !orders.has(d.order)) throw validationError(`deliveries.${i}.order`, `order ${d.order} is not in orders`);
   });
   p.market?.check(doc.market);
