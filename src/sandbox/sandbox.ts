@@ -314,7 +314,10 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
       registerTailRoute(api, { tail });
       registerStateRoutes(api, {
         exportChunks: () => streamState(),
-        restoreState: (doc) => restoreState(stateParts, doc),
+        restoreState: (doc) => {
+          restoreState(stateParts, doc);
+          readiness.reset('restore');
+        },
         summary: () => summarise(stateParts),
         statePath: config.statePath,
         async save(path) {
@@ -358,6 +361,7 @@ export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
     restoreState(doc) {
       // The restore takes over what it is handed: a caller's own object is copied first.
       restoreState(stateParts, parseOrThrow(StateDocumentSchema, structuredClone(doc)));
+      readiness.reset('restore');
     },
     exportStateChunks: () => exportStateChunks(stateParts),
     async saveState() {

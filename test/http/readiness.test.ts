@@ -148,6 +148,21 @@ describe('readiness runs (CONTRACT §21)', () => {
     expect((await report(a.id)).counted.requests).toBe(0);
   });
 
+  it("a restored state ends every run (ended_by restore) and keeps the document's faults, whatever their ids", async () => {
+    const other = await s.createPartner();
+    const run = await open({ client_id: s.demo.clientId });
+    const doc = (await s.control('GET', '/sandbox/state')).body.data;
+    // The document's own faults carry the ids of the run's probes (as an older state's may), for another partner.
+    const ids = doc.faults.faults.map((f: any) => f.id);
+    expect(ids).toHaveLength(2);
+    for (const f of doc.faults.faults) f.client_id = other.clientId;
+    expect((await s.control('PUT', '/sandbox/state', doc)).status).toBe(200);
+    expect((await report(run.id)).ended_by).toBe('restore');
+    expect((await s.control('POST', `/sandbox/readiness/runs/${run.id}/finish`)).status).toBe(409);
+    const faults = (await s.control('GET', '/sandbox/faults')).body.data;
+    expect(faults.map((f: any) => [f.id, f.client_id])).toEqual(ids.map((id: string) => [id, other.clientId]));
+  });
+
   it('opening a new run for a partner ends its open one (ended_by new_run) and removes its armed probes', async () => {
     const first = await open({ client_id: s.demo.clientId });
     const second = await open({ client_id: s.demo.clientId });

@@ -27,11 +27,12 @@ const VERDICT_TEXT = { ready: 'ready', not_ready: 'not ready', incomplete: 'inco
 /** @type {Record<ReadinessCheck['status'], string>} */
 const STATUS_TEXT = { pass: 'pass', fail: 'fail', not_exercised: 'not exercised' };
 /** @type {Record<NonNullable<ReadinessReport['ended_by']>, string>} */
-const ENDED_SHORT = { finish: 'finished', reset: 'reset', new_run: 'newer run', evicted: 'evicted' };
+const ENDED_SHORT = { finish: 'finished', reset: 'reset', restore: 'state restored', new_run: 'newer run', evicted: 'evicted' };
 /** @type {Record<NonNullable<ReadinessReport['ended_by']>, string>} */
 const ENDED_BY = {
   finish: 'finished',
   reset: 'ended by a reset',
+  restore: 'ended by a restored state (PUT /sandbox/state)',
   new_run: 'ended by a newer run',
   evicted: 'ended (evicted: too many runs)',
 };

@@ -90,7 +90,10 @@ export const ReadinessReportSchema = z
     scope: z.enum(['all', 'receiver']),
     opened_at: DateTime.meta({ description: 'wall time' }),
     finished_at: DateTime.optional(),
-    ended_by: z.enum(['finish', 'reset', 'new_run', 'evicted']).optional().meta({ description: 'how a run that no longer counts ended' }),
+    ended_by: z
+      .enum(['finish', 'reset', 'restore', 'new_run', 'evicted'])
+      .optional()
+      .meta({ description: 'how a run that no longer counts ended' }),
     probes: z.array(ProbeRecordSchema),
     counted: z.object({
       requests: z.number().int().nonnegative(),

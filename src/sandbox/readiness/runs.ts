@@ -304,9 +304,13 @@ export function createReadiness(deps: ReadinessDeps) {
         .reverse()
         .map((r) => reportOf(r, false));
     },
-    /** CONTRACT §21: a reset ends every run (the reset itself removes the faults). */
-    reset(): void {
-      for (const run of open.values()) end(run, 'reset', false);
+    /**
+     * CONTRACT §21: a reset ends every run, and so does a restored state (CONTRACT §13: it replaces
+     * the whole state, whose traffic the runs counted). Their probes' faults went with what was
+     * replaced: the faults of the same ids now are the restored document's, and are left alone.
+     */
+    reset(by: 'reset' | 'restore' = 'reset'): void {
+      for (const run of open.values()) end(run, by, false);
     },
     get openCount(): number {
       return open.size;
