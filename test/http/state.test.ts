@@ -90,6 +90,18 @@ describe('snapshot and restore', () => {
       [bad((d) => (d.orders[0].context.paid = -1)), /^orders\.0\.context\.paid: /],
       [bad((d) => (d.orders[0].context.autoPayin = { fraction: 1e18, confirmed: true })), /^orders\.0\.context\.autoPayin\.fraction: /],
       [bad((d) => (d.quotes[0].magic = { kind: 'auto_payin', fraction: 0, confirmed: true })), /^quotes\.0\.magic\.fraction: /],
+      // Text the routes trim is stored trimmed and not blank; a memo and metadata as POST /v1/orders takes them.
+      [
+        bad((d) => (d.partners[1].name = '   ')),
+        /^partners\.1\.name: must not be blank or start or end with white space \(its route trims it\)$/,
+      ],
+      [bad((d) => (d.partners[1].name = ' padded ')), /^partners\.1\.name: must not be blank/],
+      [bad((d) => (d.orders[0].merchant_reference = ' inv-1')), /^orders\.0\.merchant_reference: must not be blank/],
+      [bad((d) => (d.orders[0].memo = 'm'.repeat(501))), /^orders\.0\.memo: /],
+      [
+        bad((d) => (d.orders[0].metadata = Array.from({ length: 63 }).reduce((inner) => ({ a: inner }), {}))),
+        /^orders\.0\.metadata: nested deeper than 64 levels in its create's body \(POST \/v1\/orders refuses it\)$/,
+      ],
       // A delivery's attempts as the dispatcher logs them: whole milliseconds, and each automatic one logged.
       [bad((d) => (d.deliveries[0].attempts[0].duration_ms = 1.5)), /^deliveries\.0\.attempts\.0\.duration_ms: /],
       [

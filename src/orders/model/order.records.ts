@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ENVIRONMENTS } from '../../reference/fixtures.schema';
 import { FeeSchema, type OrderType, OrderTypeSchema, PricedLegSchema, PricingSchema } from './pricing.schemas';
 import { ORDER_STATUSES, PAYOUT_OUTCOMES, TIMELINE_GROUPS } from './order.vocabulary';
-import { CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
+import { CreateOrderBodySchema, CryptoRecipientSchema, FiatRecipientSchema } from './order.schemas';
 import { DueInstant, Instant, MAX_INSTANT } from '../../shared/schemas';
 
 /**
@@ -107,7 +107,7 @@ export const OrderSnapshotSchema = PricedSchema.extend({
   merchant_reference: z.string().min(1).max(100).nullable(),
   customer_reference: z.string().min(1).max(100).nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
-  memo: z.string().optional(),
+  memo: CreateOrderBodySchema.shape.memo,
   recipient: RecipientSchema,
   payin: PayinSchema,
   payinRefs: z.array(z.string()),
