@@ -129,6 +129,10 @@ describe('snapshot and restore', () => {
       expect(res.body.message).toMatch(message);
       expect((await s.control('GET', '/sandbox/state')).body.data).toEqual(before);
     }
+    // What the routes keep loads: a name with an emoji and inner spaces, as a partner route stores it.
+    const named = bad((d) => (d.partners[1].name = 'Acme  Pay 😀'));
+    expect((await s.control('PUT', '/sandbox/state', named)).status).toBe(200);
+    expect((await s.control('GET', '/sandbox/state')).body.data.partners[1].name).toBe('Acme  Pay 😀');
   });
 
   it('loads again what it saves after any write: a version at the largest exact integer, pay-ins up to the bound', async () => {
