@@ -248,11 +248,14 @@ function apply(p: StateParts, doc: StateDocument): void {
 }
 
 /**
- * The checks a schema cannot make (CONTRACT §13), with the rules of the routes that make each
- * part: the seed, unique ids, keys no two partners share, every reference resolving (the
- * partner of each order, quote, delivery and revoked key; the order of each delivery; the record
- * each timer is for), and each order's and quote's parts on the side its type gives them. Ranges (instants, speed, id draws, fault fields, key prefixes) are the
- * schemas' own. The first failure is a 422 naming its field.
+ * The checks a schema cannot make, or makes at a cost a large restore feels (CONTRACT §13), with
+ * the rules of the routes that make each part: the seed, unique ids, keys no two partners share,
+ * every reference resolving (the partner of each order, quote, delivery and revoked key; the
+ * order of each delivery; the record each timer is for), each order's and quote's parts on the
+ * side its type gives them, text the routes trim kept trimmed, metadata no deeper than a create's
+ * body takes, and no more automatic attempts than a delivery logs. Ranges (instants, speed, id
+ * draws, fault fields, key prefixes) are the schemas' own. The first failure is a 422 naming its
+ * field.
  */
 function checkReferences(p: StateParts, doc: StateDocument): void {
   if (doc.seed !== p.seed) {
@@ -299,6 +302,13 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
       throw validationError(field, `is already a key of ${holder === owner ? 'this partner' : `partner ${holder}`}`);
     keys.set(key, owner);
   };
+  // Text its route trims (`z.string().trim().min(1)`) is kept trimmed and not blank: refused
+  // rather than trimmed, so a restore keeps what the document says.
+  const trimmed = (field: string, text: string | null) => {
+    if (text !== null && (text.length === 0 || text.trim() !== text)) {
+      throw validationError(field, 'must not be blank or start or end with white space (its route trims it)');
+    }
+  };
   doc.partners.forEach((partner, i) => {
     trimmed(`partners.${i}.name`, partner.name);
     for (const env of ['test', 'live'] as const) {
@@ -312,13 +322,6 @@ function checkReferences(p: StateParts, doc: StateDocument): void {
   const owned = (field: string, clientId: string) => {
     if (!partners.has(clientId)) throw validationError(field, `partner ${clientId} is not in partners`);
   };
-  // Text its route trims (`z.string().trim().min(1)`) is kept trimmed and not blank: refused
-  // rather than trimmed, so a restore keeps what the document says.
-  function trimmed(field: string, text: string | null): void {
-    if (text !== null && (text.length === 0 || text.trim() !== text)) {
-      throw validationError(field, 'must not be blank or start or end with white space (its route trims it)');
-    }
-  }
   // Each part on the side its type gives it: a check here rather than a refinement of the item
   // schemas, where zod's refinements cost a restore of 200,000 orders about 0.1-0.5 s.
   const fitted = (field: string, o: Parameters<typeof shapeMisfit>[0]) => {
