@@ -128,7 +128,7 @@ export interface SandboxHandle {
   /**
    * Checks the request inspector (CONTRACT §18): resolves with the matching `/v1` requests, oldest
    * first, or rejects with an `AssertionError` listing the recorded ones. Default: at least one.
-   * @example await sandbox.verify({ method: 'POST', path: '/v1/orders', status: 201 }, { times: 1 });
+   * @example await sandbox.verify({ method: 'POST', path: '/v1/orders', status: 200 }, { times: 1 });
    */
   verify(match?: RequestMatch, options?: VerifyOptions): Promise<RecordedRequest[]>;
   /** The webhook delivery log, newest first, each with its payload and attempts. */

@@ -191,7 +191,7 @@ function CreateOrder({ partners: partnerList }) {
         ${waiting ? html`<span class="muted small" data-testid="partners-loading" role="status">Loading the partners…</span>` : null}
         ${created ? html`<span data-testid="created">Created <a href=${link('orders', created)} class="mono">${created}</a></span>` : null}</div>
     </form>
-    <p class="muted small">Created for the partner without a signature (POST /sandbox/orders); the recipient is a valid account or address. Magic amounts (README) work here too.
+    <p class="muted small">Created for the partner without a signature (POST /sandbox/orders); the recipient is a valid account or address. Magic amounts (docs/control-api.md, "Magic values") work here too.
       Like every dashboard action it goes through /sandbox, so <strong>faults injected on /v1 do not apply to it</strong>.</p>
     <${ErrorBox} error=${action.error} />
   </${Section}>`;
