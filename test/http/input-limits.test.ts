@@ -134,6 +134,38 @@ describe('Content-Type (CONTRACT §9: the signature covers the raw bytes whateve
     const res = await rawPost('/sandbox/clock/advance', '{"duration":"1m"}', {});
     expect(res.status).toBe(415);
   });
+
+  // A header that is not one media type: koa-bodyparser read no body for it, so the signature
+  // was checked over '' (401) and a control route acted on an empty body (a full pay-in).
+  const notOneType = ['*/*', 'application/*', 'json', 'application/json, application/json', 'text/plain, application/json'];
+
+  it.each(notOneType)('answers a correctly signed POST with Content-Type %j 415 naming it, not 401', async (type) => {
+    const body = JSON.stringify({ from: { currency: 'NGN', amount: 5000 }, to: legs.onramp.to });
+    const headers = signedHeaders({ clientId: s.demo.clientId, keys: s.demo.keys.test, method: 'POST', path: '/v1/orders/quote', body });
+    const res = await rawPost('/v1/orders/quote', body, { ...headers, 'content-type': type });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ status: false, code: 'E_BADREQUEST', message: expect.stringContaining(`(got ${type})`) });
+  });
+
+  it('refuses a pay-in whose Content-Type is not one media type, and changes nothing', async () => {
+    const order = await s.control('POST', '/sandbox/orders', {
+      client_id: s.demo.clientId,
+      ...legs.onramp,
+      from: { currency: 'NGN', amount: 50_000 },
+    });
+    expect(order.status).toBe(200);
+    const ref = order.body.data.reference as string;
+    const before = await s.control('GET', `/sandbox/orders/${ref}`);
+    for (const type of notOneType) {
+      const res = await rawPost(`/sandbox/orders/${ref}/payin`, '{"amount":100}', { 'content-type': type });
+      expect(res.status, type).toBe(415);
+    }
+    expect((await s.control('GET', `/sandbox/orders/${ref}`)).body).toEqual(before.body);
+    // and the same body as JSON is the partial pay-in it asks for
+    const paid = await rawPost(`/sandbox/orders/${ref}/payin`, '{"amount":100}', { 'content-type': 'application/json' });
+    expect(paid.status).toBe(200);
+    expect(paid.body.data.amount_paid).toBe(100);
+  });
 });
 
 describe('amount precision (CONTRACT §9: more places than the currency has is a 422)', () => {

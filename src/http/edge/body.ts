@@ -34,13 +34,23 @@ export function parseBody(): Middleware {
       ctx.request.body = {};
       return next();
     }
-    // Without a Content-Type koa-bodyparser would not read the body at all, and the signature
-    // would then be checked over '' : read it as text, and remember that none was sent.
-    if (ctx.req.headers['content-type'] === undefined) {
-      ctx.state.contentTypeMissing = true;
+    const parse = ctx.path === STATE_PATH ? stateParser : parser;
+    // Without a Content-Type, or with one that is not a single media type (`*/*`, `json`,
+    // `application/json, application/json`), koa-bodyparser would not read the body at all: the
+    // signature would then be checked over '' and a route would act on an empty body. Read it
+    // as bytes under a stand-in type, remember what was sent (a body is then a 415 after
+    // authentication, `requireJsonBody`), and put the header back as it came.
+    if (ctx.is('*/*') === false) {
+      const sent = ctx.req.headers['content-type'];
+      ctx.state.contentTypeRefused = sent === undefined ? 'none was sent' : `got ${sent}`;
       ctx.req.headers['content-type'] = 'application/octet-stream';
+      return parse(ctx, () => {
+        if (sent === undefined) delete ctx.req.headers['content-type'];
+        else ctx.req.headers['content-type'] = sent;
+        return decodeBody(ctx, next);
+      });
     }
-    return (ctx.path === STATE_PATH ? stateParser : parser)(ctx, () => decodeBody(ctx, next));
+    return parse(ctx, () => decodeBody(ctx, next));
   };
 }
 
@@ -78,7 +88,7 @@ function decodeBody(ctx: Context, next: Next): Promise<void> {
     if (!isUtf8(bytes)) ctx.state.signedBody = bytes;
     ctx.request.rawBody = text;
     ctx.request.body = text;
-    if (JSON_TYPE.test(ctx.get('content-type'))) {
+    if (ctx.state.contentTypeRefused === undefined && JSON_TYPE.test(ctx.get('content-type'))) {
       try {
         ctx.request.body = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
       } catch (err) {
@@ -110,8 +120,9 @@ function parseJson(text: string): unknown {
  */
 export function requireJsonBody(ctx: Context): void {
   const raw = rawBodyOf(ctx);
-  if (raw.length > 0 && (ctx.state.contentTypeMissing || !JSON_TYPE.test(ctx.get('content-type')))) {
-    const given = ctx.state.contentTypeMissing ? 'none was sent' : `got ${ctx.get('content-type')}`;
+  const refused = ctx.state.contentTypeRefused as string | undefined;
+  if (raw.length > 0 && (refused !== undefined || !JSON_TYPE.test(ctx.get('content-type')))) {
+    const given = refused ?? `got ${ctx.get('content-type')}`;
     throw new ApiError('E_BADREQUEST', `${ERROR_MESSAGES.notJson} (${given})`, { status: 415 });
   }
   const error = ctx.state.bodyError as ApiError | undefined;
