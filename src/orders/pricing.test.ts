@@ -95,4 +95,32 @@ describe('pricing invariants (property)', () => {
       seeded({ numRuns: 1000 }),
     );
   });
+
+  it('prices nothing past what an order may hold: any leg up to the 1e12 a body may give is priced within 1e18 or refused', () => {
+    // A state document refuses amounts past 1e18 (MAX_STORED_AMOUNT): 1e12 ETH priced in NGN
+    // came to 4.9e18, and the state saved with that quote did not load again.
+    const big = pairArb.chain((r) =>
+      fc.double({ min: 1e6, max: 1e12, noNaN: true }).map((amount) => ({
+        ...r,
+        from: r.onFrom ? { ...r.from, amount } : r.from,
+        to: r.onFrom ? r.to : { ...r.to, amount },
+      })),
+    );
+    fc.assert(
+      fc.property(big, (r) => {
+        let p: Priced;
+        try {
+          p = price(ref, env, r.type, r.from, r.to, r.partnerFee);
+        } catch (error) {
+          expect((error as ApiError).message).toMatch(/^amount is too (small|large)/);
+          return;
+        }
+        for (const amount of [p.from.amount, p.to.amount, p.fee.total]) expect(amount).toBeLessThanOrEqual(1e18);
+      }),
+      seeded({ numRuns: 500 }),
+    );
+    expect(() => price(ref, env, 'offramp', { currency: 'ETH', network: 'base-sepolia', amount: 1e12 }, { currency: 'NGN' })).toThrow(
+      /^amount is too large: to\.amount would come to \d+ NGN, more than 1e18/,
+    );
+  });
 });

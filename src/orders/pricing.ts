@@ -2,7 +2,7 @@ import type { Environment, ReferenceStore } from '../reference';
 import { badRequest } from '../shared/errors';
 import { ceil, floor, round, sum } from '../shared/money';
 
-import type { Fee, OrderType, PricedLeg, Pricing } from './model';
+import { type Fee, MAX_STORED_AMOUNT, type OrderType, type PricedLeg, type Pricing } from './model';
 
 export type { Fee, OrderType, PricedLeg, Pricing };
 
@@ -37,7 +37,41 @@ const FEE_MODEL = {
  * Every amount is rounded to its currency's precision; `total` is the sum of the rounded parts.
  */
 export function price(ref: ReferenceStore, env: Environment, type: OrderType, from: Leg, to: Leg, partnerFeePercent = 0): Priced {
-  if (type === 'swap') return priceSwap(ref, env, from, to, partnerFeePercent);
+  return withinStoredBounds(
+    type === 'swap' ? priceSwap(ref, env, from, to, partnerFeePercent) : priceFiat(ref, env, type, from, to, partnerFeePercent),
+  );
+}
+
+/**
+ * Refuses a conversion whose other leg or fee comes to more than an order may hold
+ * (`MAX_STORED_AMOUNT`, 1e18): a leg may be given up to 1e12, and at a rate in the millions
+ * (NGN per ETH, or a scripted rate up to 1e12) the leg priced from it passes 1e18. Such a quote
+ * or order was stored, and the state saved with it was refused on load (CONTRACT §13).
+ */
+function withinStoredBounds(priced: Priced): Priced {
+  const parts: Array<[string, number, string]> = [
+    ['from.amount', priced.from.amount, priced.from.currency],
+    ['to.amount', priced.to.amount, priced.to.currency],
+    ['fee.total', priced.fee.total, priced.fee.currency],
+  ];
+  for (const [field, amount, currency] of parts) {
+    if (!(amount <= MAX_STORED_AMOUNT)) {
+      throw badRequest(
+        `amount is too large: ${field} would come to ${amount} ${currency}, more than ${MAX_STORED_AMOUNT.toExponential().replace('+', '')}, the most the sandbox prices; send a smaller amount`,
+      );
+    }
+  }
+  return priced;
+}
+
+function priceFiat(
+  ref: ReferenceStore,
+  env: Environment,
+  type: Exclude<OrderType, 'swap'>,
+  from: Leg,
+  to: Leg,
+  partnerFeePercent: number,
+): Priced {
   const fiatLeg = type === 'onramp' ? from : to;
   const cryptoLeg = type === 'onramp' ? to : from;
   const fiat = ref.findFiat(fiatLeg.currency)!;

@@ -96,6 +96,8 @@ describe('quotes (POST /v1/orders/quote)', () => {
       [{ from: { currency: 'NGN' }, to: { currency: 'USDT', network: 'base-sepolia' } }, /exactly one leg/],
       [{ from: { currency: 'NGN', amount: 1000 }, to: { currency: 'KES' } }, /fiat to fiat/],
       [{ from: { currency: 'NGN', amount: 10 }, to: { currency: 'USDT', network: 'ethereum-sepolia' } }, /too small/],
+      // the other leg would pass 1e18, the most a saved state holds
+      [{ from: { currency: 'ETH', network: 'base-sepolia', amount: 1e12 }, to: { currency: 'NGN' } }, /^amount is too large: to\.amount/],
     ];
     for (const [body, message] of cases) {
       const res = await quote(body);
