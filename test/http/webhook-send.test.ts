@@ -36,3 +36,39 @@ describe('POST /sandbox/webhooks/send without client_id', () => {
     expect(unknown.body).toMatchObject({ status: false, code: 'E_NOTFOUND' });
   });
 });
+
+describe('order.created on demand (CONTRACT §19: it always carries status awaiting_user_payment)', () => {
+  it('refuses a data.status that says otherwise, with or without an order, and sends nothing', async () => {
+    const order = await s.controlApi.sandboxCreateOrder({
+      body: { client_id: s.demo.clientId, from: { currency: 'NGN', amount: 50_000 }, to: { currency: 'USDT', network: 'base-sepolia' } },
+    });
+    const before = receiver.received.length;
+    for (const body of [
+      { event: 'order.created', order: order.reference, url: receiver.url, data: { status: 'completed' } },
+      { event: 'order.created', url: receiver.url, data: { reference: 'ORDX', status: 'completed' } },
+    ]) {
+      const res = await s.control('POST', '/sandbox/webhooks/send', body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body).toEqual({
+        status: false,
+        code: 'E_VALIDATION_ERROR',
+        message: 'data.status: order.created always carries status awaiting_user_payment (spec §6.2)',
+      });
+    }
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it('gives a data without status that status, and keeps the other fields as given', async () => {
+    const delivery = await s.controlApi.sendWebhook({
+      body: { event: 'order.created', url: receiver.url, data: { reference: 'ORDY', amount: 5 } },
+    });
+    expect(delivery.status).toBe('succeeded');
+    const sent = receiver.received.at(-1)!.body;
+    expect(sent).toEqual({ event: 'order.created', data: { reference: 'ORDY', amount: 5, status: 'awaiting_user_payment' } });
+    // and another event's data is still sent exactly as given
+    await s.controlApi.sendWebhook({
+      body: { event: 'order.expired', url: receiver.url, data: { reference: 'ORDY', status: 'completed' } },
+    });
+    expect(receiver.received.at(-1)!.body.data).toEqual({ reference: 'ORDY', status: 'completed' });
+  });
+});

@@ -5,7 +5,7 @@ import type { Api, AnyRouteSpec } from '../api/api';
 import { ENVIRONMENTS } from '../../reference';
 import { HTTP_URL_PATTERN } from '../../shared/documented';
 import { eventSummary, type OrderService } from '../../orders';
-import { badRequest, notFound } from '../../shared/errors';
+import { badRequest, notFound, validationError } from '../../shared/errors';
 import { paginate } from '../../shared/envelope';
 import {
   DeliverySchema,
@@ -31,6 +31,9 @@ export const DeliveriesQuerySchema = z.object({
     .meta({ description: 'text in the delivery id or the order reference (case-insensitive)' }),
   ...ControlPageQuery,
 });
+
+/** The status every order.created carries (spec §6.2). */
+const CREATED_STATUS = 'awaiting_user_payment';
 
 /** CONTRACT §4 `POST /sandbox/webhooks/send` body. */
 export const SendBodySchema = z
@@ -184,12 +187,19 @@ export function registerWebhookRoutes(
     if (!body.url && !partner.webhook_url && !dispatcher.listening(partner.client_id, body.event)) {
       throw badRequest('url: the partner has no webhook_url and no listener; give url');
     }
+    // order.created always carries status awaiting_user_payment (spec §6.2, CONTRACT §19), on
+    // demand too: a data that says otherwise is refused, and one that says nothing gets it.
+    if (body.event === 'order.created' && body.data && 'status' in body.data && body.data.status !== CREATED_STATUS) {
+      throw validationError('data.status', `order.created always carries status ${CREATED_STATUS} (spec §6.2)`);
+    }
+    const sent = { ...data, ...body.data };
+    if (body.event === 'order.created') sent.status = CREATED_STATUS;
     const delivery = await dispatcher.send({
       partner,
       environment,
       order: body.order ?? (typeof body.data?.reference === 'string' ? body.data.reference : null),
       event: body.event,
-      data: { ...data, ...body.data },
+      data: sent,
       url: body.url ?? null,
       source: 'manual',
     });
