@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { answerClientError } from '../http/edge/client-error';
 import { gracefulStop, trackRequests, type StopReport } from '../http/edge/graceful';
@@ -74,7 +74,9 @@ export async function startServer(overrides: SandboxOverrides = {}): Promise<Run
     stateReadMs = performance.now() - reading;
   }
   const sandbox = createSandbox({ ...overrides, initialState, logger, ...(stateReadMs === undefined ? {} : { stateReadMs }) });
-  const server = sandbox.app.listen(sandbox.config.port, sandbox.config.host);
+  // Koa's listen() with one option: Node answers an HTTP/1.1 request without a Host header with a
+  // bare 400 of its own; the edge answers it instead, in the error envelope (CONTRACT §9).
+  const server = createServer({ requireHostHeader: false }, sandbox.app.callback()).listen(sandbox.config.port, sandbox.config.host);
   server.on('clientError', answerClientError);
   const requests = trackRequests(server);
   try {

@@ -59,6 +59,9 @@ const cases: Array<[string, () => string, number, RegExp]> = [
     /^(?!.*header name).*a header value has a character a header value cannot have/,
   ],
   ['DEL in a header value', () => `GET /v1/networks HTTP/1.1\r\nHost: ${host}\r\nX-A: a\u007fb\r\n\r\n`, 400, /header value/],
+  // Node answered these itself, a bare 400 with no body
+  ['an HTTP/1.1 request without Host', () => 'GET /sandbox/clock HTTP/1.1\r\n\r\n', 400, /needs a Host header/],
+  ['an HTTP/1.1 /v1 request without Host', () => 'GET /v1/networks HTTP/1.1\r\nConnection: keep-alive\r\n\r\n', 400, /needs a Host header/],
 ];
 
 describe('framing errors', () => {
@@ -71,6 +74,12 @@ describe('framing errors', () => {
     expect(res.head).toContain('connection: close');
     expect(res.body).toEqual({ status: false, code: 'E_BADREQUEST', message: expect.stringMatching(/^Malformed HTTP request: /) });
     expect(res.body.message).toMatch(message);
+  });
+
+  it("answers an HTTP/1.0 request without Host (the Host header is HTTP/1.1's)", async () => {
+    const res = parse(await sendRaw('GET /health HTTP/1.0\r\n\r\n').then((a) => a.replace(/^HTTP\/1\.0/, 'HTTP/1.1')));
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe(true);
   });
 
   it('keeps serving well-formed requests afterwards', async () => {

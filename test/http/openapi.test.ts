@@ -102,6 +102,18 @@ describe('GET /openapi.json (CONTRACT §10)', () => {
     expect(doc.components.schemas.AuthError.oneOf).toHaveLength(2);
   });
 
+  it("documents on every operation what Node's parser and the body limit answer, whatever the route (400, 408, 413, 431)", () => {
+    // A 17,000-character query on GET /sandbox/orders was a 431 no operation listed.
+    const refs = { '400': 'BadRequest', '408': 'RequestTimeout', '413': 'PayloadTooLarge', '431': 'HeadersTooLarge' };
+    for (const [path, item] of Object.entries(doc.paths) as Array<[string, Record<string, any>]>) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, name] of Object.entries(refs)) {
+          expect(op.responses[status]?.$ref, `${method.toUpperCase()} ${path} ${status}`).toBe(`#/components/responses/${name}`);
+        }
+      }
+    }
+  });
+
   it('documents both security schemes: public key, and secret key with HMAC headers', () => {
     const schemes = doc.components.securitySchemes;
     expect(schemes.clientId).toMatchObject({ type: 'apiKey', in: 'header', name: 'svc-client-id' });

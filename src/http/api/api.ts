@@ -139,7 +139,9 @@ const bodyOf = (ctx: Context): unknown => (ctx.request as { body?: unknown }).bo
 
 /** Statuses every route of an auth kind can answer (CONTRACT §3, §9), whatever the route. */
 export function errorStatuses(spec: AnyRouteSpec): number[] {
-  const statuses = new Set<number>([413, ...(spec.errors ?? [])]);
+  // Any request may be one Node's parser refuses, whatever its route (CONTRACT §9: 400, 408 when
+  // it came too slowly, 431 when its request line and headers pass 16 KB), or too large a body.
+  const statuses = new Set<number>([400, 408, 413, 431, ...(spec.errors ?? [])]);
   if (spec.auth !== 'none' && spec.auth !== 'page') for (const s of [400, 401, 415, 422]) statuses.add(s);
   // 429 and 5xx may also be injected faults (CONTRACT §12), which apply to authenticated /v1 routes.
   if (spec.auth === 'read' || spec.auth === 'secret') for (const s of [403, 429, 500, 502, 503, 504]) statuses.add(s);

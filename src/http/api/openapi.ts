@@ -34,7 +34,7 @@ const CANONICAL = '`clientId|timestamp|METHOD|path|rawBody` (path with its query
 const ERROR_RESPONSES: Record<string, { description: string; schema: string; headers?: Record<string, unknown> }> = {
   BadRequest: {
     description:
-      'Bad request (E_BADREQUEST): malformed JSON, or a request that cannot be done (unknown currency, expired quote, a step the status does not allow …)',
+      'Bad request (E_BADREQUEST): malformed JSON, a malformed HTTP request (bad framing, no Host header), or a request that cannot be done (unknown currency, expired quote, a step the status does not allow …)',
     schema: 'Error',
   },
   Unauthorized: {
@@ -78,6 +78,11 @@ const ERROR_RESPONSES: Record<string, { description: string; schema: string; hea
     schema: 'Error',
   },
   PayloadTooLarge: { description: 'Body over 1 MiB (E_BADREQUEST)', schema: 'Error' },
+  RequestTimeout: { description: 'The request was not received in time (E_BADREQUEST); the connection closes', schema: 'Error' },
+  HeadersTooLarge: {
+    description: 'The request line and headers are larger than the server accepts, 16 KB (E_BADREQUEST); the connection closes',
+    schema: 'Error',
+  },
   UnsupportedMediaType: { description: 'A body without Content-Type: application/json (E_BADREQUEST)', schema: 'Error' },
   ValidationError: {
     description: 'Validation error (E_VALIDATION_ERROR): `<field.path>: <reason>`, naming the first failing field',
@@ -114,8 +119,12 @@ function errorResponse(status: number, spec: AnyRouteSpec): string {
       return 'MethodNotAllowed';
     case 409:
       return 'Conflict';
+    case 408:
+      return 'RequestTimeout';
     case 413:
       return 'PayloadTooLarge';
+    case 431:
+      return 'HeadersTooLarge';
     case 415:
       return 'UnsupportedMediaType';
     case 422:

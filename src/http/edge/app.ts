@@ -72,6 +72,8 @@ function edge(logger: Logger, items: readonly Template[], observe?: (ctx: Contex
     const started = performance.now();
     let error: ApiError | undefined;
     try {
+      // Node's own check is off (`requireHostHeader: false`, sandbox/server.ts) so this one answers in the envelope.
+      if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') throw missingHost(ctx);
       const path = ctx.path;
       if (path.length > 1 && path.charCodeAt(path.length - 1) === SLASH && namesEmptyItem(items, path)) throw emptyItem(path, ctx.method);
       await next();
@@ -99,6 +101,12 @@ function edge(logger: Logger, items: readonly Template[], observe?: (ctx: Contex
       );
     }
   };
+}
+
+/** An HTTP/1.1 request without a Host header (RFC 9112 §3.2): a 400, and the connection closes, as Node's own answer did. */
+function missingHost(ctx: Context): ApiError {
+  ctx.set('Connection', 'close');
+  return new ApiError('E_BADREQUEST', 'Malformed HTTP request: an HTTP/1.1 request needs a Host header');
 }
 
 /**
