@@ -1,7 +1,7 @@
 // Webhook chaos per partner (CONTRACT §22): duplicates, reordering and delayed first attempts,
 // decided from the seed and the delivery's id alone, so the same traffic gets the same chaos.
 import * as z from 'zod';
-import { parseDuration } from '../clock';
+import { DURATION_PATTERN, parseDuration } from '../clock';
 import { notFound } from '../shared/errors';
 import { hashSeed } from '../shared/ids';
 import { MAX_DELAY_MS } from '../shared/schemas';
@@ -12,60 +12,60 @@ export const CHAOS_MARKS = ['duplicate', 'reordered', 'delayed'] as const;
 export type ChaosMark = (typeof CHAOS_MARKS)[number];
 
 /**
- * The durations the document allows (as `POST /sandbox/clock/advance` states them): whole units
- * in the order d, h, m, s, ms. The server reads more (any order, decimals such as 1.5h).
+ * A virtual duration (`90s`, `5m`, `1h30m`), at most 10 years, as chaos and rate paths take it;
+ * surrounding spaces are dropped. `pattern` is what the document states: for a body, the
+ * durations `POST /sandbox/clock/advance` states (whole units in the order d, h, m, s, ms, so a
+ * generator stays under 10 years, `DURATION_PATTERN`); for an answer, every duration the server
+ * reads and echoes as given (decimals such as 1.5h, any order, repeats, up to 3650d).
  */
-const D = '(?:[12][0-9]{3}|[0-9]{1,3})d';
-const H = '[0-9]{1,4}h';
-const M = '[0-9]{1,5}m';
-const S = '[0-9]{1,6}s';
-const MS = '[0-9]{1,9}ms';
-const DURATION_PATTERN = `^(?:${D}(?:${H})?(?:${M})?(?:${S})?(?:${MS})?|${H}(?:${M})?(?:${S})?(?:${MS})?|${M}(?:${S})?(?:${MS})?|${S}(?:${MS})?|${MS})$`;
+const duration = (pattern: string, description: string) =>
+  z
+    .string()
+    .max(64)
+    .trim()
+    .refine((d) => parseDuration(d) !== undefined, 'must be a duration such as 90s, 5m, 2h, 1d or 1h30m')
+    .refine((d) => (parseDuration(d) ?? 0) <= MAX_DELAY_MS, 'must be at most 10 years (3650d)')
+    .meta({ pattern, description, example: '30s' });
 
-/** A virtual duration (`90s`, `5m`, `1h30m`), at most 10 years, as chaos and rate paths take it. */
-export const ChaosDuration = z
-  .string()
-  .max(64)
-  .refine((d) => parseDuration(d) !== undefined, 'must be a duration such as 90s, 5m, 2h, 1d or 1h30m')
-  .refine((d) => (parseDuration(d) ?? 0) <= MAX_DELAY_MS, 'must be at most 10 years (3650d)')
-  .meta({
-    pattern: DURATION_PATTERN,
-    description: 'a virtual duration such as 90s, 5m, 2h, 1d or 1h30m (at most 10 years)',
-    example: '30s',
-  });
+/** Every duration `parseDuration` reads, once trimmed. */
+const READ_DURATION_PATTERN = '^(?:[0-9]+(?:[.][0-9]+)?(?:ms|s|m|h|d))+$';
 
-const DelayRange = z
-  .object({ min: ChaosDuration, max: ChaosDuration })
-  .refine((r) => parseDuration(r.min)! <= parseDuration(r.max)!, { message: 'min must not exceed max', path: ['min'] })
-  .meta({
-    id: 'ChaosDelay',
-    // JSON Schema cannot compare two fields: the rule is said here; the server answers 422 `delay.min: min must not exceed max`.
-    description: 'virtual time before the first attempt, drawn from min to max for each delivery; `min` must not exceed `max`',
-    'x-constraint': 'min <= max',
-    example: { min: '5s', max: '2m' },
-  });
+export const ChaosDuration = duration(DURATION_PATTERN, 'a virtual duration such as 90s, 5m, 2h, 1d or 1h30m (at most 10 years)');
+const ShownDuration = duration(READ_DURATION_PATTERN, 'a virtual duration as it was given (at most 10 years)');
 
-const ChaosFields = {
-  duplicate_rate: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .meta({ description: 'the share of deliveries sent twice (a second delivery, the same body, marked `duplicate`)', example: 0.3 }),
-  reorder_window: ChaosDuration.optional().meta({
-    description:
-      'each delivery is held a random time up to this, so events of one order within it may arrive in any order (those overtaken are marked `reordered`)',
-    example: '1m',
-  }),
-  delay: DelayRange.optional(),
-};
+function chaosFields(duration: typeof ChaosDuration, delayId: string) {
+  const delay = z
+    .object({ min: duration, max: duration })
+    .refine((r) => parseDuration(r.min)! <= parseDuration(r.max)!, { message: 'min must not exceed max', path: ['min'] })
+    .meta({
+      id: delayId,
+      // JSON Schema cannot compare two fields: the rule is said here; the server answers 422 `delay.min: min must not exceed max`.
+      description: 'virtual time before the first attempt, drawn from min to max for each delivery; `min` must not exceed `max`',
+      'x-constraint': 'min <= max',
+      example: { min: '5s', max: '2m' },
+    });
+  return {
+    duplicate_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .meta({ description: 'the share of deliveries sent twice (a second delivery, the same body, marked `duplicate`)', example: 0.3 }),
+    reorder_window: duration.optional().meta({
+      description:
+        'each delivery is held a random time up to this, so events of one order within it may arrive in any order (those overtaken are marked `reordered`)',
+      example: '1m',
+    }),
+    delay: delay.optional(),
+  };
+}
 const HAS_ONE = { message: 'give at least one of duplicate_rate, reorder_window or delay', path: ['duplicate_rate'] };
 const hasOne = (c: { duplicate_rate?: unknown; reorder_window?: unknown; delay?: unknown }) =>
   c.duplicate_rate !== undefined || c.reorder_window !== undefined || c.delay !== undefined;
 
 /** `PUT /sandbox/partners/{client_id}/webhook-chaos` (CONTRACT §22). */
 export const WebhookChaosBodySchema = z
-  .object(ChaosFields)
+  .object(chaosFields(ChaosDuration, 'ChaosDelay'))
   .refine(hasOne, HAS_ONE)
   .meta({
     id: 'WebhookChaosBody',
@@ -77,7 +77,7 @@ export type WebhookChaosBody = z.output<typeof WebhookChaosBodySchema>;
 
 /** A partner's webhook chaos, as shown and as a state document holds it. */
 export const WebhookChaosSchema = z
-  .object({ client_id: z.string().min(1).meta({ example: 'ptr_acme' }), ...ChaosFields })
+  .object({ client_id: z.string().min(1).meta({ example: 'ptr_acme' }), ...chaosFields(ShownDuration, 'ChaosDelayShown') })
   .refine(hasOne, HAS_ONE)
   .meta({ id: 'WebhookChaos', example: { client_id: 'ptr_acme', duplicate_rate: 0.3, reorder_window: '1m' } });
 export type WebhookChaos = z.output<typeof WebhookChaosSchema>;

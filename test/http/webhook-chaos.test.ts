@@ -146,4 +146,27 @@ describe('webhook chaos per partner', () => {
     expect((await s.control('GET', path)).status).toBe(404);
     expect((await s.control('DELETE', path)).status).toBe(404);
   });
+
+  it('answers every duration it takes within its own document (decimals, any order, up to 3650d), spaces dropped', async () => {
+    // These were echoed as given, and the answers failed the document's duration pattern.
+    const s = await server();
+    const path = `/sandbox/partners/${s.demo.clientId}/webhook-chaos`;
+    for (const [given, shown] of [
+      ['3650d', '3650d'],
+      ['87600h', '87600h'],
+      ['1.5h', '1.5h'],
+      ['1m1h', '1m1h'],
+      ['1d1d', '1d1d'],
+      [' 5m ', '5m'],
+    ]) {
+      // s.control checks each answer against GET /openapi.json
+      const set = await s.control('PUT', path, { reorder_window: given, delay: { min: given, max: given } });
+      expect(set.status, given).toBe(200);
+      expect(set.body.data).toEqual({ client_id: s.demo.clientId, reorder_window: shown, delay: { min: shown, max: shown } });
+      expect((await s.control('GET', path)).body.data).toEqual(set.body.data);
+    }
+    expect((await s.control('PUT', path, { reorder_window: '3651d' })).body.message).toBe(
+      'reorder_window: must be at most 10 years (3650d)',
+    );
+  });
 });
