@@ -5,7 +5,15 @@ import { fixedWallClock, VirtualClock } from '../clock';
 import type { WebhookEvent } from '../shared/events';
 import { createIds } from '../shared/ids';
 import { bodyOf } from './delivery';
-import { createDispatcher, DEFAULT_RETRY_SCHEDULE_MS, type DispatcherOptions, type ListenerAttempt } from './dispatcher';
+import {
+  createDispatcher,
+  DEFAULT_RETRY_SCHEDULE_MS,
+  MAX_ATTEMPTS,
+  MAX_ON_DEMAND_BODY_CHARS,
+  MAX_ON_DEMAND_DELIVERIES,
+  type DispatcherOptions,
+  type ListenerAttempt,
+} from './dispatcher';
 import { postAttempt } from './transport';
 
 // CONTRACT §5: at least once, retried on the virtual clock 5 s, 5 m, 30 m, 2 h, 5 h, 10 h, 10 h
@@ -469,5 +477,49 @@ describe('createDispatcher with a listener', () => {
     await t.dispatcher.idle();
     expect(after.attempts[0]!.error).toBe('sandbox stopping');
     expect(t.dispatcher.listenerCount).toBe(0);
+  });
+});
+
+describe('the log of on-demand deliveries is bounded (CONTRACT §9: memory is bounded)', () => {
+  const sendOnDemand = (t: ReturnType<typeof makeDispatcher>, data: unknown, order: string | null = null) =>
+    t.dispatcher.send({ partner: t.partner, environment: 'test', order, event: 'order.created', data, url: URL_B, source: 'manual' });
+
+  it(`keeps the newest ${MAX_ON_DEMAND_DELIVERIES} sends, with or without an order, and forgets the oldest (their retry timers too)`, async () => {
+    // Every attempt fails: each send waits for its retry, a timer on the clock.
+    const t = makeDispatcher(() => 500);
+    const lifecycle = t.send(); // an order's own delivery is never forgotten here
+    await t.dispatcher.idle();
+    const first = await sendOnDemand(t, { reference: 'ORDX' });
+    for (let i = 1; i < MAX_ON_DEMAND_DELIVERIES; i++) await sendOnDemand(t, { reference: 'ORDX', i }, i % 2 ? 'ORD1' : null);
+    expect(t.dispatcher.get(first.id)).toBeDefined();
+    const last = await sendOnDemand(t, { reference: 'ORDX', last: true });
+    expect(t.dispatcher.get(first.id)).toBeUndefined();
+    expect(t.dispatcher.get(last.id)).toBeDefined();
+    expect(t.dispatcher.get(lifecycle.id)).toBeDefined();
+    expect(t.dispatcher.list().filter((d) => d.source === 'manual')).toHaveLength(MAX_ON_DEMAND_DELIVERIES);
+    // one retry timer per delivery kept (the lifecycle's and the sends'), none for the forgotten
+    expect(t.clock.pending).toBe(MAX_ON_DEMAND_DELIVERIES + 1);
+  });
+
+  it(`keeps their bodies under ${MAX_ON_DEMAND_BODY_CHARS / 1024 / 1024} Mi characters in all`, async () => {
+    const t = makeDispatcher(() => 200);
+    const blob = 'x'.repeat(900 * 1024);
+    const sent = [];
+    for (let i = 0; i < 100; i++) sent.push(await sendOnDemand(t, { reference: `ORD${i}`, blob }));
+    const kept = t.dispatcher.list();
+    const chars = kept.reduce((sum, d) => sum + bodyOf(d).length, 0);
+    expect(chars).toBeLessThanOrEqual(MAX_ON_DEMAND_BODY_CHARS);
+    expect(kept.length).toBe(Math.floor(MAX_ON_DEMAND_BODY_CHARS / bodyOf(sent[99]!).length));
+    expect(kept.at(-1)!.id).toBe(sent[99]!.id);
+    expect(t.dispatcher.get(sent[0]!.id)).toBeUndefined();
+  });
+
+  it(`refuses a manual retry past ${MAX_ATTEMPTS} attempts with 409, naming what to do`, async () => {
+    const t = makeDispatcher(() => 200);
+    const d = await sendOnDemand(t, { reference: 'ORDX' });
+    for (let i = 1; i < MAX_ATTEMPTS; i++) await t.dispatcher.retry(d.id);
+    expect(d.attempts).toHaveLength(MAX_ATTEMPTS);
+    await expect(t.dispatcher.retry(d.id)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/send the event again/) });
+    expect(d.attempts).toHaveLength(MAX_ATTEMPTS);
   });
 });

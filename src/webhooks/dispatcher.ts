@@ -34,6 +34,17 @@ export interface DispatcherOptions {
   retryScheduleMs: number[];
 }
 
+/**
+ * Deliveries sent on demand (`POST /sandbox/webhooks/send`, source `manual`) kept in the log: the
+ * newest, at most this many and with bodies of at most this many characters in all (CONTRACT §9:
+ * memory is bounded). Lifecycle deliveries go with their orders (`forgetOrders`); a send may name
+ * no order, or the same order again and again, so these are bounded on their own.
+ */
+export const MAX_ON_DEMAND_DELIVERIES = 10_000;
+export const MAX_ON_DEMAND_BODY_CHARS = 64 * 1024 * 1024;
+/** Attempts one delivery keeps: a manual retry past them is refused (automatic ones stop at 8). */
+export const MAX_ATTEMPTS = 1_000;
+
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { timeoutMs: 15_000, retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS };
 
@@ -95,6 +106,9 @@ export function createDispatcher(deps: DispatcherDeps) {
   const chaos = createWebhookChaos(deps.seed ?? 1);
   /** Per order: its deliveries whose first attempt chaos holds (to mark those a later one overtakes). */
   const held = new Map<string, Set<Delivery>>();
+  /** The on-demand deliveries in the log, oldest first, with their bodies' length. */
+  const onDemand = new Map<Delivery, number>();
+  let onDemandChars = 0;
 
   /** Queues a delivery and starts its first attempt; does not wait for it. */
   function enqueue(input: DeliveryInput): Delivery {
@@ -191,7 +205,32 @@ export function createDispatcher(deps: DispatcherDeps) {
       ...extra,
     };
     deliveries.set(delivery.id, delivery);
+    if (delivery.source === 'manual') keepOnDemand(delivery);
     return delivery;
+  }
+
+  /** Logs an on-demand delivery, forgetting the oldest others past the bounds (but for attempts in flight). */
+  function keepOnDemand(delivery: Delivery): void {
+    const chars = typeof delivery.body === 'string' ? delivery.body.length : 0;
+    onDemand.set(delivery, chars);
+    onDemandChars += chars;
+    let forgotten = 0;
+    for (const [old] of onDemand) {
+      if (onDemand.size <= MAX_ON_DEMAND_DELIVERIES && onDemandChars <= MAX_ON_DEMAND_BODY_CHARS) break;
+      if (old === delivery || old.inFlight) continue;
+      if (old.timer !== null) clock.clearTimer(old.timer);
+      deliveries.delete(old.id);
+      dropOnDemand(old);
+      forgotten++;
+    }
+    if (forgotten > 0) changed(null);
+  }
+
+  function dropOnDemand(delivery: Delivery): void {
+    const chars = onDemand.get(delivery);
+    if (chars === undefined) return;
+    onDemand.delete(delivery);
+    onDemandChars -= chars;
   }
 
   function track(p: Promise<void>): Promise<void> {
@@ -313,6 +352,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function retry(id: string): Promise<Delivery | undefined> {
     const delivery = deliveries.get(id);
     if (!delivery) return undefined;
+    if (delivery.attempts.length >= MAX_ATTEMPTS) {
+      throw conflict(
+        `Delivery ${id} has ${delivery.attempts.length} attempts, the most one delivery keeps: send the event again (POST /sandbox/webhooks/send)`,
+      );
+    }
     if (delivery.timer !== null) {
       clock.clearTimer(delivery.timer);
       delivery.timer = null;
@@ -387,6 +431,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         if (d.timer !== null) clock.clearTimer(d.timer);
         release(d);
         deliveries.delete(id);
+        dropOnDemand(d);
         forgotten++;
       }
       if (forgotten > 0) changed(null);
@@ -415,6 +460,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
       deliveries.clear();
       held.clear();
+      onDemand.clear();
+      onDemandChars = 0;
       inFlight.clear();
       generation++;
       listeners.failPending('the sandbox state was replaced');
@@ -423,6 +470,12 @@ export function createDispatcher(deps: DispatcherDeps) {
         const wasInFlight = entry.inFlight;
         // The entry is the restore's own (parsed for it alone): taken over, not copied.
         const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false });
+        // Counted as sent (before its body is packed); a document holding more than the bounds keeps them until the next send.
+        if (delivery.source === 'manual') {
+          const chars = bodyOf(delivery).length;
+          onDemand.set(delivery, chars);
+          onDemandChars += chars;
+        }
         if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery, answers);
         deliveries.set(delivery.id, delivery);
         // A first attempt chaos still holds (its timer comes back from the document's timers).
@@ -443,6 +496,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       for (const d of deliveries.values()) if (d.timer !== null) clock.clearTimer(d.timer);
       deliveries.clear();
       held.clear();
+      onDemand.clear();
+      onDemandChars = 0;
       chaos.clear();
       inFlight.clear();
       generation++;

@@ -105,7 +105,7 @@ export const retryDeliverySpec = {
   params: IdParamsSchema,
   data: DeliverySchema,
   message: 'Delivery sent again',
-  errors: [404],
+  errors: [404, 409],
 } as const satisfies AnyRouteSpec;
 export const webhookVectorsSpec = {
   ...admin,
