@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createOrder, getOrder, advance } from '../support/orders';
 import { startTestServer, type TestServer } from '../support/server';
 import type { SandboxOverrides } from '../../src/sandbox/sandbox';
+import { MAX_INSTANT } from '../../src/shared/schemas';
 
 // CONTRACT §22 moving markets: --rates fixed|walk, POST /sandbox/rates, quotes and market rates
 // at their virtual instant, orders keeping their rate.
@@ -172,6 +173,16 @@ describe('a scripted rate path (POST /sandbox/rates)', () => {
     );
     expect((await s.control('POST', '/sandbox/rates', 'not json')).status).toBe(400);
     expect((await s.controlApi.listRates()).scripts).toEqual([]);
+  });
+
+  it('says which bound a point passes near the end of virtual time: the clock\'s last instant, not "10 years ahead"', async () => {
+    const s = await server({ clockStart: MAX_INSTANT - 60_000 });
+    const res = await s.control('POST', '/sandbox/rates', { pair: 'NGN_USDT', path: [{ at: '1h', rate: 1600 }] });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe(
+      `path.0.at: must be at most ${new Date(MAX_INSTANT).toISOString()}, the latest instant the virtual clock reaches`,
+    );
+    expect((await s.control('POST', '/sandbox/rates', { pair: 'NGN_USDT', path: [{ at: '30s', rate: 1600 }] })).status).toBe(200);
   });
 });
 

@@ -140,8 +140,9 @@ export function registerRateRoutes(api: Api, deps: { market: Market; clock: Cloc
     const points = body.path.map((point, i) => {
       const ms = parseDuration(point.at);
       const at = ms !== undefined ? now + ms : Date.parse(point.at);
-      if (at - now > MAX_DELAY_MS || at > MAX_INSTANT)
-        throw validationError(`path.${i}.at`, `must be at most 10 years ahead of the virtual now (${ISO(now)})`);
+      if (at - now > MAX_DELAY_MS) throw validationError(`path.${i}.at`, `must be at most 10 years ahead of the virtual now (${ISO(now)})`);
+      if (at > MAX_INSTANT)
+        throw validationError(`path.${i}.at`, `must be at most ${ISO(MAX_INSTANT)}, the latest instant the virtual clock reaches`);
       // an instant before 1970 is simply in the past: held from the start
       return { at_ms: Math.max(0, at), rate: point.rate, i };
     });
