@@ -72,13 +72,24 @@ export async function runRemote<O extends Options>(
   }
   const adminToken = (values as { 'admin-token'?: string })['admin-token'] ?? (process.env.SANDBOX_ADMIN_TOKEN || undefined);
   const abort = new AbortController();
-  const stop = () => abort.abort();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    abort.abort();
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const control = createControlClient({ baseUrl, ...(adminToken ? { adminToken } : {}) });
+    // The signal aborts a call under way too: Ctrl-C never waits for a sandbox that does not answer.
+    const control = createControlClient({ baseUrl, signal: abort.signal, ...(adminToken ? { adminToken } : {}) });
     await run({ values, positionals: parsed.positionals, baseUrl, adminToken, control, signal: abort.signal });
   } catch (error) {
+    if (stoppedBy !== undefined && abort.signal.aborted) {
+      // Stopped while waiting for the sandbox: the shell's code for the signal, one line.
+      process.stderr.write(`ramp-sandbox ${verb}: stopped by ${stoppedBy}\n`);
+      process.exitCode = stoppedBy === 'SIGINT' ? 130 : 143;
+      return;
+    }
     if (error instanceof UsageError) {
       process.stderr.write(`ramp-sandbox ${verb}: ${error.message}\n\n${usage}`);
       process.exitCode = 2;

@@ -98,7 +98,7 @@ export type ControlMethod<K extends ControlOperation> = (...args: ControlArgs<K>
 /** What the client asks of `fetch`: the global fetch fits, and so does a thinner transport. */
 export type ControlFetch = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string },
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
 ) => Promise<{ status: number; text(): Promise<string> }>;
 
 export interface ControlClientOptions {
@@ -108,6 +108,8 @@ export interface ControlClientOptions {
   adminToken?: string;
   /** How requests are sent (default: the global `fetch`). */
   fetch?: ControlFetch;
+  /** Aborts every call in progress (and refuses later ones): the CLI's on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -221,13 +223,16 @@ export function createControlClient(options: ControlClientOptions): ControlClien
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     if (adminToken) headers.authorization = `Bearer ${adminToken}`;
-    const init: Parameters<ControlFetch>[1] = { method, headers };
+    const init: Parameters<ControlFetch>[1] = { method, headers, ...(options.signal ? { signal: options.signal } : {}) };
     if (request.body !== undefined) init.body = JSON.stringify(request.body);
     const res = await send(`${baseUrl}${path}${queryString(request.query)}`, init);
     const text = await res.text();
     const envelope = parseObject(text);
-    if (res.status >= 200 && res.status < 300 && kind === 'document' && envelope) return envelope;
-    if (res.status >= 200 && res.status < 300 && envelope?.status === true) {
+    if (res.status >= 200 && res.status < 300 && kind === 'document' && envelope && !('status' in envelope && 'data' in envelope)) {
+      return envelope;
+    }
+    // Every route's data is an object or a list: anything else is not the sandbox answering.
+    if (res.status >= 200 && res.status < 300 && envelope?.status === true && kind !== 'document' && isObject(envelope.data)) {
       return kind === 'paged' ? { data: envelope.data, meta: envelope.meta } : envelope.data;
     }
     const name = `${method} ${path}`;
@@ -251,6 +256,8 @@ function queryString(query: Record<string, unknown> | undefined): string {
   const s = params.toString();
   return s ? `?${s}` : '';
 }
+
+const isObject = (value: unknown): value is object => value !== null && typeof value === 'object';
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
