@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeReport } from '../shared/report-file';
 import { resolve } from 'node:path';
 import { POSTMAN_FILE_NAME } from '../http/control/exports.routes';
 import { REMOTE_USAGE, runRemote, UsageError } from './remote';
@@ -44,7 +44,7 @@ export async function main(argv: string[]): Promise<void> {
         return;
       }
       const file = resolve(values.out);
-      await writeFile(file, text);
+      await writeReport(file, text);
       const requests = collection.item.reduce((n, folder) => n + (folder.item?.length ?? 0), 0);
       process.stdout.write(
         `Wrote ${file}: "${collection.info.name}", ${requests} requests in ${collection.item.length} folders.\nImport it into Postman (Import, then the file), or run its Happy path: npx newman run ${JSON.stringify(values.out)} --folder "Happy path"\n`,

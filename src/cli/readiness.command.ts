@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeReport } from '../shared/report-file';
 import { failsOn, reportJunit, reportMarkdown, reportTable } from '../sandbox/readiness/render';
 import type { ReadinessReport } from '../sandbox/readiness/readiness.schemas';
 import { onStdoutClosed, palette, useColour } from './output';
@@ -86,8 +86,8 @@ export async function main(argv: string[]): Promise<void> {
         id = newest.id;
       }
       const report: ReadinessReport = values['no-finish'] ? await control.getReadinessRun({ params: { id } }) : await finishOrFinal(id);
-      if (values.junit) writeFileSync(values.junit, reportJunit(report));
-      if (values.markdown) writeFileSync(values.markdown, reportMarkdown(report));
+      if (values.junit) await writeReport(values.junit, reportJunit(report));
+      if (values.markdown) await writeReport(values.markdown, reportMarkdown(report));
       process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : reportTable(report, palette(useColour())));
       if (failsOn(report.verdict, failOn)) process.exitCode = 1;
 

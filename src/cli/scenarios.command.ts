@@ -115,18 +115,26 @@ async function scenarios(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const result = await runAll({
-    files: positionals.map((file) => resolveScenarioFile(file)),
-    sandboxUrl: values.sandbox,
-    startSandbox: startScenarioSandbox,
-    adminToken: values['admin-token'] ?? process.env.SANDBOX_ADMIN_TOKEN,
-    targetUrl: values.target,
-    partnerFile: values.partner,
-    junitFile: values.junit,
-    readinessFile: values.readiness,
-    seed: values.seed ? Number(values.seed) : undefined,
-    concurrency: values.concurrency ? Number(values.concurrency) : undefined,
-    live: process.stdout.isTTY === true && process.env.CI !== 'true',
-  });
+  let result: Awaited<ReturnType<typeof runAll>>;
+  try {
+    result = await runAll({
+      files: positionals.map((file) => resolveScenarioFile(file)),
+      sandboxUrl: values.sandbox,
+      startSandbox: startScenarioSandbox,
+      adminToken: values['admin-token'] ?? process.env.SANDBOX_ADMIN_TOKEN,
+      targetUrl: values.target,
+      partnerFile: values.partner,
+      junitFile: values.junit,
+      readinessFile: values.readiness,
+      seed: values.seed ? Number(values.seed) : undefined,
+      concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+      live: process.stdout.isTTY === true && process.env.CI !== 'true',
+    });
+  } catch (error) {
+    // A report that could not be written (a full disk), or a run that could not start: one line.
+    process.stderr.write(`ramp-sandbox scenarios: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
   process.exitCode = result.fileErrors.length > 0 ? 2 : result.ok && result.readiness?.verdict !== 'not_ready' ? 0 : 1;
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeReport } from '../shared/report-file';
 import { parseArgs } from 'node:util';
 import { webhookSignatureVectors, webhookSignatureVectorsJson } from '../webhooks';
 import { onStdoutClosed } from './output';
@@ -12,7 +12,7 @@ prefix, uppercase hex), each with valid true or false. Made here, offline, with 
 and instants: the same document as GET /sandbox/webhooks/vectors and
 docs/webhook-signature-vectors.json. Feed each case to your verifier (docs/webhooks.md).
 
-  --out FILE    write the JSON to FILE instead of stdout
+  --out FILE    write the JSON to FILE instead of stdout (- for stdout)
   --help, -h    this text
 `;
 
@@ -35,7 +35,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const vectors = webhookSignatureVectors();
   const json = webhookSignatureVectorsJson(vectors);
-  if (out === undefined) {
+  if (out === undefined || out === '-') {
     onStdoutClosed(() => process.exit(0));
     process.stdout.write(json);
     return;
@@ -46,10 +46,9 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   try {
-    await writeFile(out, json);
+    await writeReport(out, json);
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    process.stderr.write(`ramp-sandbox vectors: cannot write ${out} (${e.code ?? e.message})\n`);
+    process.stderr.write(`ramp-sandbox vectors: ${(error as Error).message}\n`);
     process.exitCode = 1;
     return;
   }

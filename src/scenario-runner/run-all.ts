@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { writeReport } from '../shared/report-file';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { SandboxClient, type PartnerIdentity } from './partner/client';
@@ -200,9 +201,9 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
   const ms = Math.round(performance.now() - started);
   for (const r of results) if (!r.ok) write(`\n${describeFailure(r)}\n`);
   write(`\n${summaryTable(results)}\n`);
-  if (options.junitFile) writeFileSync(options.junitFile, junitXml(results, ms));
+  if (options.junitFile) await writeReport(options.junitFile, junitXml(results, ms));
   if (readiness && options.readinessFile) {
-    writeFileSync(options.readinessFile, `${JSON.stringify(readiness, null, 2)}\n`);
+    await writeReport(options.readinessFile, `${JSON.stringify(readiness, null, 2)}\n`);
     write(`\n${reportTable(readiness)}`);
   }
   return { ok: results.every((r) => r.ok), results, fileErrors: [], ms, ...(readiness ? { readiness } : {}) };

@@ -31,7 +31,9 @@ describe('ramp-sandbox vectors', () => {
     const res = await runCli(['vectors', '--out', join(dir, 'no', 'such', 'dir', 'v.json')]);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toMatch(/^ramp-sandbox vectors: cannot write .*v\.json \(ENOENT\)\n$/);
+    expect(res.stderr).toMatch(
+      /^ramp-sandbox vectors: cannot write .*v\.json: no such file or folder \(ENOENT\); a file already there is unchanged\n$/,
+    );
   });
 
   it('refuses bad usage with exit 2 and the usage, never a stack trace', async () => {
