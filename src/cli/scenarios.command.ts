@@ -20,8 +20,11 @@ fails. A NAME that is not a file, such as cancel or cancel.yaml, picks that libr
   --readiness FILE    with --partner: a readiness run of the partner's receiver around the run,
                       its report written to FILE as JSON (exit 1 when its verdict is not_ready)
   --seed N            seed for faker helpers and in-process sandboxes (default 1)
-  --concurrency N     scenarios at once in process (default 4; 1 with --sandbox or --partner)
+  --concurrency N     scenarios at once in process (1 to 64; default 4; 1 with --sandbox or --partner)
 `;
+
+/** The most scenarios run at once in process: each starts a sandbox of its own. */
+const MAX_CONCURRENCY = 64;
 
 /** `ramp-sandbox scenarios` (`npm run scenarios`): exit 0 all passed, 1 one failed, 2 bad input. */
 export async function main(argv: string[]): Promise<void> {
@@ -98,6 +101,18 @@ async function scenarios(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  const seed = values.seed === undefined ? undefined : Number(values.seed);
+  if (seed !== undefined && (values.seed!.trim() === '' || !Number.isInteger(seed))) {
+    process.stderr.write(`--seed: ${values.seed} is not valid (a whole number)\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY)) {
+    process.stderr.write(`--concurrency: ${values.concurrency} is not valid (a whole number from 1 to ${MAX_CONCURRENCY})\n`);
+    process.exitCode = 2;
+    return;
+  }
   const junitProblem = values.junit === undefined ? undefined : junitPathProblem(values.junit);
   if (junitProblem) {
     process.stderr.write(`--junit ${values.junit}: cannot write the report there: ${junitProblem}\n`);
@@ -126,8 +141,8 @@ async function scenarios(argv: string[]): Promise<void> {
       partnerFile: values.partner,
       junitFile: values.junit,
       readinessFile: values.readiness,
-      seed: values.seed ? Number(values.seed) : undefined,
-      concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+      seed,
+      concurrency,
       live: process.stdout.isTTY === true && process.env.CI !== 'true',
     });
   } catch (error) {

@@ -43,6 +43,12 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
+  const refused = signUsageProblem(values.seed, path, values.base);
+  if (refused) {
+    process.stderr.write(`ramp-sandbox sign: ${refused}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   let clientId = values['client-id'];
   let secretKey = values['secret-key'];
   let encryptionKey = values['encryption-key'];
@@ -55,4 +61,17 @@ export async function main(argv: string[]): Promise<void> {
     encryptionKey ??= demo.keys[values.env].encryption_key;
   }
   process.stdout.write(`${signedCurl(values.base, { method: method.toUpperCase(), path, body, clientId, secretKey, encryptionKey })}\n`);
+}
+
+/** What is wrong with sign's arguments, if anything: keys for a seed no sandbox has, or a curl that cannot work. */
+function signUsageProblem(seed: string, path: string, base: string): string | undefined {
+  if (seed.trim() === '' || !Number.isInteger(Number(seed))) return `--seed: ${seed} is not valid (a whole number, as serve takes it)`;
+  if (!path.startsWith('/')) return `${path}: the path starts with / (e.g. /v1/networks)`;
+  try {
+    const url = new URL(base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError();
+  } catch {
+    return `--base: ${base} is not an http(s) URL (e.g. http://127.0.0.1:4010)`;
+  }
+  return undefined;
 }

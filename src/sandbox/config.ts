@@ -253,7 +253,15 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
       DEFAULT_CONFIG.maxOrders,
       (n) => Number.isInteger(n) && n >= 1 && n <= 100_000_000,
     ),
-    logLevel: pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel,
+    logLevel: logLevel(pick(values['log-level'], 'LOG_LEVEL') || DEFAULT_CONFIG.logLevel),
     clockStart,
   };
+}
+
+/** pino's levels, and `silent`: what --log-level (LOG_LEVEL) takes. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(level: string): string {
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`--log-level: ${level} is not one of ${LOG_LEVELS.join(', ')}`);
+  return level;
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { writeReport } from '../shared/report-file';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -6,7 +6,7 @@ import { SandboxClient, type PartnerIdentity } from './partner/client';
 import { BuiltInReceiver } from './partner/receiver';
 import { describeFailure, junitXml, summaryTable } from './report';
 import { runScenario, type ScenarioResult } from './runner';
-import { loadScenario, ScenarioFileError, type Scenario } from './script/schema';
+import { loadScenario, readSmallFile, ScenarioFileError, type Scenario } from './script/schema';
 import { firstIssue } from '../shared/validation';
 import { packagePath } from '../shared/package-root';
 import { reportTable } from '../sandbox/readiness/render';
@@ -113,10 +113,10 @@ export async function runAll(options: RunAllOptions = {}): Promise<RunAllResult>
     let json: unknown;
     let unreadable: string | undefined;
     try {
-      json = JSON.parse(readFileSync(options.partnerFile, 'utf8').replace(/^\uFEFF/, ''));
+      json = JSON.parse(readSmallFile(options.partnerFile).replace(/^\uFEFF/, ''));
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      unreadable = e.code ? `cannot be read (${e.code})` : `is not JSON (${e.message})`;
+      unreadable = error instanceof ScenarioFileError ? error.reason : e.code ? `cannot be read (${e.code})` : `is not JSON (${e.message})`;
     }
     const parsed = unreadable === undefined ? PartnerFileSchema.safeParse(partnerFromFile(json)) : undefined;
     if (!parsed?.success) {

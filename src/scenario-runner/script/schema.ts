@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import * as z from 'zod';
 import { parseDuration } from '../../clock';
@@ -217,7 +217,7 @@ export type Step = {
 }[StepKind];
 
 const ScenarioHeadSchema = z.object({
-  name: z.string().min(1),
+  name: z.string().min(1).max(200, 'must be at most 200 characters'),
   description: z.string().optional(),
   environment: z.enum(ENVIRONMENTS).default('test'),
   partner: z
@@ -256,7 +256,19 @@ export function parseScenario(text: string, file: string): Scenario {
     const line = e.linePos?.[0]?.line;
     throw new ScenarioFileError(file, undefined, undefined, `YAML${line ? ` line ${line}` : ''}: ${e.message.split('\n')[0]}`);
   }
-  const raw: unknown = doc.toJS();
+  let raw: unknown;
+  try {
+    raw = doc.toJS();
+  } catch (error) {
+    // yaml refuses an alias bomb ("billion laughs") here: Excessive alias count …
+    throw new ScenarioFileError(file, undefined, undefined, `YAML: ${(error as Error).message}`);
+  }
+  const notFinite = nonFiniteAt(raw);
+  if (notFinite !== undefined) {
+    const [first, second] = notFinite.split('.');
+    const step = first === 'steps' && /^[0-9]+$/.test(second ?? '') ? Number(second) + 1 : undefined;
+    throw new ScenarioFileError(file, step, notFinite, 'is not a finite number (JSON cannot carry it): write a number such as 1e12');
+  }
   const head = ScenarioHeadSchema.safeParse(raw);
   if (!head.success) {
     const issue = firstIssue(head.error);
@@ -319,15 +331,53 @@ export function parseScenario(text: string, file: string): Scenario {
   return { file, ...head.data, steps } as Scenario;
 }
 
+/** The most a scenario file may hold: a script, not data (the shipped ones are under 4 KiB). */
+export const MAX_SCENARIO_BYTES = 1024 * 1024;
+
+/**
+ * A file of at most `maxBytes` bytes as UTF-8 text: a ScenarioFileError for a folder or a device
+ * (`/dev/zero` is never done) or a larger file; a file that cannot be read throws as `fs` does.
+ */
+export function readSmallFile(path: string, maxBytes = MAX_SCENARIO_BYTES): string {
+  const stats = statSync(path);
+  if (!stats.isFile()) throw new ScenarioFileError(path, undefined, undefined, 'is not a file');
+  if (stats.size > maxBytes)
+    throw new ScenarioFileError(
+      path,
+      undefined,
+      undefined,
+      `is ${stats.size} bytes: at most ${maxBytes} are read (a scenario is a script, not data)`,
+    );
+  return readFileSync(path, 'utf8');
+}
+
 /** Reads and validates one scenario file. */
 export function loadScenario(path: string): Scenario {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readSmallFile(path);
   } catch (error) {
+    if (error instanceof ScenarioFileError) throw error;
     throw new ScenarioFileError(path, undefined, undefined, (error as Error).message);
   }
   return parseScenario(text, path);
+}
+
+/** The path of the first number in `value` that JSON cannot carry (YAML reads 1e400 as Infinity, .nan as NaN). */
+function nonFiniteAt(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return path || '(root)';
+    if (v !== null && typeof v === 'object') {
+      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, x] = entries[i]!;
+        stack.push([x, path ? `${path}.${key}` : key]);
+      }
+    }
+  }
+  return undefined;
 }
 
 const ORDER_KEYS: ReadonlySet<string> = new Set(['order', 'quote', 'clear']);
