@@ -15,11 +15,16 @@ export function onStdoutClosed(onClosed: () => void): void {
   });
 }
 
-/** ANSI colours on a terminal, none when piped or when NO_COLOR is set (no-color.org). */
+/** ANSI colours on a terminal, none when piped, when NO_COLOR is set (no-color.org) or on a dumb terminal (`TERM=dumb`). */
 export function useColour(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
-  return stream.isTTY === true;
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+/** Lines redrawn in place (cursor moves): a terminal that has a cursor to move, outside CI. */
+export function redrawsLines(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && env.CI !== 'true' && env.TERM !== 'dumb';
 }
 
 export type Paint = (text: string) => string;

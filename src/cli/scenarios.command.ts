@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCENARIO_DIR, runAll } from '../scenario-runner';
 import { startScenarioSandbox } from './scenario-sandbox';
+import { redrawsLines } from './output';
 
 const USAGE = `Usage: ramp-sandbox scenarios [FILE|NAME...] [options]
        (from a clone: npm run scenarios -- [FILE|NAME...] [options])
@@ -143,7 +144,7 @@ async function scenarios(argv: string[]): Promise<void> {
       readinessFile: values.readiness,
       seed,
       concurrency,
-      live: process.stdout.isTTY === true && process.env.CI !== 'true',
+      live: redrawsLines(),
     });
   } catch (error) {
     // A report that could not be written (a full disk), or a run that could not start: one line.
