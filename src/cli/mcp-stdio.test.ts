@@ -54,6 +54,21 @@ describe('LineTransport', () => {
     expect(p.closed()).toBe(false);
   });
 
+  it('answers a line that is not JSON -32700 and one that is no JSON-RPC message -32600 (with its id), and reads on', async () => {
+    const p = pipes();
+    await p.transport.start();
+    p.input.write('this is not json\n');
+    p.input.write('{"id":7,"hello":"world"}\n');
+    p.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ping' })}\n`);
+    await tick();
+    expect(p.sent).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } },
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' } },
+    ]);
+    expect(p.received).toEqual([{ jsonrpc: '2.0', id: 8, method: 'ping' }]);
+    expect(p.errors).toHaveLength(2);
+  });
+
   it('ends the session as a failure when its input fails, so the command exits non-zero', async () => {
     const p = pipes();
     await p.transport.start();

@@ -103,16 +103,37 @@ export class LineTransport implements Transport {
     }
   };
 
+  /**
+   * Hands on one message. A line that is not JSON is answered -32700 (Parse error), one that is
+   * JSON but not a JSON-RPC message -32600 (Invalid Request), as JSON-RPC 2.0 §5.1 asks, with its
+   * id when it has one: a client is told instead of waiting for an answer that never comes.
+   */
   private deliver(line: string): void {
-    let message: JSONRPCMessage;
+    let parsed: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      parsed = JSON.parse(line);
     } catch (error) {
       this.onerror?.(error as Error);
+      void this.send(refusal(null, PARSE_ERROR, `Parse error: ${(error as Error).message}`));
       return;
     }
-    this.onmessage?.(message);
+    const message = JSONRPCMessageSchema.safeParse(parsed);
+    if (!message.success) {
+      this.onerror?.(message.error);
+      const id = (parsed as { id?: unknown } | null)?.id;
+      const known = typeof id === 'string' || typeof id === 'number' ? id : null;
+      void this.send(refusal(known, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message'));
+      return;
+    }
+    this.onmessage?.(message.data);
   }
+}
+
+const PARSE_ERROR = -32700;
+
+/** A JSON-RPC error answer (the id null when it cannot be read, which the SDK's types do not list). */
+function refusal(id: string | number | null, code: number, message: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', id: id as string | number, error: { code, message } } as JSONRPCMessage;
 }
 
 /** The JSON-RPC error answering an oversized message. */
