@@ -59,6 +59,9 @@ export async function main(argv: string[]): Promise<void> {
       const environment = values.environment;
       if (environment !== undefined && environment !== 'test' && environment !== 'live')
         throw new UsageError(`--environment must be test or live, not '${environment}'`);
+      if (values.run !== undefined && values.run.trim() === '') throw new UsageError('--run needs a run id (rdy_…)');
+      if (values.junit !== undefined && values.junit === values.markdown)
+        throw new UsageError(`--junit and --markdown name the same file (${values.junit}): one report would overwrite the other`);
       // Report files are checked first: a run is not finished for nothing.
       for (const [flag, file] of [
         ['--junit', values.junit],

@@ -87,5 +87,11 @@ describe('ramp-sandbox readiness', () => {
     const unknown = await readiness('--run', 'rdy_999');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/answered 404 E_NOTFOUND: No readiness run rdy_999/);
+    const empty = await readiness('--run', '');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^ramp-sandbox readiness: --run needs a run id \(rdy_…\)\n/);
+    const same = await readiness('--client-id', s.demo.clientId, '--junit', 'r.txt', '--markdown', 'r.txt');
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/^ramp-sandbox readiness: --junit and --markdown name the same file \(r\.txt\)/);
   }, 60_000);
 });
