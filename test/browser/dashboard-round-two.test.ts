@@ -296,6 +296,8 @@ describe('dashboard, round two (issue 20)', () => {
 
       release();
       await page.locator('[data-testid="partners-loading"]').waitFor({ state: 'detached' });
+      // The partner it creates for is the one the select shows (it showed none: its value was '').
+      expect(await page.locator('#new-order select[name="partner"]').inputValue()).toBe(s.demo.clientId);
       await button.click();
       const created = page.locator('[data-testid="created"] a');
       await created.waitFor();

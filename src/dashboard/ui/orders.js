@@ -175,7 +175,7 @@ function CreateOrder({ partners: partnerList }) {
   }
   return html`<${Section} title="New order" id="new-order" actions=${html`<button type="button" class="small" onClick=${() => setOpen(false)}>Close</button>`}>
     <form class="form-grid" onSubmit=${submit} ref=${form}>
-      <${Select} label="Partner" name="partner" value=${clientId} onChange=${setClientId} options=${partners.map((p) => [p.client_id, `${p.name} (${p.client_id})`])} />
+      <${Select} label="Partner" name="partner" value=${clientId || partners[0]?.client_id || ''} onChange=${setClientId} options=${partners.map((p) => [p.client_id, `${p.name} (${p.client_id})`])} />
       <${Select} label="Environment" name="env" value=${env} onChange=${(/** @type {string} */ v) => {
         setEnv(v);
         choose(type, v);
