@@ -21,6 +21,7 @@ import { createListeners, type Listener, type ListenerAnswer, type ListenerOptio
 import { probeOrPlain, signedPath } from './delivery-headers';
 import { postAttempt } from './transport';
 import { createWebhookChaos, type ChaosMark, type WebhookChaos } from './chaos';
+import { createOnDemandLog } from './on-demand';
 
 export type { Attempt, Delivery, DeliveryProbe, DeliveryStatus, ProbeKind } from './delivery';
 export { PROBE_KINDS } from './delivery';
@@ -34,14 +35,7 @@ export interface DispatcherOptions {
   retryScheduleMs: number[];
 }
 
-/**
- * Deliveries sent on demand (`POST /sandbox/webhooks/send`, source `manual`) kept in the log: the
- * newest, at most this many and with bodies of at most this many characters in all (CONTRACT §9:
- * memory is bounded). Lifecycle deliveries go with their orders (`forgetOrders`); a send may name
- * no order, or the same order again and again, so these are bounded on their own.
- */
-export const MAX_ON_DEMAND_DELIVERIES = 10_000;
-export const MAX_ON_DEMAND_BODY_CHARS = 64 * 1024 * 1024;
+export { MAX_ON_DEMAND_BODY_CHARS, MAX_ON_DEMAND_DELIVERIES } from './on-demand';
 /** Attempts one delivery keeps: a manual retry past them is refused (automatic ones stop at 8). */
 export const MAX_ATTEMPTS = 1_000;
 
@@ -106,9 +100,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const chaos = createWebhookChaos(deps.seed ?? 1);
   /** Per order: its deliveries whose first attempt chaos holds (to mark those a later one overtakes). */
   const held = new Map<string, Set<Delivery>>();
-  /** The on-demand deliveries in the log, oldest first, with their bodies' length. */
-  const onDemand = new Map<Delivery, number>();
-  let onDemandChars = 0;
+  /** The deliveries sent on demand, bounded on their own (CONTRACT §9). */
+  const onDemand = createOnDemandLog();
 
   /** Queues a delivery and starts its first attempt; does not wait for it. */
   function enqueue(input: DeliveryInput): Delivery {
@@ -211,26 +204,12 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   /** Logs an on-demand delivery, forgetting the oldest others past the bounds (but for attempts in flight). */
   function keepOnDemand(delivery: Delivery): void {
-    const chars = typeof delivery.body === 'string' ? delivery.body.length : 0;
-    onDemand.set(delivery, chars);
-    onDemandChars += chars;
-    let forgotten = 0;
-    for (const [old] of onDemand) {
-      if (onDemand.size <= MAX_ON_DEMAND_DELIVERIES && onDemandChars <= MAX_ON_DEMAND_BODY_CHARS) break;
-      if (old === delivery || old.inFlight) continue;
+    const forgotten = onDemand.add(delivery, typeof delivery.body === 'string' ? delivery.body.length : 0);
+    for (const old of forgotten) {
       if (old.timer !== null) clock.clearTimer(old.timer);
       deliveries.delete(old.id);
-      dropOnDemand(old);
-      forgotten++;
     }
-    if (forgotten > 0) changed(null);
-  }
-
-  function dropOnDemand(delivery: Delivery): void {
-    const chars = onDemand.get(delivery);
-    if (chars === undefined) return;
-    onDemand.delete(delivery);
-    onDemandChars -= chars;
+    if (forgotten.length > 0) changed(null);
   }
 
   function track(p: Promise<void>): Promise<void> {
@@ -431,7 +410,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         if (d.timer !== null) clock.clearTimer(d.timer);
         release(d);
         deliveries.delete(id);
-        dropOnDemand(d);
+        onDemand.drop(d);
         forgotten++;
       }
       if (forgotten > 0) changed(null);
@@ -461,7 +440,6 @@ export function createDispatcher(deps: DispatcherDeps) {
       deliveries.clear();
       held.clear();
       onDemand.clear();
-      onDemandChars = 0;
       inFlight.clear();
       generation++;
       listeners.failPending('the sandbox state was replaced');
@@ -470,12 +448,8 @@ export function createDispatcher(deps: DispatcherDeps) {
         const wasInFlight = entry.inFlight;
         // The entry is the restore's own (parsed for it alone): taken over, not copied.
         const delivery: Delivery = Object.assign(entry, { timer: null, inFlight: false });
-        // Counted as sent (before its body is packed); a document holding more than the bounds keeps them until the next send.
-        if (delivery.source === 'manual') {
-          const chars = bodyOf(delivery).length;
-          onDemand.set(delivery, chars);
-          onDemandChars += chars;
-        }
+        // Counted as sent (before its body is packed).
+        if (delivery.source === 'manual') onDemand.restore(delivery, bodyOf(delivery).length);
         if (delivery.status === 'succeeded' || delivery.status === 'failed') packBody(delivery, answers);
         deliveries.set(delivery.id, delivery);
         // A first attempt chaos still holds (its timer comes back from the document's timers).
@@ -497,7 +471,6 @@ export function createDispatcher(deps: DispatcherDeps) {
       deliveries.clear();
       held.clear();
       onDemand.clear();
-      onDemandChars = 0;
       chaos.clear();
       inFlight.clear();
       generation++;

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { nonFiniteNumberAt } from '../../shared/json-numbers';
 import { parseDocument } from 'yaml';
 import * as z from 'zod';
 import { parseDuration } from '../../clock';
@@ -263,7 +264,7 @@ export function parseScenario(text: string, file: string): Scenario {
     // yaml refuses an alias bomb ("billion laughs") here: Excessive alias count …
     throw new ScenarioFileError(file, undefined, undefined, `YAML: ${(error as Error).message}`);
   }
-  const notFinite = nonFiniteAt(raw);
+  const notFinite = nonFiniteNumberAt(raw);
   if (notFinite !== undefined) {
     const [first, second] = notFinite.split('.');
     const step = first === 'steps' && /^[0-9]+$/.test(second ?? '') ? Number(second) + 1 : undefined;
@@ -361,23 +362,6 @@ export function loadScenario(path: string): Scenario {
     throw new ScenarioFileError(path, undefined, undefined, (error as Error).message);
   }
   return parseScenario(text, path);
-}
-
-/** The path of the first number in `value` that JSON cannot carry (YAML reads 1e400 as Infinity, .nan as NaN). */
-function nonFiniteAt(value: unknown): string | undefined {
-  const stack: Array<[unknown, string]> = [[value, '']];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
-    if (typeof v === 'number' && !Number.isFinite(v)) return path || '(root)';
-    if (v !== null && typeof v === 'object') {
-      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, x] = entries[i]!;
-        stack.push([x, path ? `${path}.${key}` : key]);
-      }
-    }
-  }
-  return undefined;
 }
 
 const ORDER_KEYS: ReadonlySet<string> = new Set(['order', 'quote', 'clear']);
