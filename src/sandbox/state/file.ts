@@ -50,7 +50,7 @@ export async function readStateFile(
     empty = stats.isFile() && size === 0; // (a pipe or a device has no size to tell)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new StateFileError(`${path}: ${reason(error)}`);
+    throw new StateFileError(`${path}: ${describeFileError(error)}`);
   }
   // (`touch state.json` or a copy that failed: refused as any file that is not a state, but said plainly)
   if (empty) throw new StateFileError(`${path}: the file is empty, not a state document (remove it to start an empty sandbox)`);
@@ -60,7 +60,7 @@ export async function readStateFile(
     try {
       lined = await readLinedState(path);
     } catch (error) {
-      throw new StateFileError(`${path}: ${error instanceof StateIssue ? error.message : reason(error)}`);
+      throw new StateFileError(`${path}: ${error instanceof StateIssue ? error.message : describeFileError(error)}`);
     }
     if (lined !== NOT_LINED) return lined;
   }
@@ -71,7 +71,7 @@ export async function readStateFile(
         ? await parseStream(path)
         : JSON.parse((await readFile(path, 'utf8')).replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new StateFileError(`${path}: not a JSON document: ${reason(error)}`);
+    throw new StateFileError(`${path}: not a JSON document: ${describeFileError(error)}`);
   }
   const deep = tooDeepField(raw, STATE_DEPTH);
   if (deep !== undefined) throw new StateFileError(`${path}: ${deep}: nested deeper than ${STATE_DEPTH} levels`);
@@ -109,7 +109,8 @@ export async function checkStatePath(path: string): Promise<void> {
   try {
     await access(path, constants.W_OK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new StateFileError(`${path}: cannot be written: ${reason(error)}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new StateFileError(`${path}: cannot be written: ${describeFileError(error)}`);
   }
 }
 
@@ -129,5 +130,3 @@ export async function writeStateFile(
     throw new StateSaveError((error as Error).message, { cause: (error as Error).cause ?? error });
   }
 }
-
-const reason = describeFileError;
