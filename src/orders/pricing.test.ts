@@ -123,4 +123,32 @@ describe('pricing invariants (property)', () => {
       /^amount is too large: to\.amount would come to \d+ NGN, more than 1e18/,
     );
   });
+
+  it("says an amount worth less than the other currency's smallest unit is too small for the rate, not for its fees", () => {
+    // A scripted rate may be anywhere from 1e-8 to 1e12 (docs/market-rates.md): at 1e-8 NGN per
+    // USDT, 1 USDT is worth nothing in NGN, and the message said "fees alone come to 0 NGN".
+    const at = (pair: string, rate: number) => {
+      const scripted = createReferenceStore(fixtures, { seed: 1, clock: new VirtualClock({ start: 0 }) });
+      scripted.market.script(pair, [{ at_ms: 0, rate }]);
+      return scripted;
+    };
+    const usdt = { currency: 'USDT', network: 'base-sepolia' };
+    const eth = { currency: 'ETH', network: 'base-sepolia' };
+    expect(() => price(at('NGN_USDT', 1e-8), env, 'offramp', { ...usdt, amount: 1 }, { currency: 'NGN' })).toThrow(
+      /^amount is too small: 1 USDT comes to less than 0\.01 NGN \(its smallest unit\) at [\d.e-]+ NGN per USDT$/,
+    );
+    // ETH at 1e12 NGN (the network fee stays in USD terms, through USDT): 5,000 NGN buys no wei that counts.
+    expect(() => price(at('NGN_ETH', 1e12), env, 'onramp', { currency: 'NGN', amount: 5000 }, eth)).toThrow(
+      /^amount is too small: [\d.]+ NGN comes to less than 0\.0+1 ETH \(its smallest unit\) at [\d.e+]+ NGN per ETH$/,
+    );
+    // A swap of 1 USDT into ETH at about 6e8 USDT per ETH.
+    expect(() => price(at('NGN_ETH', 1e12), env, 'swap', { ...usdt, amount: 1 }, eth)).toThrow(
+      /^amount is too small: [\d.]+ USDT comes to less than 0\.0+1 ETH \(its smallest unit\) at [\d.e-]+ ETH per USDT$/,
+    );
+    // Fees that eat the whole amount are still named as fees.
+    expect(() => price(ref, env, 'onramp', { currency: 'NGN', amount: 10 }, usdt)).toThrow(
+      /^amount is too small: fees alone come to [\d.]+ NGN$/,
+    );
+    expect(() => price(ref, env, 'offramp', { ...usdt, amount: 0.01 }, { currency: 'NGN' })).toThrow(/^amount is too small: fees alone/);
+  });
 });

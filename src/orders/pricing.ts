@@ -97,12 +97,15 @@ function priceFiat(
       const value = floor((fiatAmount - networkFee) / (1 + pct), fd);
       cryptoAmount = floor(value / rate, cp);
       fee = fiatFee(round(cryptoAmount * rate, fd), fiat.code, fd, networkFee, partnerFeePercent);
+      if (value > 0 && !(cryptoAmount > 0))
+        throw buysNothing(value, fiat.code, crypto.symbol, cp, `${rate} ${fiat.code} per ${crypto.symbol}`);
     }
   } else {
     // The customer sends crypto; the recipient gets its value less fees.
     if (from.amount !== undefined) {
       cryptoAmount = round(from.amount, cp);
       const value = round(cryptoAmount * rate, fd);
+      if (!(value > 0)) throw buysNothing(cryptoAmount, crypto.symbol, fiat.code, fd, `${rate} ${fiat.code} per ${crypto.symbol}`);
       fee = fiatFee(value, fiat.code, fd, networkFee, partnerFeePercent);
       fiatAmount = round(value - fee.total, fd);
     } else {
@@ -147,7 +150,11 @@ function priceSwap(ref: ReferenceStore, env: Environment, from: Leg, to: Leg, pa
     fee_in_rate: true,
   };
   const toAmount = to.amount !== undefined ? round(to.amount, b.precision) : floor((fromAmount - total) * mid, b.precision);
-  if (!(toAmount > 0) || fromAmount - total <= 0) throw tooSmall(fee);
+  if (fromAmount - total <= 0) throw tooSmall(fee);
+  if (!(toAmount > 0)) {
+    const left = round(fromAmount - total, a.precision);
+    throw buysNothing(left, a.symbol, b.symbol, b.precision, `${Number(mid.toPrecision(10))} ${b.symbol} per ${a.symbol}`);
+  }
   return {
     type: 'swap',
     from: { currency: a.symbol, network, amount: fromAmount },
@@ -179,6 +186,15 @@ function fiatFee(value: number, currency: string, fd: number, networkFee: number
 
 function tooSmall(fee: Fee) {
   return badRequest(`amount is too small: fees alone come to ${fee.total} ${fee.currency}`);
+}
+
+/**
+ * Refuses an amount whose value, at the rate, is less than the other currency's smallest unit
+ * (a scripted rate far from the fixtures', say): fees are not what makes it too small.
+ */
+function buysNothing(amount: number, currency: string, other: string, decimals: number, rate: string) {
+  const unit = (10 ** -decimals).toFixed(decimals);
+  return badRequest(`amount is too small: ${amount} ${currency} comes to less than ${unit} ${other} (its smallest unit) at ${rate}`);
 }
 
 function networkFeeUsd(ref: ReferenceStore, env: Environment, network: string): number {
