@@ -17,6 +17,36 @@ export const REMOTE_USAGE = `  --sandbox URL       the running sandbox (default 
   --admin-token T     its admin token (default: $SANDBOX_ADMIN_TOKEN)
   --help, -h          this text`;
 
+/**
+ * What is wrong with a `--sandbox` value, or undefined when it is a sandbox's base URL: http or
+ * https, no `user:password@` (fetch refuses a URL that carries them; the admin token has its own
+ * option), no query or fragment (the verbs append their paths to it).
+ */
+export function sandboxUrlProblem(given: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    return `is not a URL (e.g. ${DEFAULT_SANDBOX_URL})`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `is not an http or https URL (e.g. ${DEFAULT_SANDBOX_URL})`;
+  if (url.username !== '' || url.password !== '') return 'carries a user name or password: give the admin token with --admin-token';
+  if (url.search !== '' || url.hash !== '') return 'has a query or fragment: give the base URL only, e.g. http://host:4010';
+  return undefined;
+}
+
+/** `given` with any password in it replaced by `***`, for a message. */
+export function redactedUrl(given: string): string {
+  try {
+    const url = new URL(given);
+    if (url.password === '') return given;
+    url.password = '***';
+    return url.href.replace(/\/$/, given.endsWith('/') ? '/' : '');
+  } catch {
+    return given;
+  }
+}
+
 /** A refusal of the command line itself: printed with the usage, exit 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -63,10 +93,9 @@ export async function runRemote<O extends Options>(
     return;
   }
   const baseUrl = String((values as { sandbox: string }).sandbox).replace(/\/+$/, '');
-  try {
-    new URL(baseUrl);
-  } catch {
-    process.stderr.write(`ramp-sandbox ${verb}: --sandbox ${baseUrl} is not a URL (e.g. ${DEFAULT_SANDBOX_URL})\n`);
+  const urlProblem = sandboxUrlProblem(baseUrl);
+  if (urlProblem) {
+    process.stderr.write(`ramp-sandbox ${verb}: --sandbox ${redactedUrl(baseUrl)} ${urlProblem}\n`);
     process.exitCode = 2;
     return;
   }

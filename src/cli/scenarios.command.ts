@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SCENARIO_DIR, runAll } from '../scenario-runner';
 import { startScenarioSandbox } from './scenario-sandbox';
 import { redrawsLines } from './output';
+import { redactedUrl, sandboxUrlProblem } from './remote';
 
 const USAGE = `Usage: ramp-sandbox scenarios [FILE|NAME...] [options]
        (from a clone: npm run scenarios -- [FILE|NAME...] [options])
@@ -111,6 +112,12 @@ async function scenarios(argv: string[]): Promise<void> {
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY)) {
     process.stderr.write(`--concurrency: ${values.concurrency} is not valid (a whole number from 1 to ${MAX_CONCURRENCY})\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const urlProblem = values.sandbox === undefined ? undefined : sandboxUrlProblem(values.sandbox);
+  if (urlProblem) {
+    process.stderr.write(`--sandbox ${redactedUrl(values.sandbox!)} ${urlProblem}\n`);
     process.exitCode = 2;
     return;
   }

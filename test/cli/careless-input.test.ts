@@ -93,4 +93,27 @@ describe('flags', () => {
     expect(res.stderr).toMatch(message);
     expect(res.stdout).toBe('');
   });
+
+  it.each([
+    [
+      'http://admin:hunter2@127.0.0.1:9',
+      /^--sandbox http:\/\/admin:\*\*\*@127\.0\.0\.1:9 carries a user name or password: give the admin token with --admin-token\n$/,
+    ],
+    ['ftp://127.0.0.1:9', /^--sandbox ftp:\/\/127\.0\.0\.1:9 is not an http or https URL/],
+    ['http://127.0.0.1:9/?x=1', /^--sandbox http:\/\/127\.0\.0\.1:9\/\?x=1 has a query or fragment/],
+  ])(
+    "--sandbox %s: refused before anything is called, exit 2 (fetch's own message, or an unreachable sandbox, before)",
+    async (url, line) => {
+      for (const args of [
+        ['simulate', 'ORD1', 'completed', '--sandbox', url],
+        ['mcp', '--sandbox', url],
+        ['scenarios', 'cancel', '--sandbox', url],
+      ]) {
+        const res = await runCli(args);
+        expect(res.code, args.join(' ')).toBe(2);
+        expect(res.stderr.replace(/^ramp-sandbox \w+: /, ''), args.join(' ')).toMatch(line);
+        expect(res.stderr).not.toContain('hunter2');
+      }
+    },
+  );
 });
