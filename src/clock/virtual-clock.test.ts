@@ -139,6 +139,22 @@ describe('VirtualClock (manual)', () => {
 });
 
 describe('VirtualClock (realtime)', () => {
+  it('advances from where it is when the wall moved on since the target was computed (a forward advance never "goes back")', async () => {
+    // A wall clock that ticks 1 ms at every reading, as a busy machine's does between two reads.
+    let ms = 1_000_000;
+    const wall = { now: () => ms++ };
+    const { host } = fakeHost();
+    const clock = new VirtualClock({ start: START, mode: 'realtime', speed: 1_000_000, wall, host });
+    const target = clock.now(); // advance(0) computed from this reading
+    expect(clock.advanceTo(target)).toEqual([]); // before: RangeError "never goes back"
+    expect(clock.now()).toBeGreaterThan(target);
+    await expect(clock.advanceToAsync(clock.now() - 1, () => undefined)).resolves.toEqual([]);
+    expect(clock.advance(0)).toEqual([]);
+    // Manual mode never moves by itself: a target behind it is still refused.
+    clock.configure({ mode: 'manual' });
+    expect(() => clock.advanceTo(clock.now() - 1)).toThrow(/never goes back/);
+  });
+
   it('follows the wall clock times speed', () => {
     const wall = fixedWallClock(1_000_000);
     const { host } = fakeHost();

@@ -186,7 +186,7 @@ export class VirtualClock implements Scheduler {
   /** Moves virtual time forward to `target` (Unix ms), firing due timers. Never goes back. */
   advanceTo(target: number): FiredTimer[] {
     if (this.firing) throw new Error('the clock cannot be advanced from inside a timer');
-    this.checkTarget(target);
+    target = this.checkTarget(target);
     const fired = this.fireUntil(target);
     this.reanchor(target);
     this.arm();
@@ -205,7 +205,7 @@ export class VirtualClock implements Scheduler {
    */
   async advanceToAsync(target: number, idle: () => Promise<void> | undefined): Promise<FiredTimer[]> {
     if (this.firing) throw new ClockBusyError();
-    this.checkTarget(target);
+    target = this.checkTarget(target);
     const fired: FiredTimer[] = [];
     const run: AdvanceRun = { stoppedBy: undefined };
     this.run = run;
@@ -392,13 +392,24 @@ export class VirtualClock implements Scheduler {
     if (!Number.isFinite(ms) || ms < 0 || ms > MAX_INSTANT) throw new RangeError(`not an instant the clock can hold: ${ms}`);
   }
 
-  private checkTarget(target: number): void {
+  /**
+   * The instant an advance to `target` goes to. In realtime the clock moves between the caller's
+   * reading of `now()` and this one (`advance(0)` read it a millisecond ago: at speed 1,000,000,
+   * a thousand virtual seconds ago), so a target it has just passed is where it is now; the
+   * control route refuses a `to` already past before it gets here. In manual mode it never moves
+   * by itself, and a target behind it is a caller's error.
+   */
+  private checkTarget(target: number): number {
     const now = this.now();
-    if (!Number.isFinite(target) || target < now) {
-      throw new RangeError(`the virtual clock never goes back (now ${ISO(now)})`);
+    if (!Number.isFinite(target)) throw new RangeError(`not an instant the clock can hold: ${target}`);
+    if (target < now) {
+      if (this.modeValue !== 'realtime' || this.pinned !== null)
+        throw new RangeError(`the virtual clock never goes back (now ${ISO(now)})`);
+      target = now;
     }
     // Past this a Date is invalid and every rendered instant would throw (the hardening issue).
     if (target > MAX_INSTANT) throw new RangeError(`the virtual clock cannot go past ${ISO(MAX_INSTANT)}`);
+    return target;
   }
 
   private reanchor(virtual: number): void {

@@ -119,14 +119,16 @@ export function registerClockRoutes(api: Api, deps: { clock: VirtualClock; advan
     return clockView(clock);
   });
   api.route(advanceClockSpec, async ({ body }) => {
-    const target = body.to !== undefined ? Date.parse(body.to) : clock.now() + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
-    if (target < clock.now()) throw badRequest(`to: the virtual clock never goes back (now ${ISO(clock.now())})`);
-    if (target - clock.now() > MAX_ADVANCE_MS)
-      throw validationError('to', `must be at most 10 years ahead of the virtual now (${ISO(clock.now())})`);
+    // One reading of now: a realtime clock moves between readings, and a forward `ms` computed
+    // from one must not be checked against a later one (it answered 500, "never goes back").
+    const now = clock.now();
+    const target = body.to !== undefined ? Date.parse(body.to) : now + (body.ms ?? parseDuration(body.duration ?? '') ?? 0);
+    if (target < now) throw badRequest(`to: the virtual clock never goes back (now ${ISO(now)})`);
+    if (target - now > MAX_ADVANCE_MS) throw validationError('to', `must be at most 10 years ahead of the virtual now (${ISO(now)})`);
     // The clock's ceiling (issue 22: the 27,382nd ten-year advance answered 500).
     if (target > MAX_INSTANT)
       throw badRequest(
-        `The virtual clock cannot go past ${ISO(MAX_INSTANT)} (now ${ISO(clock.now())}); POST /sandbox/reset puts it back at its start`,
+        `The virtual clock cannot go past ${ISO(MAX_INSTANT)} (now ${ISO(now)}); POST /sandbox/reset puts it back at its start`,
       );
     let fired: FiredTimer[];
     try {
