@@ -176,6 +176,18 @@ describe('faults in virtual time (CONTRACT §22)', () => {
     expect((await s.pub('GET', '/v1/fiat-currencies')).status).toBe(200);
   });
 
+  it('a window from before 1970 (year 0000 at +01:00) is open from 1970, and the state saved with it loads again', async () => {
+    // It was stored as year -1 ("-000001-12-31T23:00:00.000Z"): the answers failed the document's
+    // date-time, and PUT /sandbox/state (or a --state restart) refused the sandbox's own state.
+    const fault = await addFault({ path: '/v1/networks', error: { status: 503 }, window: { from: '0000-01-01T00:00:00+01:00', to: '1h' } });
+    expect(fault.window.from).toBe('1970-01-01T00:00:00.000Z');
+    expect((await s.pub('GET', '/v1/networks')).status).toBe(503);
+    const state = await s.control('GET', '/sandbox/state');
+    const put = await s.control('PUT', '/sandbox/state', state.body.data);
+    expect(put.status, put.text).toBe(200);
+    expect((await s.control('GET', '/sandbox/faults')).body.data[0].window.from).toBe('1970-01-01T00:00:00.000Z');
+  });
+
   it('skip lets the first N matching requests through, then times counts', async () => {
     const fault = await addFault({ path: '/v1/networks', error: { status: 500 }, skip: 2, times: 1 });
     expect(fault).toMatchObject({ skip: 2, skipped: 0, remaining: 1 });

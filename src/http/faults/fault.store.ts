@@ -103,7 +103,10 @@ export class FaultStore {
       const instant = ms === undefined ? Date.parse(bound) : now + ms;
       if (instant > MAX_INSTANT)
         throw validationError(`window.${field}`, `must be at most ${ISO(MAX_INSTANT)}, the latest instant the clock holds`);
-      return instant;
+      // Before 1970 is simply in the past, as a rate script's point is: kept as 1970, the
+      // earliest instant the clock and a state document hold (year 0000 at +01:00 was stored as
+      // year -1, and the state saved with it did not load).
+      return Math.max(0, instant);
     };
     const from = window.from === undefined ? undefined : at(window.from, 'from');
     const to = window.to === undefined ? undefined : at(window.to, 'to');
