@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { Clock } from '../clock';
 import { notFound, validationError } from '../shared/errors';
 import { hashSeed } from '../shared/ids';
-import { Instant } from '../shared/schemas';
+import { Instant, MAX_INSTANT } from '../shared/schemas';
 import type { RateFixture } from './fixtures.schema';
 
 /** `fixed`: the fixtures' rates, always (today's behaviour); `walk`: a seeded random walk from them. */
@@ -23,8 +23,11 @@ export const MIN_RATE = 1e-8;
 
 /** The walk moves once per virtual minute (a step), so a quote and a market rate read in the same minute agree. */
 const STEP_MS = 60_000;
-/** Steps summed once and kept per block, so a rate a year on costs a few thousand additions, not half a million. */
-const BLOCK = 1024;
+/**
+ * Steps the walk is drawn over: a power of two past every step a clock can take (its instants
+ * run from 0 to MAX_INSTANT), so any step is reached by halving [0, WALK_SPAN] at most 33 times.
+ */
+const WALK_SPAN = 2 ** Math.ceil(Math.log2(MAX_INSTANT / STEP_MS + 1));
 
 export const RatePointSchema = z.object({ at_ms: Instant, rate: z.number().min(MIN_RATE).max(MAX_RATE) });
 const RateScriptStateSchema = z.object({
@@ -71,8 +74,6 @@ export function createMarket(
   let mode = configured.rates;
   let volatility = configured.volatility;
   const scripts = new Map<string, RatePoint[]>();
-  /** Per pair: the sums of the walk's steps of each whole block, in order (a cache: the sums are pure). */
-  const blockSums = new Map<string, number[]>();
   const pairSeeds = new Map<string, number>();
 
   const pairSeed = (pair: string) => {
@@ -83,34 +84,16 @@ export function createMarket(
     }
     return s;
   };
-  /** The i-th step of a pair's walk: uniform on [-√3, √3] (mean 0, variance 1), from the seed alone. */
-  const stepOf = (base: number, i: number) => (mix32(base ^ Math.imul(i, 0x9e3779b9)) / 4_294_967_296) * 2 * Math.sqrt(3) - Math.sqrt(3);
-
-  /** Σ of the first `k` steps of a pair's walk. */
-  function walkSum(pair: string, k: number): number {
-    const base = pairSeed(pair);
-    const whole = Math.floor(k / BLOCK);
-    let sums = blockSums.get(pair);
-    if (!sums) blockSums.set(pair, (sums = []));
-    let total = 0;
-    for (let b = 0; b < whole; b++) {
-      if (sums[b] === undefined) {
-        let s = 0;
-        for (let i = b * BLOCK; i < (b + 1) * BLOCK; i++) s += stepOf(base, i);
-        sums[b] = s;
-      }
-      total += sums[b]!;
-    }
-    for (let i = whole * BLOCK; i < k; i++) total += stepOf(base, i);
-    return total;
-  }
 
   function walked(pair: string, fixture: RateFixture, at: number): RateFixture {
     // From the clock's start (a reset or restore puts it back, so the walk is the same again).
     const k = Math.floor((at - (clock.start ?? 0)) / STEP_MS);
     if (k <= 0 || volatility === 0) return fixture;
-    // Log-returns per minute of σ = P% / √60, so P% per virtual hour.
-    const factor = Math.exp((volatility / 100 / Math.sqrt(60)) * walkSum(pair, k));
+    // Log-returns per minute of σ = P% / √60, so P% per virtual hour; the mid rate stays within
+    // what a script may set (MIN_RATE..MAX_RATE): past them amounts are no longer numbers.
+    const mid = (fixture.buy_rate + fixture.sell_rate) / 2;
+    const drift = (volatility / 100 / Math.sqrt(60)) * walkAt(pairSeed(pair), k);
+    const factor = Math.exp(Math.min(Math.max(drift, Math.log(MIN_RATE / mid)), Math.log(MAX_RATE / mid)));
     return { buy_rate: sig(fixture.buy_rate * factor), sell_rate: sig(fixture.sell_rate * factor) };
   }
 
@@ -228,6 +211,42 @@ function lastAtOrBefore(path: readonly RatePoint[], at: number): RatePoint | und
     } else hi = mid - 1;
   }
   return found;
+}
+
+/**
+ * The sum of a walk's first `k` steps, each N(0, 1), as a pure function of (`base`, `k`) in at
+ * most 33 halvings (a Brownian bridge): the sum over the whole span is drawn first, then each
+ * midpoint between two known sums, from the hash of the midpoint alone, until `k` is reached.
+ * So a rate 7,000 years on costs what a rate a minute on does, and nothing is kept between reads
+ * (summing every minute's step since the start took 11 s for a read 7,800 years on).
+ */
+export function walkAt(base: number, k: number): number {
+  k = Math.min(Math.max(0, Math.floor(k)), WALK_SPAN); // a whole step of the span, or the loop below would not end
+  let lo = 0;
+  let hi = WALK_SPAN;
+  let atLo = 0;
+  let atHi = Math.sqrt(WALK_SPAN) * normalOf(base, WALK_SPAN);
+  while (k !== lo && k !== hi) {
+    const mid = (lo + hi) / 2;
+    // Given the sums at lo and hi, the sum at their midpoint is their mean plus N(0, (hi - lo) / 4).
+    const atMid = (atLo + atHi) / 2 + Math.sqrt((hi - lo) / 4) * normalOf(base, mid);
+    if (k < mid) {
+      hi = mid;
+      atHi = atMid;
+    } else {
+      lo = mid;
+      atLo = atMid;
+    }
+  }
+  return k === lo ? atLo : atHi;
+}
+
+/** A standard normal draw keyed by (`base`, `i`), `i` a whole number below 2^53 (Box–Muller). */
+function normalOf(base: number, i: number): number {
+  const key = mix32(base ^ mix32(i >>> 0) ^ Math.imul(Math.floor(i / 4_294_967_296), 0x9e3779b9));
+  const u1 = (mix32(key ^ 0x68e31da4) + 1) / 4_294_967_297; // (0, 1): its log is finite
+  const u2 = mix32(key ^ 0xb5297a4d) / 4_294_967_296;
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
 }
 
 /** Ten significant digits: exact enough for any pair, free of float dust. */
