@@ -1,6 +1,6 @@
 /**
  * CONTRACT §4: /sandbox refuses what a web page elsewhere could send: a foreign `Host` (DNS
- * rebinding, without an admin token), a foreign `Origin` or `Sec-Fetch-Site: cross-site`
+ * rebinding, without an admin token), a foreign `Origin` or `Sec-Fetch-Site: cross-site` or `same-site`
  * (cross-site requests). Node's fetch will not send a forged Host, so those requests go
  * through node:http.
  */
@@ -90,6 +90,29 @@ describe('cross-origin requests to /sandbox (CONTRACT §4)', () => {
     expect((await s.signed('GET', `/v1/orders/${order.reference}`)).status).toBe(200);
   });
 
+  it('refuses Sec-Fetch-Site: same-site (a page on another port of this host), a GET in a frame included', async () => {
+    // A page served on 127.0.0.1:3000 framed GET /sandbox/listen: a GET sends no Origin, and the
+    // hidden listener took every delivery of the partner while the page was open.
+    const framed = { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' };
+    const listen = await raw(s.url, 'GET', `/sandbox/listen?client_id=${s.demo.clientId}`, framed);
+    expectForbidden(listen, /^Request from another page refused \(Sec-Fetch-Site: same-site\)/);
+    expectForbidden(await raw(s.url, 'GET', '/sandbox/clock', { 'sec-fetch-site': 'same-site' }), /Sec-Fetch-Site: same-site/);
+    expectForbidden(await raw(s.url, 'POST', '/sandbox/reset', { 'sec-fetch-site': 'Same-Site' }), /Sec-Fetch-Site: same-site/);
+    // the page itself opens from a link on that page, in a tab, and not in a frame
+    const link = { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+    expect((await raw(s.url, 'GET', '/sandbox/dashboard', link)).status).toBe(200);
+    expectForbidden(await raw(s.url, 'GET', '/sandbox/dashboard', framed), /Sec-Fetch-Site: same-site/);
+  });
+
+  it('tells a browser no page may frame the dashboard (clickjacking)', async () => {
+    for (const path of ['/sandbox/dashboard', '/sandbox/dashboard/assets/app.js']) {
+      const res = await raw(s.url, 'GET', path);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-security-policy']).toBe("frame-ancestors 'none'");
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+  });
+
   it('refuses form-encoded and text/plain (no-cors) cross-origin POSTs before reading their body', async () => {
     const order = await createOrder(s, 'onramp');
     const before = (await s.control('GET', '/sandbox/partners')).body.meta;
@@ -135,8 +158,6 @@ describe('cross-origin requests to /sandbox (CONTRACT §4)', () => {
       'sec-fetch-site': 'same-origin',
     });
     expect(byName.status, byName.text).toBe(200);
-    const site = await raw(s.url, 'GET', '/sandbox/clock', { 'sec-fetch-site': 'same-site' });
-    expect(site.status, site.text).toBe(200);
     // a typed address or a bookmark
     const none = await raw(s.url, 'GET', '/sandbox/dashboard', { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' });
     expect(none.status).toBe(200);
@@ -195,6 +216,8 @@ describe('a foreign Host on /sandbox (DNS rebinding, CONTRACT §4)', () => {
   it('opens the dashboard page from a link on another site, and refuses anything else cross-site', async () => {
     const link = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
     expect((await raw(s.url, 'GET', '/sandbox/dashboard', link)).status).toBe(200);
+    // in another site's frame: refused (and the answer says no page may frame it)
+    expectForbidden(await raw(s.url, 'GET', '/sandbox/dashboard', { ...link, 'sec-fetch-dest': 'iframe' }), /Sec-Fetch-Site: cross-site/);
     expectForbidden(await raw(s.url, 'GET', '/sandbox/state', link), /Sec-Fetch-Site: cross-site/);
     expectForbidden(
       await raw(s.url, 'GET', '/sandbox/dashboard', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }),

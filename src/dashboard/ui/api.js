@@ -174,36 +174,101 @@ function setState(s) {
 let controller;
 
 /**
+ * One stream for every tab of the dashboard on this origin: a browser keeps at most 6 HTTP/1.1
+ * connections to a host, and a stream holds one for as long as its tab is open, so a 6th tab
+ * found no connection for its data and a 7th could not load. The tab that holds the lock streams
+ * and passes each message and state change on to the others over a BroadcastChannel; when it
+ * closes, the lock passes to another tab, which opens the stream (and everyone refetches).
+ */
+const SHARED = 'ramp-sandbox.live';
+
+/**
+ * What one tab tells the others: the stream's state, a message, or (a new tab) asking for the state.
+ * @typedef {{kind: 'state', state: LiveState} | {kind: 'message', message: LiveMessage} | {kind: 'hello'}} Relay
+ */
+
+/**
  * Opens the stream, and reopens it whenever it ends, until `stopLive()`. The state says what is
  * true: `connected` while the stream is open; `reconnecting` after it ended (the sandbox
  * stopping, say) while the next tries go on; `offline` once two tries in a row found nothing.
+ * With other tabs of the dashboard open, one of them may hold the stream for all (`SHARED`).
  */
-export async function startLive() {
+export function startLive() {
   stopLive();
   const mine = (controller = new AbortController());
+  setState('connecting');
+  if (typeof BroadcastChannel !== 'function' || !navigator.locks) {
+    stream(mine.signal, undefined);
+    return;
+  }
+  const channel = new BroadcastChannel(SHARED);
+  mine.signal.addEventListener('abort', () => channel.close());
+  let leading = false;
+  /** @param {MessageEvent<Relay>} event */
+  channel.onmessage = (event) => {
+    const relay = event.data;
+    if (leading) {
+      // A tab opened since: it learns the state from the one that streams.
+      if (relay.kind === 'hello') channel.postMessage(/** @type {Relay} */ ({ kind: 'state', state: liveState }));
+      return;
+    }
+    if (relay.kind === 'state') setState(relay.state);
+    else if (relay.kind === 'message') emit(relay.message);
+  };
+  channel.postMessage(/** @type {Relay} */ ({ kind: 'hello' }));
+  navigator.locks
+    .request(SHARED, { signal: mine.signal }, async () => {
+      leading = true;
+      await stream(mine.signal, channel);
+    })
+    .catch(() => {
+      // stopLive() while waiting for the lock: nothing to do.
+    });
+}
+
+/**
+ * Reads the stream until `signal` aborts, passing what it reads to this tab and, through
+ * `channel`, to the others.
+ * @param {AbortSignal} signal
+ * @param {BroadcastChannel | undefined} channel
+ */
+async function stream(signal, channel) {
+  /** @param {Relay} relay */
+  const relay = (relay) => {
+    if (!signal.aborted) channel?.postMessage(relay);
+  };
+  /** @param {LiveState} state */
+  const announce = (state) => {
+    setState(state);
+    relay({ kind: 'state', state });
+  };
+  /** @param {LiveMessage} message */
+  const tell = (message) => {
+    emit(message);
+    relay({ kind: 'message', message });
+  };
   let delay = 1000;
   let failures = 0;
-  setState('connecting');
-  while (!mine.signal.aborted) {
+  while (!signal.aborted) {
     try {
-      const res = await fetch('/sandbox/events', { headers: headers({ accept: 'text/event-stream' }), signal: mine.signal });
+      const res = await fetch('/sandbox/events', { headers: headers({ accept: 'text/event-stream' }), signal });
       if (res.status === 401) {
         for (const fn of authListeners) fn();
         setState('offline');
         return;
       }
       if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-      setState('connected');
+      announce('connected');
       delay = 1000;
       failures = 0;
-      // A reconnect may have missed changes: everything is refetched.
-      emit({ event: 'reconnect', data: {} });
-      await readStream(res.body);
+      // A reconnect may have missed changes: everything is refetched, in every tab.
+      tell({ event: 'reconnect', data: {} });
+      await readStream(res.body, tell);
     } catch {
-      if (mine.signal.aborted) return;
+      if (signal.aborted) return;
       failures++;
     }
-    setState(failures >= 2 ? 'offline' : 'reconnecting');
+    announce(failures >= 2 ? 'offline' : 'reconnecting');
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 10_000);
   }
@@ -214,8 +279,11 @@ export function stopLive() {
   controller = undefined;
 }
 
-/** @param {ReadableStream<Uint8Array<ArrayBuffer>>} body */
-async function readStream(body) {
+/**
+ * @param {ReadableStream<Uint8Array<ArrayBuffer>>} body
+ * @param {(message: LiveMessage) => void} tell
+ */
+async function readStream(body, tell) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {
@@ -236,7 +304,7 @@ async function readStream(body) {
       if (!data) continue;
       try {
         // The feed's messages (types.ts LiveMessage), taken as the server sends them.
-        emit(/** @type {LiveMessage} */ ({ event, data: JSON.parse(data) }));
+        tell(/** @type {LiveMessage} */ ({ event, data: JSON.parse(data) }));
       } catch {
         // not JSON: ignore
       }

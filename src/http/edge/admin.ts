@@ -49,6 +49,9 @@ export function controlGuards(adminToken: string | undefined, hosts: SandboxHost
     },
     page: (ctx, next) => {
       refuseForeignPages(ctx, hostCheck, true);
+      // No other page may frame the dashboard and have a user click through it (clickjacking).
+      ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
+      ctx.set('X-Frame-Options', 'DENY');
       return next();
     },
   };
@@ -75,7 +78,8 @@ export function ownHostNames(hosts: SandboxHosts): ReadonlySet<string> {
  * - an `Origin` other than `http://<the request's Host>`, `null` included (browsers send
  *   Origin on every cross-origin POST, form and no-cors ones too; same-origin fetches of the
  *   dashboard send its own or none);
- * - `Sec-Fetch-Site: cross-site`, but for a link followed to the dashboard page itself.
+ * - `Sec-Fetch-Site: cross-site` or `same-site` (a page on another port of this host), but for
+ *   a link followed, in a tab, to the dashboard page itself.
  * Callers that are not browsers (curl, the CLI, tests) send no Origin and no Sec-Fetch-Site.
  */
 function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined, page: boolean): void {
@@ -100,12 +104,17 @@ function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined, 
       `Cross-origin request refused: Origin ${clip(origin)} is not this sandbox's (${host === undefined ? 'no Host was sent' : `http://${clip(host)}`}). The control API and the dashboard answer only their own page and callers that send no Origin: open ${host === undefined ? 'the dashboard' : `http://${clip(host)}/sandbox/dashboard`}, or call /sandbox from outside a browser (curl, the CLI)`,
     );
   }
-  // Following a link to the dashboard from another site (docs, chat) opens the page, which
-  // holds no data; everything it then asks for is same-origin.
-  const navigation = page && ctx.method === 'GET' && ctx.req.headers['sec-fetch-mode'] === 'navigate';
-  if (!navigation && ctx.req.headers['sec-fetch-site']?.trim().toLowerCase() === 'cross-site') {
+  // Following a link to the dashboard from another page (docs, chat) opens the page, which
+  // holds no data; everything it then asks for is same-origin. Only a link followed in a tab
+  // (`document`): in a frame, the page would run under another site's (clickjacking).
+  const headers = ctx.req.headers;
+  const navigation = page && ctx.method === 'GET' && headers['sec-fetch-mode'] === 'navigate' && headers['sec-fetch-dest'] === 'document';
+  const site = headers['sec-fetch-site']?.trim().toLowerCase();
+  // `same-site` is a page on another port of this host (any local dev server): it sends no
+  // Origin on a GET, and GET /sandbox/listen in a hidden frame took a partner's webhooks.
+  if (!navigation && (site === 'cross-site' || site === 'same-site')) {
     throw forbidden(
-      'Cross-site request refused (Sec-Fetch-Site: cross-site): the control API and the dashboard answer only their own page; open the dashboard at its own address (type it or bookmark it), or call /sandbox from outside a browser (curl, the CLI)',
+      `Request from another page refused (Sec-Fetch-Site: ${site}): the control API and the dashboard answer only their own page; open the dashboard at its own address (type it or bookmark it), or call /sandbox from outside a browser (curl, the CLI)`,
     );
   }
 }
