@@ -34,6 +34,15 @@ export function httpRequest(url: string | URL, options: HttpRequestOptions): Pro
   if (!transport) return Promise.reject(new Error(`unsupported protocol ${target.protocol}`));
   return new Promise<HttpReply>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    /** Settles once: whichever of the answer, an error, the deadline or the close comes first. */
+    const settle = (outcome: { reply: HttpReply } | { error: Error }) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      if ('reply' in outcome) resolve(outcome.reply);
+      else reject(outcome.error);
+    };
     const headers: Record<string, string> = { ...options.headers };
     if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
     const req = transport.request(
@@ -45,28 +54,33 @@ export function httpRequest(url: string | URL, options: HttpRequestOptions): Pro
         res.on('data', (chunk: string) => {
           if (options.maxBodyChars === undefined || text.length < options.maxBodyChars) text += chunk;
         });
-        res.on('end', () => {
-          if (timer) clearTimeout(timer);
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: options.maxBodyChars === undefined ? text : cutText(text, options.maxBodyChars),
-          });
-        });
-        res.on('error', (error) => {
-          if (timer) clearTimeout(timer);
-          reject(error);
-        });
+        res.on('end', () =>
+          settle({
+            reply: {
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text: options.maxBodyChars === undefined ? text : cutText(text, options.maxBodyChars),
+            },
+          }),
+        );
+        res.on('error', (error) => settle({ error }));
       },
     );
-    req.on('error', (error) => {
-      if (timer) clearTimeout(timer);
-      reject(error);
+    // A 101 Switching Protocols we never asked for: Node hands the socket over and emits neither
+    // a response nor an error, so the request never ended (and its timeout destroyed nothing).
+    // It is the receiver's answer, not a 2xx: taken as such, the connection closed.
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      settle({ reply: { status: res.statusCode ?? 101, headers: res.headers, text: '' } });
     });
+    req.on('error', (error) => settle({ error }));
+    // Anything else that ends the request without an answer still ends it.
+    req.on('close', () => settle({ error: new Error('the connection closed without an answer') }));
     if (options.timeoutMs !== undefined) {
       timer = setTimeout(() => {
         const error = new Error(`timed out after ${options.timeoutMs} ms`);
         error.name = 'TimeoutError';
+        settle({ error });
         req.destroy(error);
       }, options.timeoutMs);
     }

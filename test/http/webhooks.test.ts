@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook, type WebhookVerificationError } from '../../src';
@@ -146,6 +147,30 @@ describe('retries on the virtual clock', () => {
       expect(d.status, url).toBe('retrying');
       expect(d.attempts[0].http_status).toBeNull();
       expect(d.attempts[0].error).toMatch(error);
+    }
+  });
+
+  it('takes a receiver that answers 101 Switching Protocols as a failed attempt, and the clock goes on', async () => {
+    // Node emitted neither a response nor an error for it: the attempt stayed in flight for good,
+    // and every later advance of the clock waited on it (409 for the next one).
+    const upgrading = createServer((socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => upgrading.listen(0, '127.0.0.1', resolve));
+    try {
+      const p = await partnerWith(`http://127.0.0.1:${(upgrading.address() as AddressInfo).port}/hooks`, { events: ['order.created'] });
+      const o = await createOrder(s, 'onramp', {}, { as: p });
+      await idle();
+      let [d] = await deliveries(`order=${o.reference}`);
+      expect(d.status).toBe('retrying');
+      expect(d.attempts[0]).toMatchObject({ http_status: 101, error: 'HTTP 101' });
+      await advance(s, '5s');
+      await idle();
+      [d] = await deliveries(`order=${o.reference}`);
+      expect(d.attempts.map((a: { http_status: number }) => a.http_status)).toEqual([101, 101]);
+    } finally {
+      await new Promise((resolve) => upgrading.close(resolve));
     }
   });
 
