@@ -316,6 +316,9 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   function scheduleRetry(delivery: Delivery, at: number): void {
+    // One pending attempt per delivery: a manual retry beside an attempt in flight ends twice,
+    // and the second schedule replaces the first (two timers fired two attempts at one instant).
+    if (delivery.timer !== null) clock.clearTimer(delivery.timer);
     delivery.timer = clock.setTimer(
       at,
       () => {

@@ -174,6 +174,30 @@ describe('retries on the virtual clock', () => {
     }
   });
 
+  it('keeps one retry schedule when a manual retry runs beside an attempt in flight', async () => {
+    // Each failing attempt scheduled the next and dropped the handle of the timer set before it:
+    // two automatic attempts fired at the same instant, 9 in all, and the 5 m step was skipped.
+    const r = await receiver();
+    r.behave((_req, index) => (index === 0 ? 'hang' : '500'));
+    const p = await partnerWith(r, { events: ['order.created'] });
+    const o = await createOrder(s, 'onramp', {}, { as: p });
+    await vi.waitFor(() => expect(r.received).toHaveLength(1));
+    const [inFlight] = await deliveries(`order=${o.reference}`);
+    const manual = await s.control('POST', `/sandbox/webhooks/deliveries/${inFlight.id}/retry`);
+    expect(manual.status, manual.text).toBe(200);
+    await idle(); // the first attempt times out (1 s)
+    await advance(s, '28h');
+    const [d] = await deliveries(`order=${o.reference}`);
+    expect(d.status).toBe('failed');
+    const automatic = d.attempts.filter((a: { manual: boolean }) => !a.manual);
+    expect(automatic).toHaveLength(8);
+    expect(d.attempts).toHaveLength(9);
+    const gaps = automatic
+      .slice(1)
+      .map((a: { virtual_at: string }, i: number) => Date.parse(a.virtual_at) - Date.parse(automatic[i].virtual_at));
+    expect(gaps).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+  });
+
   it('marks a delivery failed after eight attempts over about 27.5 h, with every attempt logged', async () => {
     const r = await receiver();
     r.behave(() => '500');
