@@ -27,6 +27,26 @@ describe('POST /sandbox/webhooks/send without client_id', () => {
     expect(delivery).toMatchObject({ client_id: s.demo.clientId, order: 'ORDX', status: 'succeeded' });
   });
 
+  it('refuses a delivery sent to the control API itself, so a webhook_url at /sandbox/webhooks/send is no loop', async () => {
+    // Each delivery's body is a valid send request: every delivery made another, until the
+    // process ran out of file descriptors (thousands a second).
+    const partner = await s.createPartner({ webhook_url: `${s.url}/sandbox/webhooks/send` });
+    const before = (await s.control('GET', '/sandbox/webhooks/deliveries')).body.meta.total;
+    const sent = await s.control('POST', '/sandbox/webhooks/send', {
+      client_id: partner.clientId,
+      event: 'order.expired',
+      data: { reference: 'ORDLOOP' },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.data).toMatchObject({ status: 'retrying' });
+    expect(sent.body.data.attempts[0]).toMatchObject({ http_status: 403 });
+    expect(sent.body.data.attempts[0].response_excerpt).toMatch(
+      /A webhook delivery \(svc-delivery-id dlv_\w+\) may not call the control API/,
+    );
+    await s.sandbox.dispatcher.idle();
+    expect((await s.control('GET', '/sandbox/webhooks/deliveries')).body.meta.total).toBe(before + 1);
+  });
+
   it('still refuses an empty client_id (422 naming the field) and an unknown order (404)', async () => {
     const empty = await s.control('POST', '/sandbox/webhooks/send', { client_id: '', event: 'order.created', data: {} });
     expect(empty.status).toBe(422);

@@ -38,6 +38,7 @@ export function controlGuards(adminToken: string | undefined, hosts: SandboxHost
   return {
     admin: (ctx, next) => {
       refuseForeignPages(ctx, hostCheck, false);
+      refuseDeliveries(ctx);
       if (adminToken) {
         const given = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
         if (!safeEqual(given, adminToken)) {
@@ -117,6 +118,20 @@ function refuseForeignPages(ctx: Context, own: ReadonlySet<string> | undefined, 
       `Request from another page refused (Sec-Fetch-Site: ${site}): the control API and the dashboard answer only their own page; open the dashboard at its own address (type it or bookmark it), or call /sandbox from outside a browser (curl, the CLI)`,
     );
   }
+}
+
+/**
+ * Refuses (403) a webhook delivery of a sandbox: a partner's `webhook_url` (or a listener's
+ * `--forward-to`) pointing at `/sandbox/webhooks/send` made each delivery's body a new send, which
+ * delivered again, until the process ran out of file descriptors. The attempt is logged with
+ * this 403 and retried on its schedule, as any refusal is.
+ */
+function refuseDeliveries(ctx: Context): void {
+  const delivery = ctx.req.headers['svc-delivery-id'];
+  if (delivery === undefined) return;
+  throw forbidden(
+    `A webhook delivery (svc-delivery-id ${clip(String(delivery))}) may not call the control API: the webhook_url points at /sandbox, where each delivery would make another; point it at your receiver`,
+  );
 }
 
 /** The Origin is `http://` plus the request's own Host (port included; default port 80 left out either way). */
