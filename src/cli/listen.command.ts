@@ -6,6 +6,7 @@ import { WEBHOOK_EVENTS, type WebhookEvent } from '../shared/events';
 import type { ErrorCode } from '../shared/errors';
 import { cutText, cutUtf8 } from '../shared/excerpt';
 import type { ListenerAnswer, ListenerAttempt } from '../webhooks';
+import { onStdoutClosed } from './output';
 import { describeFailure, REMOTE_USAGE, runRemote, UsageError, type RemoteContext } from './remote';
 
 const USAGE = `Usage: ramp-sandbox listen --forward-to URL [--client-id ID] [--events E1,E2] [options]
@@ -72,8 +73,15 @@ interface Ready {
 }
 
 async function listen(context: RemoteContext<ListenValues>): Promise<void> {
-  const { values, positionals, baseUrl, adminToken, control, signal } = context;
+  const { values, positionals, baseUrl, adminToken, control } = context;
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  // Ctrl-C, or a reader of our output that went away (| head: EPIPE was an unhandled 'error'
+  // with its stack, exit 1), ends the listener as Ctrl-C does: exit 0.
+  const ended = new AbortController();
+  context.signal.addEventListener('abort', () => ended.abort(), { once: true });
+  if (context.signal.aborted) ended.abort();
+  onStdoutClosed(() => ended.abort());
+  const { signal } = ended;
   const forwardTo = parseForwardTo(values['forward-to']);
   const events = values.events === undefined ? undefined : parseEvents(values.events);
   const clientId = values['client-id'] ?? (await onlyPartner(control));

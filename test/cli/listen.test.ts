@@ -169,6 +169,19 @@ describe('ramp-sandbox listen', () => {
     expect(local.received).toHaveLength(1);
   });
 
+  it('exits 0 when the reader of its output goes away (| head), as on SIGINT', async () => {
+    // EPIPE was an unhandled 'error' event: a stack trace, exit 1.
+    const s = await sandbox();
+    const local = await receiver();
+    const p = await s.createPartner({});
+    const cli = await relaying(s, p, local);
+    cli.child.stdout!.destroy(); // what head does after its lines
+    await createOrder(s, 'onramp', {}, { as: p }); // its relayed line meets a closed pipe
+    expect(await cli.exit).toBe(0);
+    expect(cli.stderr()).not.toMatch(/\n\s+at |EPIPE/);
+    await vi.waitFor(() => expect(s.sandbox.dispatcher.listenerCount).toBe(0));
+  });
+
   it('reports a receiver that cannot be reached as the attempt’s error', async () => {
     const s = await sandbox();
     const local = await receiver();

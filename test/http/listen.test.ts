@@ -288,6 +288,7 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
       [answer({ status: 200 }), 422, /^duration_ms: /],
       [answer({ status: '200', duration_ms: 1 }), 422, /^status: /],
       [answer({ status: 99, duration_ms: 1 }), 422, /^status: /],
+      [answer({ status: 1000, duration_ms: 1 }), 422, /^status: /],
       [answer({ status: 200, duration_ms: -1 }), 422, /^duration_ms: /],
       [
         answer({ status: 200, duration_ms: 1, body: 'x'.repeat(4097) }),
@@ -320,6 +321,19 @@ describe('GET /sandbox/listen (CONTRACT §17 listen)', () => {
     expect(d!.status).toBe('succeeded');
     expect(d!.attempts).toHaveLength(1);
     expect(d!.attempts[0]!.response_excerpt).toBe('y'.repeat(500));
+  });
+
+  it('logs a receiver’s status past 599 as it is, as a send of its own would (HTTP 999), not as a timeout', async () => {
+    const p = await s.createPartner({ webhook_url: null });
+    const l = await listen(s, { client_id: p.clientId });
+    const o = await createOrder(s, 'onramp', {}, { as: p });
+    const a = (await l.next('attempt'))!.data;
+    const res = await s.control('POST', `/sandbox/listen/attempts/${a.id}`, { status: 999, body: 'odd', duration_ms: 3 });
+    expect(res.status, res.text).toBe(200);
+    await s.sandbox.dispatcher.idle();
+    const [d] = await deliveriesOf({ order: o.reference });
+    expect(d!.attempts[0]).toMatchObject({ http_status: 999, error: 'HTTP 999', response_excerpt: 'odd' });
+    expect(d!.status).toBe('retrying');
   });
 
   it('is documented in the OpenAPI document', async () => {

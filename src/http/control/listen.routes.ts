@@ -59,7 +59,15 @@ export const ListenQuerySchema = z.object({
 /** CONTRACT §17 `POST /sandbox/listen/attempts/{id}` body: what the receiver answered, or why it did not. */
 export const ListenAnswerBodySchema = z
   .object({
-    status: z.number().int().min(100).max(599).optional().meta({ description: 'the receiver’s HTTP status (2xx: delivered)' }),
+    // Three digits, as an HTTP client reads them: the sandbox's own sends log a receiver's 999 as
+    // it is, and a listener's report of one was refused (the attempt then timed out instead).
+    status: z
+      .number()
+      .int()
+      .min(100)
+      .max(999)
+      .optional()
+      .meta({ description: 'the receiver’s HTTP status, three digits (2xx: delivered)' }),
     body: z
       .string()
       .max(LISTEN_ANSWER_BODY_MAX, `must be at most ${LISTEN_ANSWER_BODY_MAX} characters (send the first 4 KiB of the answer)`)
