@@ -112,6 +112,14 @@ export function createDispatcher(deps: DispatcherDeps) {
   async function send(input: DeliveryInput): Promise<Delivery> {
     const { delivery, first } = start(input);
     await first;
+    return stillLogged(delivery);
+  }
+
+  /** The delivery, when a reset while its attempt ran has not dropped it (409: an answer must not show what is gone). */
+  function stillLogged(delivery: Delivery): Delivery {
+    if (deliveries.get(delivery.id) !== delivery) {
+      throw conflict(`The sandbox was reset while delivery ${delivery.id} was being sent: it is no longer in the log`);
+    }
     return delivery;
   }
 
@@ -344,7 +352,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       delivery.timer = null;
     }
     await track(attempt(delivery, true));
-    return delivery;
+    return stillLogged(delivery);
   }
 
   /**

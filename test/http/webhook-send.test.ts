@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -45,6 +45,37 @@ describe('POST /sandbox/webhooks/send without client_id', () => {
     );
     await s.sandbox.dispatcher.idle();
     expect((await s.control('GET', '/sandbox/webhooks/deliveries')).body.meta.total).toBe(before + 1);
+  });
+
+  it('answers 409, not "Delivery sent", when a reset drops the delivery while its attempt runs (a retry too)', async () => {
+    // A sandbox of its own, whose attempts time out after 1 s.
+    const t = await startTestServer({ webhookTimeoutMs: 1_000 });
+    const hanging = await startReceiver();
+    hanging.behave(() => 'hang');
+    try {
+      const sending = t.control('POST', '/sandbox/webhooks/send', {
+        event: 'order.expired',
+        data: { reference: 'ORDGONE' },
+        url: hanging.url,
+      });
+      await vi.waitFor(() => expect(hanging.received).toHaveLength(1));
+      expect((await t.control('POST', '/sandbox/reset')).status).toBe(200);
+      const sent = await sending; // the attempt times out (1 s) after the reset
+      expect([sent.status, sent.body.code]).toEqual([409, 'E_CONFLICT']);
+      expect(sent.body.message).toMatch(/^The sandbox was reset while delivery dlv_\w+ was being sent: it is no longer in the log$/);
+      expect((await t.control('GET', '/sandbox/webhooks/deliveries')).body.meta.total).toBe(0);
+
+      const logged = await t.controlApi.sendWebhook({
+        body: { event: 'order.expired', data: { reference: 'ORDGONE' }, url: hanging.url },
+      });
+      const retrying = t.control('POST', `/sandbox/webhooks/deliveries/${logged.id}/retry`);
+      await vi.waitFor(() => expect(hanging.received).toHaveLength(3));
+      await t.control('POST', '/sandbox/reset');
+      const retried = await retrying;
+      expect([retried.status, retried.body.code]).toEqual([409, 'E_CONFLICT']);
+    } finally {
+      await Promise.all([hanging.close(), t.close()]);
+    }
   });
 
   it('still refuses an empty client_id (422 naming the field) and an unknown order (404)', async () => {

@@ -127,7 +127,7 @@ export const sendWebhookSpec = {
   body: SendBodySchema,
   data: DeliverySchema,
   message: 'Delivery sent',
-  errors: [400, 404],
+  errors: [400, 404, 409],
 } as const satisfies AnyRouteSpec;
 
 /** CONTRACT §4 webhook routes: the delivery log, manual retry, signed sends on demand; §18 the signature vectors. */
