@@ -278,6 +278,58 @@ describe('startSandbox: the in-process API (CONTRACT §14)', () => {
     await expect(s.close()).resolves.toBeUndefined(); // closing twice is harmless
   });
 
+  it('refuses a closed handle’s calls, so they never reach a sandbox started later on its port', async () => {
+    const a = await startSandbox();
+    const port = Number(new URL(a.url).port);
+    await a.close();
+    const b = await startSandbox({ port });
+    try {
+      const before = (await b.clock.get()).now;
+      // Before: the call went to b, and moved b's clock a day.
+      await expect(a.clock.advance('1d')).rejects.toMatchObject({
+        name: 'SandboxError',
+        status: 409,
+        code: 'E_CONFLICT',
+        message: 'This sandbox is closed (close() was called): start another with startSandbox()',
+        route: 'POST /sandbox/clock/advance',
+      });
+      await expect(a.partners.create({ name: 'Stray' })).rejects.toMatchObject({ status: 409 });
+      expect((await b.clock.get()).now).toBe(before);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('refuses an option no flag could give, naming it, before it can break the sandbox (422 SandboxError)', async () => {
+    // A NaN delay passed the types and made every route, /health included, answer 500 once the
+    // clock moved; a seed of 1.5 gave seed 1's keys; an unknown option was ignored.
+    const refused: Array<[Record<string, unknown>, string]> = [
+      [{ quoteTtlMs: Number.NaN }, 'quoteTtlMs: NaN is not valid'],
+      [{ lifecycleDelays: { payout: Number.NaN } }, 'lifecycleDelays.payout: NaN is not valid'],
+      [{ webhookRetryScheduleMs: [5000, Number.NaN] }, 'webhookRetryScheduleMs.1: NaN is not valid'],
+      [{ maxOrders: Number.NaN }, 'maxOrders: NaN is not valid'],
+      [{ clock: 'fast' }, 'clock: "fast" is not valid'],
+      [{ port: 'abc' }, 'port: "abc" is not valid'],
+      [{ port: 70_000 }, 'port: 70000 is not valid'],
+      [{ seed: 1.5 }, 'seed: 1.5 is not valid'],
+      [{ logLevel: 'loud' }, 'logLevel: "loud" is not valid'],
+      [{ webhookURL: 'http://127.0.0.1:9/' }, 'webhookURL: not an option of the sandbox'],
+      [{ lifecycleDelays: { paymnt: 5 } }, 'lifecycleDelays.paymnt: not an option of the sandbox'],
+    ];
+    for (const [options, message] of refused) {
+      const error = await startSandbox(options as never).then(
+        async (s) => {
+          await s.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(options)).toBeInstanceOf(SandboxError);
+      expect(error, JSON.stringify(options)).toMatchObject({ status: 422, code: 'E_VALIDATION_ERROR', route: 'startSandbox' });
+      expect((error as Error).message.startsWith(message), (error as Error).message).toBe(true);
+    }
+  });
+
   it('fails to start on a port in use, with the listen error', async () => {
     const s = await start();
     await expect(startSandbox({ port: Number(new URL(s.url).port) })).rejects.toMatchObject({ code: 'EADDRINUSE' });

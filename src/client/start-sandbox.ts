@@ -1,4 +1,5 @@
 import type { SandboxOverrides } from '../sandbox/sandbox';
+import { ConfigError } from '../sandbox/config';
 import { startServer, type RunningSandbox } from '../sandbox/server';
 import { UpdatePartnerBodySchema } from '../auth/partner.schemas';
 import { ApiError } from '../shared/errors';
@@ -30,7 +31,19 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     webhookUrl === undefined
       ? undefined
       : asSandboxError('startSandbox', () => parseOrThrow(UpdatePartnerBodySchema, { webhook_url: webhookUrl }));
-  const running = await startServer(overrides);
+  let running: RunningSandbox;
+  try {
+    running = await startServer(overrides);
+  } catch (error) {
+    // An option no flag could give (a NaN delay, a seed of 1.5, a typo'd name): the control
+    // API's 422, as for webhookUrl, naming the option.
+    if (error instanceof ConfigError) {
+      // The options' own names where the config's differ.
+      const message = error.message.replace(/^clockMode:/, 'clock:');
+      throw new SandboxError(422, 'E_VALIDATION_ERROR', message, 'startSandbox');
+    }
+    throw error;
+  }
   const { sandbox } = running;
   if (settings) sandbox.partners.update(sandbox.demoPartner.client_id, settings);
   return createHandle(running);
@@ -43,7 +56,22 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
  */
 function createHandle(running: RunningSandbox): SandboxHandle {
   const { sandbox, url } = running;
-  const control = createControlClient({ baseUrl: url, adminToken: sandbox.config.adminToken });
+  // After close() the port may be another sandbox's (a fixed port, or one the system gave again):
+  // a call then changed that one. Refused, naming why, before anything is sent.
+  let closed = false;
+  const control = createControlClient({
+    baseUrl: url,
+    adminToken: sandbox.config.adminToken,
+    fetch: (target, init) => {
+      if (closed) {
+        const route = `${init.method} ${new URL(target).pathname}`;
+        return Promise.reject(
+          new SandboxError(409, 'E_CONFLICT', 'This sandbox is closed (close() was called): start another with startSandbox()', route),
+        );
+      }
+      return fetch(target, init);
+    },
+  });
   const demo = sandbox.demoPartner;
 
   return {
@@ -106,7 +134,10 @@ function createHandle(running: RunningSandbox): SandboxHandle {
     state: () => control.getState(),
     restore: (doc) => control.putState({ body: doc }),
     reset: () => control.reset(),
-    close: () => running.close(),
+    close: () => {
+      closed = true;
+      return running.close();
+    },
     sandbox,
   };
 }

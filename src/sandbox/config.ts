@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import * as z from 'zod';
 import { DEFAULT_FIXTURES_DIR, DEFAULT_RATE_VOLATILITY, MAX_RATE_VOLATILITY, RATE_MODES, type RateMode } from '../reference';
 import { parseDuration, type ClockMode } from '../clock';
 import { DEFAULT_TIMINGS, type LifecycleTimings } from '../orders/order.machine';
@@ -260,6 +261,59 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
 
 /** pino's levels, and `silent`: what --log-level (LOG_LEVEL) takes. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** A delay as `--quote-ttl` and the other duration flags take it: above 0, at most 10 years (ms). */
+const DelayMs = z.number().positive().max(MAX_DELAY_MS);
+
+/**
+ * What a config may hold: the bounds `loadConfig` checks each flag against, for a config given
+ * as values (`startSandbox`, CONTRACT §14), where nothing parsed it. A NaN delay passed the types
+ * and made every route, /health included, answer 500 once the clock moved; a typo'd option was
+ * ignored. Strict: an option the sandbox does not know is refused by its name.
+ */
+const SandboxConfigSchema = z.strictObject({
+  port: z.int().min(0).max(65_535),
+  host: z.string().min(1),
+  clockMode: z.enum(['realtime', 'manual']),
+  speed: z.number().positive().max(MAX_SPEED),
+  seed: z.int(),
+  fixturesDir: z.string().min(1),
+  adminToken: z.string().min(1).optional(),
+  skewMs: z.number().positive().max(MAX_DELAY_MS),
+  rateLimit: z.strictObject({ capacity: z.number().min(2).max(1e9), refillPerSecond: z.number().positive().max(1e9) }),
+  logLevel: z.enum(LOG_LEVELS),
+  clockStart: z.number().min(0).max(MAX_INSTANT).optional(),
+  quoteTtlMs: DelayMs,
+  payinWindowMs: DelayMs,
+  lifecycleDelays: z.strictObject(Object.fromEntries(LIFECYCLE_STEPS.map((step) => [step, DelayMs.optional()]))),
+  webhookTimeoutMs: DelayMs,
+  webhookRetryScheduleMs: z.array(DelayMs).max(1000),
+  inspectLimit: z.int().min(1).max(1_000_000),
+  maxOrders: z.int().min(1).max(100_000_000),
+  statePath: z.string().min(1).optional(),
+  readyFile: z.string().min(1).optional(),
+  allowedHosts: z.array(z.string().refine((name) => hostNameOf(name) !== undefined, 'not a host name such as sandbox.local')),
+  rates: z.enum(RATE_MODES),
+  rateVolatility: z.number().min(0).max(MAX_RATE_VOLATILITY),
+});
+
+/**
+ * The config if every value is one the flags could give; else a ConfigError naming the first
+ * that is not (`quoteTtlMs: expected number, received NaN`).
+ */
+export function checkConfig(config: SandboxConfig): SandboxConfig {
+  const result = SandboxConfigSchema.safeParse(config);
+  if (result.success) return config;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.map(String).join('.');
+  const given = issue.path.reduce<unknown>((at, key) => (at as Record<PropertyKey, unknown> | undefined)?.[key], config);
+  const shown = typeof given === 'number' || given === undefined ? String(given) : JSON.stringify(given)?.slice(0, 80);
+  throw new ConfigError(
+    issue.code === 'unrecognized_keys'
+      ? `${issue.keys.map((key) => (path ? `${path}.${key}` : key)).join(', ')}: not an option of the sandbox`
+      : `${path}: ${shown} is not valid (${issue.message})`,
+  );
+}
 
 function logLevel(level: string): string {
   if (!LOG_LEVELS.includes(level)) throw new ConfigError(`--log-level: ${level} is not one of ${LOG_LEVELS.join(', ')}`);

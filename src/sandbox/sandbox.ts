@@ -4,7 +4,7 @@ import type Koa from 'koa';
 import pino, { type Logger } from 'pino';
 import { createPartnerRegistry, createRateLimiter, KEY_PREFIX, type Partner, type PartnerRegistry, type RateLimiter } from '../auth';
 import { systemWallClock, VirtualClock, type FiredTimer, type WallClock, type WorkSlicing } from '../clock';
-import { DEFAULT_CONFIG, type SandboxConfig } from './config';
+import { checkConfig, DEFAULT_CONFIG, type SandboxConfig } from './config';
 import { controlGuards } from '../http/edge/admin';
 import { registerClockRoutes } from '../http/control/clock.routes';
 import { registerPartnerRoutes } from '../http/control/partners.routes';
@@ -119,10 +119,16 @@ export interface SandboxOverrides extends Partial<SandboxConfig> {
   stateSlicing?: Partial<WorkSlicing>;
 }
 
+/** The config the overrides make, checked (ConfigError naming the first value no flag could give). */
+export function configOf(overrides: SandboxOverrides): SandboxConfig {
+  const { wall, logger, initialState, stateReadMs, stateSlicing, ...rest } = overrides;
+  return checkConfig({ ...DEFAULT_CONFIG, ...rest });
+}
+
 /** Wires a sandbox from config: the composition root. */
 export function createSandbox(overrides: SandboxOverrides = {}): Sandbox {
-  const { wall = systemWallClock, logger: givenLogger, initialState: saved, stateReadMs = 0, stateSlicing, ...rest } = overrides;
-  const config: SandboxConfig = { ...DEFAULT_CONFIG, ...rest };
+  const { wall = systemWallClock, logger: givenLogger, initialState: saved, stateReadMs = 0, stateSlicing } = overrides;
+  const config = configOf(overrides);
   const logger = givenLogger ?? pino({ level: config.logLevel });
   // CONTRACT §13: a saved state brings its seed, so the demo partner and later ids match it.
   if (saved && saved.seed !== config.seed) {

@@ -4,7 +4,7 @@ import { answerClientError } from '../http/edge/client-error';
 import { gracefulStop, trackRequests, type StopReport } from '../http/edge/graceful';
 import pino from 'pino';
 import { DEFAULT_CONFIG } from './config';
-import { createSandbox, type Sandbox, type SandboxOverrides } from './sandbox';
+import { configOf, createSandbox, type Sandbox, type SandboxOverrides } from './sandbox';
 import { checkStatePath, readStateFile } from './state/file';
 
 export interface RunningSandbox {
@@ -54,6 +54,8 @@ export function urlHost(listen: string): string {
 
 /** Creates a sandbox and listens on `config.host:config.port` (port 0: any free port). */
 export async function startServer(overrides: SandboxOverrides = {}): Promise<RunningSandbox> {
+  // Before anything uses a value (pino its log level, the state file its path).
+  configOf(overrides);
   // CONTRACT §13: a --state path that cannot be written is refused now, not at the first save;
   // the file, when it exists, is read (streamed when large) before anything else starts.
   const statePath = overrides.statePath;

@@ -74,8 +74,9 @@ export function httpRequest(url: string | URL, options: HttpRequestOptions): Pro
       settle({ reply: { status: res.statusCode ?? 101, headers: res.headers, text: '' } });
     });
     req.on('error', (error) => settle({ error }));
-    // Anything else that ends the request without an answer still ends it.
-    req.on('close', () => settle({ error: new Error('the connection closed without an answer') }));
+    // Anything else that ends the request without an answer still ends it: after the events the
+    // close comes with (an error, a response's end), which say more, have had their turn.
+    req.on('close', () => setImmediate(() => settle({ error: new Error('the connection closed without an answer') })));
     if (options.timeoutMs !== undefined) {
       timer = setTimeout(() => {
         const error = new Error(`timed out after ${options.timeoutMs} ms`);
