@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { PACKAGE_VERSION } from '../shared/package-root';
 import { needsSingleThreadedGc, rerunWithSingleThreadedGc } from './gc-threads';
+import { MCP_USAGE } from './mcp-usage';
 import { runMain, type CommandMain } from './run-main';
 
 /**
@@ -86,7 +87,14 @@ function missingPackage(error: unknown, name: string): { main: CommandMain } {
   const e = error as NodeJS.ErrnoException;
   if ((e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'MODULE_NOT_FOUND') || !String(e.message).includes(name)) throw error;
   return {
-    main: async () => {
+    main: async (argv) => {
+      if (argv.includes('--help') || argv.includes('-h')) {
+        // The help is the command's own, and says what it needs.
+        process.stdout.write(
+          `${MCP_USAGE}\nIt needs ${name}, an optional peer dependency, not installed here: npm install ${name} beside ramp-sandbox.\n`,
+        );
+        return;
+      }
       process.stderr.write(
         `ramp-sandbox mcp needs ${name}, an optional peer dependency: npm install ${name} beside ramp-sandbox, or run npx -p ramp-sandbox -p ${name} ramp-sandbox mcp\n`,
       );

@@ -1,13 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
-/**
- * The largest message `ramp-sandbox mcp` reads: `put_state` carries a whole state document, which
- * `PUT /sandbox/state` takes up to 256 MiB (CONTRACT §13), plus room for the JSON-RPC envelope.
- * The SDK's own stdio transport stops at 10 MiB, and then closes: the server exited 0 in silence.
- */
-export const MCP_MAX_MESSAGE_BYTES = 257 * 1024 * 1024;
+import { MCP_MAX_MESSAGE_BYTES } from './mcp-usage';
 
 /** JSON-RPC 2.0's "Invalid Request". */
 const INVALID_REQUEST = -32600;

@@ -1,28 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { PACKAGE_VERSION } from '../shared/package-root';
-import { LineTransport, MCP_MAX_MESSAGE_BYTES } from './mcp-stdio';
+import { LineTransport } from './mcp-stdio';
+import { MCP_MAX_MESSAGE_BYTES, MCP_USAGE as USAGE } from './mcp-usage';
 import { registerControlTools } from './mcp-tools';
 import { oneLine } from './output';
-import { REMOTE_USAGE, runRemote, UsageError } from './remote';
-
-const USAGE = `Usage: ramp-sandbox mcp [options]
-
-A Model Context Protocol server on stdio whose tools are a running sandbox's control API
-(create partner, create order, pay in, payout outcome, simulate, expire, advance the clock, list orders,
-deliveries and requests, retry a delivery, add and clear faults, get and put the state), so a
-coding agent can drive the sandbox. Each tool answers the control API's JSON; a refusal is a
-tool error holding the control API's error envelope. Start it from your agent's MCP settings:
-
-  {"command": "npx", "args": ["ramp-sandbox", "mcp", "--sandbox", "http://127.0.0.1:4010"]}
-
-It checks the sandbox answers before it starts (exit 1 with one line when it does not), and
-stops when its stdin closes or on SIGINT/SIGTERM (exit 0), or when its stdin fails (exit 1).
-Nothing but the protocol goes to stdout. A message over --max-message-bytes is answered with a
-JSON-RPC error (-32600) and skipped; the session goes on.
-
-  --max-message-bytes N   the largest message read (default ${MCP_MAX_MESSAGE_BYTES}: a 256 MiB state for put_state)
-${REMOTE_USAGE}
-`;
+import { runRemote, UsageError } from './remote';
 
 /** `ramp-sandbox mcp` (CONTRACT §17). */
 export async function main(argv: string[]): Promise<void> {

@@ -130,10 +130,12 @@ export function createTestHelpers(sandbox: Sandbox) {
     ] as const) {
       if (n !== undefined && !(Number.isInteger(n) && n >= 0)) throw new TypeError(`verify: ${name} must be a non-negative integer`);
     }
+    // Both at once is a contradiction or a repetition; its failure read "Values have same
+    // structure but are not reference-equal" (node:assert drops the message when actual equals expected).
+    if (times !== undefined && atLeast !== undefined) throw new TypeError('verify: give times or atLeast, not both');
     const all = requests.list({ limit: requests.size }).reverse();
     const matching = all.filter((r) => matchesRequest(r, match));
-    const ok = times !== undefined ? matching.length === times : matching.length >= (atLeast ?? 1);
-    if (ok && (atLeast === undefined || matching.length >= atLeast)) return matching;
+    if (times !== undefined ? matching.length === times : matching.length >= (atLeast ?? 1)) return matching;
     const expected = times !== undefined ? `exactly ${times}` : `at least ${atLeast ?? 1}`;
     throw new AssertionError({
       message:

@@ -127,5 +127,7 @@ describe('sandbox.waitFor and sandbox.verify (CONTRACT §18)', () => {
         `  POST /v1/orders → 200 (${s.partner.clientId})\n  GET /v1/orders/${order.reference} → 200 (${s.partner.clientId})`,
     );
     await expect(s.verify({ path: '/v1/orders' }, { times: 0 })).rejects.toThrow(/expected exactly 0 matching requests, found 1/);
+    // Both at once: refused as a mistake (its AssertionError's message was node:assert's own, not this one's).
+    await expect(s.verify({}, { times: 2, atLeast: 2 })).rejects.toThrow(new TypeError('verify: give times or atLeast, not both'));
   });
 });
