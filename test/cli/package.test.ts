@@ -123,7 +123,10 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
         'ramp-sandbox mcp needs @modelcontextprotocol/sdk, an optional peer dependency: npm install @modelcontextprotocol/sdk beside ramp-sandbox, or run npx -p ramp-sandbox -p @modelcontextprotocol/sdk ramp-sandbox mcp',
       );
       // Its help still shows (it exited 1 with the line above), saying what it needs.
-      for (const args of [['mcp', '--help'], ['help', 'mcp']]) {
+      for (const args of [
+        ['mcp', '--help'],
+        ['help', 'mcp'],
+      ]) {
         const mcpHelp = await npx(args);
         expect(mcpHelp.code, args.join(' ')).toBe(0);
         expect(mcpHelp.stdout).toMatch(/^Usage: ramp-sandbox mcp \[options\]/);
