@@ -130,6 +130,16 @@ describe('request facts', () => {
     ).toMatchObject({ kind: 'lookup', accountNumber: '0123', accountName: 'ADA OBI' });
   });
 
+  it('files a path as the router matched it: one trailing slash and any case (a read of /v1/orders/{ref}/ is a read)', () => {
+    // Such reads were answered 200 and filed as `other`: a client polling every 100 ms was ready.
+    expect(requestFact('r', raw({ path: '/v1/orders/ORDAbC1/' }), look)).toMatchObject({ kind: 'get_order', reference: 'ORDAbC1' });
+    expect(requestFact('r', raw({ path: '/V1/Orders/ORDAbC1?x=1' }), look)).toMatchObject({ kind: 'get_order', reference: 'ORDAbC1' });
+    expect(requestFact('r', raw({ path: '/v1/orders/quote/', method: 'POST' }), look)).toMatchObject({ kind: 'quote' });
+    expect(requestFact('r', raw({ path: '/v1/orders/', method: 'POST' }), look)).toMatchObject({ kind: 'create' });
+    expect(requestFact('r', raw({ path: '/v1/networks/' }), look)).toMatchObject({ kind: 'networks' });
+    expect(requestFact('r', raw({ path: '/v1/orders//' }), look)).toMatchObject({ kind: 'other' });
+  });
+
   it('keeps what webhook chaos did to a delivery (CONTRACT §22): its marks and the delivery a duplicate repeats', () => {
     const attempt = {
       number: 1,

@@ -92,9 +92,19 @@ export interface RunFacts {
   deliveries: readonly DeliveryFact[];
 }
 
-const ORDER_PATH = /^\/v1\/orders\/([^/]+)$/;
+const ORDER_PATH = /^\/v1\/orders\/([^/]+)$/i;
 
-function kindOf(method: string, path: string): RequestKind {
+/**
+ * A request's path as the router matched it: one trailing slash dropped, and (`kindOf`) in any
+ * case. A client that read `/v1/orders/{ref}/` every 100 ms was answered 200 each time and was
+ * never seen polling: its reads were filed as `other`.
+ */
+function routedPath(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function kindOf(method: string, routed: string): RequestKind {
+  const path = routed.toLowerCase();
   if (method === 'POST' && path === '/v1/orders/quote') return 'quote';
   if (method === 'POST' && path === '/v1/orders') return 'create';
   if (method === 'GET' && path === '/v1/orders') return 'list_orders';
@@ -178,7 +188,7 @@ export function requestFact(
   const q = raw.path.indexOf('?');
   const path = q < 0 ? raw.path : raw.path.slice(0, q);
   const query = q < 0 ? '' : raw.path.slice(q + 1);
-  const kind = kindOf(raw.method, path);
+  const kind = kindOf(raw.method, routedPath(path));
   const bearer = BEARER.exec(raw.headers.authorization ?? '');
   const body = raw.requestBody ?? '';
   const fact: RequestFact = {
@@ -228,7 +238,7 @@ export function requestFact(
     if (reference) fact.reference = reference;
     if (raw.status === 400 && (raw.message ?? '').startsWith('quote_id: quote expired')) fact.expiredQuote = true;
   } else if (kind === 'get_order') {
-    fact.reference = decoded(ORDER_PATH.exec(path)![1]!);
+    fact.reference = decoded(ORDER_PATH.exec(routedPath(path))![1]!);
   } else if (kind === 'lookup') {
     const number = text(answer?.account_number) ?? text(new URLSearchParams(query).get('account_number'));
     if (number) fact.accountNumber = number;
