@@ -231,7 +231,7 @@ export const idempotentCreate: CheckDef = {
   side: 'client',
   clause: 'CONTRACT §12',
   title: 'A create retried after a 5xx or lost answer carries the same merchant_reference; a 409 leads to reading the order',
-  fix: 'give every create a merchant_reference, resend the same one after a 5xx or timeout, and on 409 read the existing order (GET /v1/orders?merchant_reference= or by reference)',
+  fix: 'give every create a merchant_reference, resend the same one after a 5xx or timeout, and on 409 read the existing order (GET /v1/orders/{reference}, or find it by its merchant_reference in GET /v1/orders)',
   run(f, ctx) {
     const reqs = inRun(f);
     const bad: Evidence[] = [];
@@ -241,17 +241,33 @@ export const idempotentCreate: CheckDef = {
       if (c.kind !== 'create' || !authed(c)) return;
       const later = (find: (r: RequestFact) => boolean) => reqs.find((r, j) => j > i && find(r));
       if (c.status === 0 || c.status >= 500) {
-        const retry = later((r) => r.kind === 'create');
-        if (!retry) waiting.push(ev(c, `create answered ${c.status || 'nothing'}; not retried yet`));
-        else if (!c.merchantReference)
-          bad.push(
-            ev(c, `create answered ${c.status || 'nothing'} without a merchant_reference: its retry (${retry.id}) cannot be matched`),
-          );
-        else if (retry.merchantReference !== c.merchantReference)
+        const answered = c.status || 'nothing';
+        if (!c.merchantReference) {
+          // Without one, a retry cannot be told from another order's create (nor can the sandbox).
+          if (later((r) => r.kind === 'create'))
+            bad.push(ev(c, `create answered ${answered} without a merchant_reference: a retry of it cannot be told from a new order`));
+          else waiting.push(ev(c, `create answered ${answered}; not retried yet`));
+          return;
+        }
+        // The retry is the later create of the same merchant_reference, or of the same order asked
+        // for under another one (its body but the merchant_reference): the creates between are other
+        // orders (a client creating several at once), not this one's retry.
+        const retry = later(
+          (r) => r.kind === 'create' && (r.merchantReference === c.merchantReference || (c.intent !== undefined && r.intent === c.intent)),
+        );
+        const read = later(
+          (r) => r.kind === 'list_orders' || (r.kind === 'get_order' && c.reference !== undefined && r.reference === c.reference),
+        );
+        if (retry && retry.merchantReference !== c.merchantReference)
           bad.push(
             ev(retry, `retry of ${c.id} carries merchant_reference ${retry.merchantReference ?? '(none)'}, not ${c.merchantReference}`),
           );
-        else good.push(ev(retry, `retry of ${c.id} (answered ${c.status || 'nothing'}) with the same merchant_reference`));
+        else if (retry) good.push(ev(retry, `retry of ${c.id} (answered ${answered}) with the same merchant_reference`));
+        else if (read) good.push(ev(read, `looked the order up after ${c.id} was answered ${answered}, instead of creating it again`));
+        else
+          (ctx.final ? bad : waiting).push(
+            ev(c, `create answered ${answered}: neither resent with merchant_reference ${c.merchantReference} nor looked up`),
+          );
       } else if (c.status === 409 && c.reference) {
         const read = later((r) => (r.kind === 'get_order' && r.reference === c.reference) || r.kind === 'list_orders');
         if (read) good.push(ev(read, `read the existing order after the 409 (${c.id})`));

@@ -167,7 +167,30 @@ describe('client checks (CONTRACT §21)', () => {
     expect(status(idempotentCreate, facts([lost(), conflictOf(), get('/v1/orders/ORD1', 'get_order', { reference: 'ORD1' })]))).toBe(
       'pass',
     );
-    expect(status(idempotentCreate, facts([lost(), post('/v1/orders', 'create', { merchantReference: 'm-2' })]))).toBe('fail');
+    // Another order's create is not the retry: a client creating several at once, whose retry of
+    // m-1 comes after m-2's create, passes (it failed, "retry carries m-2, not m-1").
+    const other = () => post('/v1/orders', 'create', { merchantReference: 'm-2', reference: 'ORD2' });
+    const concurrent = [lost(), other(), conflictOf(), get('/v1/orders/ORD1', 'get_order', { reference: 'ORD1' })];
+    expect(status(idempotentCreate, facts(concurrent), true)).toBe('pass');
+    expect(status(idempotentCreate, facts([lost(), other()]))).toBe('not_exercised');
+    expect(outcome(idempotentCreate, facts([lost(), other()]), true)).toMatchObject({
+      status: 'fail',
+      evidence: [{ note: 'create answered 503: neither resent with merchant_reference m-1 nor looked up' }],
+    });
+    // The same order asked for again under a new merchant_reference is this one's retry: a fail.
+    const asked = { status: 503, code: 'E_SANDBOX_FAULT', merchantReference: 'm-1', intent: 'same-body' } as const;
+    const renamed = post('/v1/orders', 'create', { merchantReference: 'm-1-b', intent: 'same-body' });
+    expect(outcome(idempotentCreate, facts([post('/v1/orders', 'create', asked), other(), renamed]))).toMatchObject({
+      status: 'fail',
+      evidence: [{ note: expect.stringMatching(/^retry of .* carries merchant_reference m-1-b, not m-1$/) }],
+    });
+    // Looking the order up instead of resending it reconciles too (the lost create made ORD1).
+    const made = () => post('/v1/orders', 'create', { status: 503, code: 'E_SANDBOX_FAULT', merchantReference: 'm-1', reference: 'ORD1' });
+    expect(status(idempotentCreate, facts([made(), other(), get('/v1/orders/ORD1', 'get_order', { reference: 'ORD1' })]), true)).toBe(
+      'pass',
+    );
+    expect(status(idempotentCreate, facts([made(), get('/v1/orders', 'list_orders')]), true)).toBe('pass');
+    expect(status(idempotentCreate, facts([made(), get('/v1/orders/ORD2', 'get_order', { reference: 'ORD2' })]), true)).toBe('fail');
     expect(status(idempotentCreate, facts([post('/v1/orders', 'create', { status: 0 }), post('/v1/orders', 'create')]))).toBe('fail');
     expect(status(idempotentCreate, facts([lost(), conflictOf()]))).toBe('not_exercised');
     expect(status(idempotentCreate, facts([lost(), conflictOf()]), true)).toBe('fail');

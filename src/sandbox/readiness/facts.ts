@@ -46,6 +46,11 @@ export interface RequestFact {
   /** The id of the injected fault that answered it, when one did. */
   fault?: string;
   merchantReference?: string;
+  /**
+   * A create's body but its `merchant_reference`, hashed: the same order asked for again under
+   * another merchant_reference has the same (a quote is used once, so another order's differs).
+   */
+  intent?: string;
   /** A create's `quote_id`, or the quote a quote request made. */
   quoteId?: string;
   orderType?: OrderType;
@@ -225,6 +230,10 @@ export function requestFact(
   } else if (kind === 'create') {
     const merchantReference = text(sent?.merchant_reference);
     if (merchantReference) fact.merchantReference = merchantReference;
+    if (sent) {
+      const { merchant_reference: _, ...rest } = sent;
+      fact.intent = createHash('sha1').update(JSON.stringify(rest)).digest('base64');
+    }
     const quoteId = text(sent?.quote_id);
     if (quoteId) fact.quoteId = quoteId;
     const type = text(answer?.type) ?? (quoteId ? look.quoteType(quoteId) : sent && typeOfLegs(sent));
@@ -234,7 +243,10 @@ export function requestFact(
     if (accountName) fact.accountName = accountName;
     const accountNumber = text(recipient?.account_number);
     if (accountNumber) fact.accountNumber = accountNumber;
-    const reference = text(answer?.reference) ?? (raw.status === 409 && merchantReference ? look.existing(merchantReference) : undefined);
+    // The order behind a 409, or the one a create answered 5xx (or not at all) made anyway: a
+    // client that then reads it has reconciled.
+    const made = raw.status === 409 || raw.status === 0 || raw.status >= 500;
+    const reference = text(answer?.reference) ?? (made && merchantReference ? look.existing(merchantReference) : undefined);
     if (reference) fact.reference = reference;
     if (raw.status === 400 && (raw.message ?? '').startsWith('quote_id: quote expired')) fact.expiredQuote = true;
   } else if (kind === 'get_order') {
