@@ -22,6 +22,8 @@ export interface Outcome {
 export interface CheckContext {
   /** The run is being finished: what has not happened by now will not (a 409 never followed by a read). */
   final: boolean;
+  /** The run sends its probes (CONTRACT §21): a note may promise one only then. */
+  probes: boolean;
 }
 
 export interface CheckDef {

@@ -61,8 +61,8 @@ function dlv(over: Partial<DeliveryFact> = {}): DeliveryFact {
 }
 
 const facts = (requests: RequestFact[] = [], deliveries: DeliveryFact[] = []): RunFacts => ({ environment: 'test', requests, deliveries });
-const status = (c: CheckDef, f: RunFacts, final = false) => c.run(f, { final }).status;
-const outcome = (c: CheckDef, f: RunFacts, final = false) => c.run(f, { final });
+const status = (c: CheckDef, f: RunFacts, final = false) => c.run(f, { final, probes: true }).status;
+const outcome = (c: CheckDef, f: RunFacts, final = false, probes = true) => c.run(f, { final, probes });
 
 describe('client checks (CONTRACT §21)', () => {
   it('signing: passes once a secret-key request verified; fails on a signature failure after it, or when none ever verified', () => {
@@ -232,6 +232,16 @@ describe('receiver checks (CONTRACT §21)', () => {
     });
   });
 
+  it('promises a probe in its note only when the run sends probes', () => {
+    const quiet = (c: CheckDef, f: RunFacts) => outcome(c, f, false, false).evidence.map((e) => e.note);
+    expect(quiet(staleTimestamp, facts([], [dlv()]))).toEqual(['the run sends no probes (probes: false): only its probe would show this']);
+    expect(outcome(staleTimestamp, facts([], [dlv()])).evidence[0]?.note).toBe(
+      'no answer yet to the stale timestamp probe (sent after the receiver acknowledges a delivery)',
+    );
+    expect(quiet(idempotentCreate, facts([post('/v1/orders', 'create')]))).toEqual(['no create was answered 5xx or lost yet']);
+    expect(quiet(quoteTtl, facts([post('/v1/orders/quote', 'quote')]))).toEqual(['no create was refused for an expired quote yet']);
+  });
+
   it('stale_timestamp: the stale probe refused passes, accepted fails', () => {
     expect(status(staleTimestamp, facts([], [dlv(), probe('stale_timestamp', 400)]))).toBe('pass');
     expect(status(staleTimestamp, facts([], [dlv(), probe('stale_timestamp', 204)]))).toBe('fail');
@@ -243,10 +253,27 @@ describe('receiver checks (CONTRACT §21)', () => {
     expect(status(duplicates, facts([], [dlv(), probe('duplicate', 409)]))).toBe('fail');
     expect(status(outOfOrder, facts([], [dlv(), probe('out_of_order', 200)]))).toBe('pass');
     expect(status(outOfOrder, facts([], [dlv(), probe('out_of_order', 500)]))).toBe('fail');
-    // A probe with no HTTP answer (refused connection) is not yet an answer.
+    // A probe nothing received (a refused connection) is not yet an answer.
     expect(
       status(duplicates, facts([], [dlv(), dlv({ probe: 'duplicate', attempts: [{ status: null, ms: 1, error: 'connection refused' }] })])),
     ).toBe('not_exercised');
+    // One the receiver let time out, or dropped, is: a probe is never sent again (it stayed
+    // "no answer yet" for ever, and the run incomplete).
+    const unanswered = (kind: DeliveryFact['probe'], error: string) =>
+      dlv({ probe: kind, attempts: [{ status: null, ms: 15_000, error }] });
+    expect(outcome(duplicates, facts([], [dlv(), unanswered('duplicate', 'timed out after 15000 ms')]))).toMatchObject({
+      status: 'fail',
+      evidence: [{ note: 'duplicate probe got no answer (timed out after 15000 ms); expected a 2xx' }],
+    });
+    expect(outcome(outOfOrder, facts([], [dlv(), unanswered('out_of_order', 'timed out after 15000 ms')])).evidence[0]?.note).toBe(
+      'out of order probe got no answer (timed out after 15000 ms); expected a 2xx',
+    );
+    expect(
+      outcome(verifySignature, facts([], [dlv(), unanswered('bad_signature', 'connection reset'), probe('tampered_body', 401)])),
+    ).toMatchObject({
+      status: 'fail',
+      evidence: [{ note: 'bad signature probe got no answer (connection reset); expected a refusal (4xx)' }],
+    });
   });
 
   it('recovers: a failed attempt then a 2xx passes; a delivery given up fails; no failure does not apply', () => {

@@ -13,9 +13,9 @@ import type { CheckResult, Coverage, ReadinessReport } from './readiness.schemas
 /** Every check, the client's first (the report's order). */
 const CHECKS: readonly CheckDef[] = [...CLIENT_CHECKS, ...RECEIVER_CHECKS];
 
-export function evaluate(facts: RunFacts, final: boolean, checks: readonly CheckDef[] = CHECKS): CheckResult[] {
+export function evaluate(facts: RunFacts, final: boolean, checks: readonly CheckDef[] = CHECKS, probes = true): CheckResult[] {
   return checks.map((c) => {
-    const outcome = c.run(facts, { final });
+    const outcome = c.run(facts, { final, probes });
     const evidence = outcome.evidence.slice(0, MAX_EVIDENCE);
     if (outcome.evidence.length > MAX_EVIDENCE)
       evidence[MAX_EVIDENCE - 1] = { note: `… and ${outcome.evidence.length - MAX_EVIDENCE + 1} more` };

@@ -190,7 +190,7 @@ export function createReadiness(deps: ReadinessDeps) {
   function reportOf(run: Run, final: boolean): ReadinessReport {
     if (run.ended) return run.ended.report;
     const facts = { environment: run.environment, requests: run.requests, deliveries: run.deliveries };
-    const checks = evaluate(facts, final).map((c) =>
+    const checks = evaluate(facts, final, undefined, run.probes.length > 0).map((c) =>
       // A receiver-only run watched no API client: its checks say so, and keep the verdict from `ready`.
       run.scope === 'receiver' && c.side === 'client'
         ? {
