@@ -190,15 +190,25 @@ describe('createIntake', () => {
 
   it('refuses a merchant_reference the partner already used in that environment (409), and allows it elsewhere', () => {
     const t = makeIntake();
-    t.intake.create(ACME, onramp({ merchant_reference: 'inv-1' }));
+    const first = t.intake.create(ACME, onramp({ merchant_reference: 'inv-1' }));
     const dup = refusal(() => t.intake.create(ACME, onramp({ merchant_reference: 'inv-1' })));
-    expect([dup.code, dup.status, dup.message]).toEqual(['E_CONFLICT', 409, 'merchant_reference: inv-1 is already used by another order']);
+    expect([dup.code, dup.status, dup.message]).toEqual([
+      'E_CONFLICT',
+      409,
+      `merchant_reference: inv-1 is already used by order ${first.reference}`,
+    ]);
+    // The lost-response retry (CONTRACT §12): the same body, its quote included, is told where its
+    // order is, not that the quote was used.
+    const q = t.quotes.quote(ACME, { from: { currency: 'NGN', amount: 20_000 }, to: { currency: 'USDT', network: 'base-sepolia' } });
+    const body = onramp({ from: undefined, to: undefined, quote_id: q.quote_id, merchant_reference: 'inv-q' });
+    const made = t.intake.create(ACME, body);
+    expect(refusal(() => t.intake.create(ACME, body)).message).toBe(`merchant_reference: inv-q is already used by order ${made.reference}`);
     expect(
       t.intake.create({ partner: partner('ptr_other'), env: 'test' }, onramp({ merchant_reference: 'inv-1' })).merchant_reference,
     ).toBe('inv-1');
     const live = onramp({ merchant_reference: 'inv-1', to: { currency: 'USDT', network: 'base' } });
     expect(t.intake.create({ ...ACME, env: 'live' }, live).merchant_reference).toBe('inv-1');
-    expect(t.store.orders.size).toBe(3);
+    expect(t.store.orders.size).toBe(4); // inv-1 three times (test, another partner, live) and inv-q
   });
 
   it('refuses an unknown provider_id with a 400', () => {

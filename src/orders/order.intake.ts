@@ -39,6 +39,12 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
     // Shape of the recipient and refund depends on the type; from legs we know it before meaning.
     let targets = input.from && input.to ? shapeTargets(shapeType(input.from, input.to), input.recipient, input.refund) : undefined;
 
+    // First the merchant_reference: a create retried after a lost answer (CONTRACT §12) carries
+    // its quote too, and was told "quote already used" rather than where its order is.
+    const existing = input.merchant_reference ? store.byMerchantReference({ clientId, env }, input.merchant_reference) : undefined;
+    if (existing) {
+      throw conflict(`merchant_reference: ${input.merchant_reference} is already used by order ${existing.reference}`);
+    }
     let priced: Priced;
     let quoteRecord: QuoteRecord | undefined;
     let magic: MagicAmountBehaviour | undefined;
@@ -54,9 +60,6 @@ export function createIntake(core: OrdersCore, lifecycle: Lifecycle, bound: Pick
     }
     if (input.provider_id !== undefined && !PROVIDER_IDS.has(input.provider_id)) {
       throw badRequest(`provider_id: unknown provider ${input.provider_id}`);
-    }
-    if (input.merchant_reference && store.byMerchantReference({ clientId, env }, input.merchant_reference)) {
-      throw conflict(`merchant_reference: ${input.merchant_reference} is already used by another order`);
     }
     const type = priced.type;
     // The legs' shape gave the type the targets were parsed for; a valid pair prices to the same one.
