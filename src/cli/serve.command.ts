@@ -66,6 +66,10 @@ async function serve(argv: string[]): Promise<void> {
     running = await startServer(config);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
     if (e.code === 'EADDRINUSE') {
       process.stderr.write(
         `Port ${config.port} on ${config.host} is already in use: stop the other process or pass --port N (0 picks a free port).\n`,

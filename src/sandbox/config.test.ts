@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, loadConfig } from './config';
+import { checkConfig, ConfigError, DEFAULT_CONFIG, loadConfig, type SandboxConfig } from './config';
 
 describe('loadConfig', () => {
   it('takes flags over env vars over defaults', () => {
@@ -93,5 +93,56 @@ describe('loadConfig', () => {
       expect(() => loadConfig([...args], {}), flag).toThrow(ConfigError);
       expect(() => loadConfig([...args], {})).toThrow(new RegExp(flag));
     }
+  });
+});
+
+describe('checkConfig', () => {
+  const check = (over: Partial<SandboxConfig> | Record<string, unknown>) => () =>
+    checkConfig({ ...DEFAULT_CONFIG, ...over } as SandboxConfig);
+
+  it('takes every config the flags make, at their extremes (the bench turns the rate limit off with 1e12)', () => {
+    const extremes = [
+      ['--rate-capacity', '1000000000000', '--rate-refill', '1000000000000'],
+      ['--skew-seconds', '400000000'],
+      ['--seed', '100000000000000000000'],
+      ['--seed=-3'],
+      ['--webhook-retries', Array(1001).fill('1s').join(',')],
+      ['--port', '0', '--inspect-limit', '1000000', '--max-orders', '100000000'],
+      ['--quote-ttl', '3650d', '--payin-window', '1ms', '--lifecycle', 'payout=3650d,processing=1ms', '--webhook-timeout', '3650d'],
+      ['--speed', '1000000', '--rates', 'walk', '--rate-volatility', '100', '--clock-start', '1970-01-01T00:00:00Z'],
+      ['--admin-token', 't', '--allowed-host', 'sandbox.test,[fd00::1]', '--state', 's.json', '--ready-file', 'r.json'],
+    ];
+    for (const argv of extremes) {
+      const config = loadConfig(argv, {});
+      if (config === 'help') throw new Error('help');
+      expect(() => checkConfig(config), argv.join(' ').slice(0, 80)).not.toThrow();
+    }
+  });
+
+  it('takes what worked in process before it checked: Infinity turns a limit off, 0 is a step at once', () => {
+    for (const over of [
+      { rateLimit: { capacity: Number.POSITIVE_INFINITY, refillPerSecond: Number.POSITIVE_INFINITY } },
+      { skewMs: Number.POSITIVE_INFINITY },
+      { adminToken: '' },
+      { inspectLimit: 0 },
+      { lifecycleDelays: { processing: 0, payout: 0 } },
+      { quoteTtlMs: 0 },
+      { port: '0' },
+      { maxOrders: 1_000_000_000 },
+    ]) {
+      expect(check(over), JSON.stringify(over)).not.toThrow();
+    }
+  });
+
+  it('refuses NaN, a wrong type or an unknown name, naming it', () => {
+    expect(check({ quoteTtlMs: Number.NaN })).toThrow(
+      new ConfigError('quoteTtlMs: NaN is not valid (Invalid input: expected number, received NaN)'),
+    );
+    expect(check({ rateLimit: { capacity: Number.NaN, refillPerSecond: 1 } })).toThrow(
+      /^rateLimit\.capacity: NaN is not valid \(must be a number at least 2\)$/,
+    );
+    expect(check({ port: 'abc' })).toThrow(/^port: "abc" is not valid/);
+    expect(check({ seed: 1.5 })).toThrow(/^seed: 1\.5 is not valid/);
+    expect(check({ webhookURL: 'x' })).toThrow(/^webhookURL: not an option of the sandbox$/);
   });
 });

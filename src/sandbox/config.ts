@@ -262,34 +262,50 @@ export function loadConfig(argv: string[], env: Record<string, string | undefine
 /** pino's levels, and `silent`: what --log-level (LOG_LEVEL) takes. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** A delay as `--quote-ttl` and the other duration flags take it: above 0, at most 10 years (ms). */
-const DelayMs = z.number().positive().max(MAX_DELAY_MS);
+/**
+ * A number at least `min` (Infinity included: in process `rateLimit: {capacity: Infinity}` turns
+ * the limit off, as a flag of 1e12 does); never NaN, never another type.
+ */
+const AtLeast = (min: number, exclusive = false) =>
+  z.custom<number>((v) => typeof v === 'number' && (exclusive ? v > min : v >= min), {
+    message: `must be a number ${exclusive ? 'above' : 'at least'} ${min}`,
+  });
+
+/** A delay in ms: from 0 (in process, a step at once) to 10 years, the most the clock sets ahead. */
+const DelayMs = z.number().min(0).max(MAX_DELAY_MS);
 
 /**
- * What a config may hold: the bounds `loadConfig` checks each flag against, for a config given
- * as values (`startSandbox`, CONTRACT §14), where nothing parsed it. A NaN delay passed the types
- * and made every route, /health included, answer 500 once the clock moved; a typo'd option was
- * ignored. Strict: an option the sandbox does not know is refused by its name.
+ * What a config may hold, for a config given as values (`startSandbox`, CONTRACT §14), where no
+ * flag parser read it: NaN, a wrong type or an unknown option name is refused, by its name. A
+ * NaN delay passed the types and made every route, /health included, answer 500 once the clock
+ * moved; a seed of 1.5 gave seed 1's keys; a typo'd option was ignored. Never stricter than the
+ * flags (`loadConfig`), nor than what worked in process before: every value those take, it takes.
  */
 const SandboxConfigSchema = z.strictObject({
-  port: z.int().min(0).max(65_535),
+  port: z.custom<number | string>(
+    (v) => {
+      const n = typeof v === 'string' && /^\d{1,5}$/.test(v) ? Number(v) : v;
+      return Number.isInteger(n) && (n as number) >= 0 && (n as number) <= 65_535;
+    },
+    { message: 'must be a port number from 0 to 65535' },
+  ),
   host: z.string().min(1),
   clockMode: z.enum(['realtime', 'manual']),
   speed: z.number().positive().max(MAX_SPEED),
-  seed: z.int(),
+  seed: z.number().refine(Number.isInteger, 'must be a whole number'),
   fixturesDir: z.string().min(1),
-  adminToken: z.string().min(1).optional(),
-  skewMs: z.number().positive().max(MAX_DELAY_MS),
-  rateLimit: z.strictObject({ capacity: z.number().min(2).max(1e9), refillPerSecond: z.number().positive().max(1e9) }),
+  adminToken: z.string().optional(),
+  skewMs: AtLeast(0, true),
+  rateLimit: z.strictObject({ capacity: AtLeast(2), refillPerSecond: AtLeast(0, true) }),
   logLevel: z.enum(LOG_LEVELS),
   clockStart: z.number().min(0).max(MAX_INSTANT).optional(),
   quoteTtlMs: DelayMs,
   payinWindowMs: DelayMs,
   lifecycleDelays: z.strictObject(Object.fromEntries(LIFECYCLE_STEPS.map((step) => [step, DelayMs.optional()]))),
-  webhookTimeoutMs: DelayMs,
-  webhookRetryScheduleMs: z.array(DelayMs).max(1000),
-  inspectLimit: z.int().min(1).max(1_000_000),
-  maxOrders: z.int().min(1).max(100_000_000),
+  webhookTimeoutMs: DelayMs.refine((ms) => ms > 0, 'must be above 0'),
+  webhookRetryScheduleMs: z.array(DelayMs),
+  inspectLimit: z.int().min(0),
+  maxOrders: z.int().min(1),
   statePath: z.string().min(1).optional(),
   readyFile: z.string().min(1).optional(),
   allowedHosts: z.array(z.string().refine((name) => hostNameOf(name) !== undefined, 'not a host name such as sandbox.local')),
