@@ -118,7 +118,9 @@ export function createDispatcher(deps: DispatcherDeps) {
   /** The delivery, when a reset while its attempt ran has not dropped it (409: an answer must not show what is gone). */
   function stillLogged(delivery: Delivery): Delivery {
     if (deliveries.get(delivery.id) !== delivery) {
-      throw conflict(`The sandbox was reset while delivery ${delivery.id} was being sent: it is no longer in the log`);
+      throw conflict(
+        `The delivery log was cleared (POST /sandbox/reset, or PUT /sandbox/state) while delivery ${delivery.id} was being sent: it is no longer in the log`,
+      );
     }
     return delivery;
   }
@@ -299,6 +301,13 @@ export function createDispatcher(deps: DispatcherDeps) {
   function endAttempt(delivery: Delivery, ok: boolean, record: Attempt): void {
     if (ok) {
       delivery.status = 'succeeded';
+      // A retry an attempt beside this one scheduled (a manual retry while one was in flight) is
+      // not sent after a success: it was, as a third attempt.
+      if (delivery.timer !== null) {
+        clock.clearTimer(delivery.timer);
+        delivery.timer = null;
+      }
+      delivery.next_attempt_at = null;
       packBody(delivery, answers);
       return;
     }

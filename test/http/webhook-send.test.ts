@@ -62,7 +62,9 @@ describe('POST /sandbox/webhooks/send without client_id', () => {
       expect((await t.control('POST', '/sandbox/reset')).status).toBe(200);
       const sent = await sending; // the attempt times out (1 s) after the reset
       expect([sent.status, sent.body.code]).toEqual([409, 'E_CONFLICT']);
-      expect(sent.body.message).toMatch(/^The sandbox was reset while delivery dlv_\w+ was being sent: it is no longer in the log$/);
+      expect(sent.body.message).toMatch(
+        /^The delivery log was cleared \(POST \/sandbox\/reset, or PUT \/sandbox\/state\) while delivery dlv_\w+ was being sent: it is no longer in the log$/,
+      );
       expect((await t.control('GET', '/sandbox/webhooks/deliveries')).body.meta.total).toBe(0);
 
       const logged = await t.controlApi.sendWebhook({

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -171,6 +172,38 @@ describe('retries on the virtual clock', () => {
       expect(d.attempts.map((a: { http_status: number }) => a.http_status)).toEqual([101, 101]);
     } finally {
       await new Promise((resolve) => upgrading.close(resolve));
+    }
+  });
+
+  it('sends no more after a manual retry succeeds beside an attempt that failed (its retry is dropped)', async () => {
+    // The first attempt fails while the manual retry is still waiting for its answer; the failure
+    // scheduled a retry, and the success, ending last, left it: a third attempt of a delivered event.
+    const seen: number[] = [];
+    const staged = createHttpServer((req, res) => {
+      const n = seen.push(Date.now());
+      req.resume();
+      setTimeout(() => res.writeHead(n === 1 ? 500 : 200).end(), n === 1 ? 300 : 700);
+    });
+    await new Promise<void>((resolve) => staged.listen(0, '127.0.0.1', resolve));
+    try {
+      const p = await partnerWith(`http://127.0.0.1:${(staged.address() as AddressInfo).port}/hooks`, { events: ['order.created'] });
+      const o = await createOrder(s, 'onramp', {}, { as: p });
+      await vi.waitFor(() => expect(seen).toHaveLength(1));
+      const [inFlight] = await deliveries(`order=${o.reference}`);
+      const manual = await s.control('POST', `/sandbox/webhooks/deliveries/${inFlight.id}/retry`);
+      expect(manual.status, manual.text).toBe(200);
+      await idle();
+      let [d] = await deliveries(`order=${o.reference}`);
+      expect(d.attempts.map((a: { http_status: number }) => a.http_status)).toEqual([500, 200]);
+      expect([d.status, d.next_attempt_at]).toEqual(['succeeded', null]);
+      await advance(s, '1h');
+      await idle();
+      [d] = await deliveries(`order=${o.reference}`);
+      expect(d.attempts).toHaveLength(2);
+      expect(seen).toHaveLength(2);
+    } finally {
+      staged.closeAllConnections();
+      await new Promise((resolve) => staged.close(resolve));
     }
   });
 
