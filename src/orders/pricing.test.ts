@@ -145,6 +145,16 @@ describe('pricing invariants (property)', () => {
     expect(() => price(at('NGN_ETH', 1e12), env, 'swap', { ...usdt, amount: 1 }, eth)).toThrow(
       /^amount is too small: [\d.]+ USDT comes to less than 0\.0+1 ETH \(its smallest unit\) at [\d.e-]+ ETH per USDT$/,
     );
+    // The amount on the leg received: 1 USDT is worth no NGN at 1e-8; with ETH at 1e12 NGN too,
+    // 1 USDT is worth no ETH (each said "fees alone come to 0 …").
+    expect(() => price(at('NGN_USDT', 1e-8), env, 'onramp', { currency: 'NGN' }, { ...usdt, amount: 1 })).toThrow(
+      /^amount is too small: 1 USDT comes to less than 0\.01 NGN \(its smallest unit\) at [\d.e-]+ NGN per USDT$/,
+    );
+    const both = at('NGN_USDT', 1e-8);
+    both.market.script('NGN_ETH', [{ at_ms: 0, rate: 1e12 }]);
+    expect(() => price(both, env, 'swap', { currency: 'ETH', network: 'base-sepolia' }, { ...usdt, amount: 1 })).toThrow(
+      /^amount is too small: 1 USDT comes to less than 0\.0+1 ETH \(its smallest unit\) at \d+ USDT per ETH$/,
+    );
     // Fees that eat the whole amount are still named as fees.
     expect(() => price(ref, env, 'onramp', { currency: 'NGN', amount: 10 }, usdt)).toThrow(
       /^amount is too small: fees alone come to [\d.]+ NGN$/,

@@ -81,6 +81,7 @@ function priceFiat(
   const fd = fiat.decimals;
   const cp = crypto.precision;
   const networkFee = round(networkFeeUsd(ref, env, cryptoLeg.network!) * usdInFiat(ref, fiat.code), fd);
+  const rateText = `${rate} ${fiat.code} per ${crypto.symbol}`;
   const pct = FEE_MODEL.protocolRate * (1 + FEE_MODEL.vatRate) + partnerFeePercent / 100;
   let fiatAmount: number;
   let cryptoAmount: number;
@@ -92,26 +93,27 @@ function priceFiat(
       const value = round(cryptoAmount * rate, fd);
       fee = fiatFee(value, fiat.code, fd, networkFee, partnerFeePercent);
       fiatAmount = round(value + fee.total, fd);
+      if (!(fiatAmount > 0) && !(value > 0)) throw buysNothing(cryptoAmount, crypto.symbol, fiat.code, fd, rateText);
     } else {
       fiatAmount = round(from.amount!, fd);
       const value = floor((fiatAmount - networkFee) / (1 + pct), fd);
       cryptoAmount = floor(value / rate, cp);
       fee = fiatFee(round(cryptoAmount * rate, fd), fiat.code, fd, networkFee, partnerFeePercent);
-      if (value > 0 && !(cryptoAmount > 0))
-        throw buysNothing(value, fiat.code, crypto.symbol, cp, `${rate} ${fiat.code} per ${crypto.symbol}`);
+      if (value > 0 && !(cryptoAmount > 0)) throw buysNothing(value, fiat.code, crypto.symbol, cp, rateText);
     }
   } else {
     // The customer sends crypto; the recipient gets its value less fees.
     if (from.amount !== undefined) {
       cryptoAmount = round(from.amount, cp);
       const value = round(cryptoAmount * rate, fd);
-      if (!(value > 0)) throw buysNothing(cryptoAmount, crypto.symbol, fiat.code, fd, `${rate} ${fiat.code} per ${crypto.symbol}`);
+      if (!(value > 0)) throw buysNothing(cryptoAmount, crypto.symbol, fiat.code, fd, rateText);
       fee = fiatFee(value, fiat.code, fd, networkFee, partnerFeePercent);
       fiatAmount = round(value - fee.total, fd);
     } else {
       fiatAmount = round(to.amount!, fd);
       cryptoAmount = ceil((fiatAmount + networkFee) / (1 - pct) / rate, cp);
       fee = fiatFee(round(cryptoAmount * rate, fd), fiat.code, fd, networkFee, partnerFeePercent);
+      if (!(cryptoAmount > 0)) throw buysNothing(fiatAmount, fiat.code, crypto.symbol, cp, rateText);
     }
   }
   if (!(fiatAmount > 0) || !(cryptoAmount > 0)) throw tooSmall(fee);
@@ -150,10 +152,14 @@ function priceSwap(ref: ReferenceStore, env: Environment, from: Leg, to: Leg, pa
     fee_in_rate: true,
   };
   const toAmount = to.amount !== undefined ? round(to.amount, b.precision) : floor((fromAmount - total) * mid, b.precision);
+  const midText = `${Number(mid.toPrecision(10))} ${b.symbol} per ${a.symbol}`;
+  // The amount wanted is worth less than the smallest unit it would be paid with.
+  if (to.amount !== undefined && !(fromAmount > 0))
+    throw buysNothing(round(to.amount, b.precision), b.symbol, a.symbol, a.precision, midText);
   if (fromAmount - total <= 0) throw tooSmall(fee);
   if (!(toAmount > 0)) {
     const left = round(fromAmount - total, a.precision);
-    throw buysNothing(left, a.symbol, b.symbol, b.precision, `${Number(mid.toPrecision(10))} ${b.symbol} per ${a.symbol}`);
+    throw buysNothing(left, a.symbol, b.symbol, b.precision, midText);
   }
   return {
     type: 'swap',
