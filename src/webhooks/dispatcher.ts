@@ -318,6 +318,14 @@ export function createDispatcher(deps: DispatcherDeps) {
       packBody(delivery, answers);
       return;
     }
+    const held = delivery.timer === null ? undefined : clock.timer(delivery.timer);
+    if (delivery.automaticAttempts === 0 && held) {
+      // A manual attempt before the first automatic one, which webhook chaos holds: that one still
+      // goes at its time (the delivery was marked failed, its first attempt never sent).
+      delivery.status = 'pending';
+      delivery.next_attempt_at = held.due;
+      return;
+    }
     const index = delivery.automaticAttempts - 1;
     const delay = options.retryScheduleMs[index];
     if (delay === undefined || delivery.automaticAttempts >= maxAutomatic) {
@@ -356,7 +364,9 @@ export function createDispatcher(deps: DispatcherDeps) {
         `Delivery ${id} has ${delivery.attempts.length} attempts, the most one delivery keeps: send the event again (POST /sandbox/webhooks/send)`,
       );
     }
-    if (delivery.timer !== null) {
+    // A pending retry is replaced by this attempt (its failure schedules the next); a first
+    // attempt chaos holds is not a retry, and stays at its time.
+    if (delivery.timer !== null && delivery.automaticAttempts > 0) {
       clock.clearTimer(delivery.timer);
       delivery.timer = null;
     }

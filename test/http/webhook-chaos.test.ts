@@ -101,6 +101,30 @@ describe('webhook chaos per partner', () => {
     expect((await s.controlApi.listDeliveries({ query: { order: o.reference } })).data.map((d) => d.chaos)).toEqual([undefined]);
   });
 
+  it('keeps a held first attempt at its time when a manual retry of it fails (it was marked failed, never sent)', async () => {
+    const s = await server();
+    const failing = await startReceiver();
+    failing.behave(() => '500');
+    try {
+      await s.controlApi.updatePartner({ params: { client_id: s.demo.clientId }, body: { webhook_url: failing.url } });
+      await s.controlApi.setWebhookChaos({ params: { client_id: s.demo.clientId }, body: { delay: { min: '1m', max: '1m' } } });
+      const o = await createOrder(s, 'onramp');
+      const [held] = (await s.controlApi.listDeliveries({ query: { order: o.reference } })).data;
+      const manual = await s.controlApi.retryDelivery({ params: { id: held!.id } });
+      expect(manual).toMatchObject({ status: 'pending', next_attempt_at: '2026-01-15T12:01:00.000Z' });
+      await advance(s, '1m');
+      await s.sandbox.dispatcher.idle();
+      const after = await s.controlApi.getDelivery({ params: { id: held!.id } });
+      expect(after.attempts.map((a) => [a.manual, a.http_status])).toEqual([
+        [true, 500],
+        [false, 500],
+      ]);
+      expect(after).toMatchObject({ status: 'retrying', next_attempt_at: '2026-01-15T12:01:05.000Z' });
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('survives snapshot and restore (a held first attempt too), and goes with a reset', async () => {
     const s = await server();
     await s.controlApi.setWebhookChaos({ params: { client_id: s.demo.clientId }, body: { delay: { min: '1m', max: '1m' } } });
