@@ -31,7 +31,9 @@ export function sandboxUrlProblem(given: string): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `is not an http or https URL (e.g. ${DEFAULT_SANDBOX_URL})`;
   if (url.username !== '' || url.password !== '') return 'carries a user name or password: give the admin token with --admin-token';
-  if (url.search !== '' || url.hash !== '') return 'has a query or fragment: give the base URL only, e.g. http://host:4010';
+  // An empty one too (`…/?`): URL drops it, the verbs' paths would not.
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(given))
+    return 'has a query or fragment: give the base URL only, e.g. http://host:4010';
   return undefined;
 }
 

@@ -101,6 +101,7 @@ describe('flags', () => {
     ],
     ['ftp://127.0.0.1:9', /^--sandbox ftp:\/\/127\.0\.0\.1:9 is not an http or https URL/],
     ['http://127.0.0.1:9/?x=1', /^--sandbox http:\/\/127\.0\.0\.1:9\/\?x=1 has a query or fragment/],
+    ['http://127.0.0.1:9/?', /^--sandbox http:\/\/127\.0\.0\.1:9\/\? has a query or fragment/],
   ])(
     "--sandbox %s: refused before anything is called, exit 2 (fetch's own message, or an unreachable sandbox, before)",
     async (url, line) => {
