@@ -314,8 +314,8 @@ const SandboxConfigSchema = z.strictObject({
 });
 
 /**
- * The config if every value is one the flags could give; else a ConfigError naming the first
- * that is not (`quoteTtlMs: expected number, received NaN`).
+ * The config, unless a value is NaN, of another type or out of its range, or a name is no option:
+ * then a ConfigError naming the first (`quoteTtlMs: NaN is not valid (…)`).
  */
 export function checkConfig(config: SandboxConfig): SandboxConfig {
   const result = SandboxConfigSchema.safeParse(config);

@@ -115,7 +115,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     return stillLogged(delivery);
   }
 
-  /** The delivery, when a reset while its attempt ran has not dropped it (409: an answer must not show what is gone). */
+  /** The delivery, unless a reset or restore while its attempt ran dropped it (409: an answer must not show what is gone). */
   function stillLogged(delivery: Delivery): Delivery {
     if (deliveries.get(delivery.id) !== delivery) {
       throw conflict(
@@ -301,8 +301,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   function endAttempt(delivery: Delivery, ok: boolean, record: Attempt): void {
     if (ok) {
       delivery.status = 'succeeded';
-      // A retry an attempt beside this one scheduled (a manual retry while one was in flight) is
-      // not sent after a success: it was, as a third attempt.
+      // A retry that an attempt beside this one scheduled (a manual retry while one was in
+      // flight, failing first) is dropped: it would send a delivered event again.
       if (delivery.timer !== null) {
         clock.clearTimer(delivery.timer);
         delivery.timer = null;
