@@ -217,6 +217,19 @@ describe('the collection run by newman against a fresh sandbox (CONTRACT §19)',
     ]);
   }, 60_000);
 
+  it('runs a live collection whole: the Orders folder quotes and orders on a live network too', async () => {
+    // Its bodies were the document's examples, on base-sepolia: 400 "unknown network base-sepolia
+    // in the live environment", and the folder's cancel then acted on the Happy path's order.
+    const summary = await run({ collection: await collection('?environment=live') });
+    const orders = summary.run.executions
+      .filter((e) => folderOf(e) === 'Orders')
+      .map((e) => `${e.request.method} ${e.request.url.getPath().replace(/ORD\w+/, '{reference}')} ${e.response?.code}`);
+    expect(orders).toContain('POST /v1/orders/quote 200');
+    expect(orders).toContain('POST /v1/orders 200');
+    expect(orders).toContain('PATCH /v1/orders/{reference}/cancel 200');
+    expect(summary.run.failures.map((f) => `${f.source?.name}: ${f.error.message}`)).toEqual([]);
+  }, 60_000);
+
   it('signs the path and query Postman sends when they need percent-encoding', async () => {
     const c = await collection();
     const odd = {

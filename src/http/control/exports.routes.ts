@@ -95,6 +95,7 @@ export function registerExportRoutes(api: Api, deps: ExportRoutesDeps): void {
       happyPath: happyPathBodies(data),
       version: deps.version,
       sample: (path, name) => parameterSample(data, path, name),
+      body: (method, path, example) => environmentBody(data, method, path, example),
     });
     ctx.set('Content-Disposition', `attachment; filename="${POSTMAN_FILE_NAME}"`);
     ctx.set('Cache-Control', 'no-store');
@@ -165,6 +166,26 @@ function happyPathBodies(data: EnvironmentData): HappyPathBodies {
       customer: { reference: 'cus_postman', name: 'Ada Obi', email: 'ada@example.com' },
     },
   };
+}
+
+/**
+ * The quote and create bodies of the Orders folder in the environment: the document's examples
+ * name a test network, and a live collection's quote and order were refused (400 unknown network
+ * base-sepolia in the live environment). The example's legs become the environment's, its fiat
+ * amount kept, and a crypto recipient gets an address of that network's format.
+ */
+function environmentBody(data: EnvironmentData, method: string, path: string, example: unknown): unknown {
+  if (method !== 'POST' || (path !== '/v1/orders/quote' && path !== '/v1/orders')) return example;
+  if (example === null || typeof example !== 'object' || Array.isArray(example)) return example;
+  const body: Record<string, unknown> = { ...example };
+  const amount = (body.from as { amount?: unknown } | undefined)?.amount;
+  if ('from' in body || 'to' in body) {
+    body.from = { currency: data.fiat, ...(typeof amount === 'number' ? { amount } : {}) };
+    body.to = { currency: data.crypto, network: data.network, ...(typeof amount === 'number' ? {} : { amount: 10 }) };
+  }
+  const recipient = body.recipient as Record<string, unknown> | undefined;
+  if (recipient && 'address' in recipient) body.recipient = { ...recipient, address: ADDRESSES[data.format] };
+  return body;
 }
 
 /** Values of the environment for the /v1 parameters that name reference data. */

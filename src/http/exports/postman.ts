@@ -105,6 +105,11 @@ export interface PostmanOptions {
    * example, or else a value made from the parameter's schema.
    */
   sample?: (path: string, name: string) => string | undefined;
+  /**
+   * A request body of `method path` made valid in the partner's environment from the document's
+   * example (whose networks are the test environment's); the example itself when undefined.
+   */
+  body?: (method: string, path: string, example: unknown) => unknown;
 }
 
 /**
@@ -309,6 +314,7 @@ function operationItem(
   const content = asRecord(asRecord(asRecord(operation.requestBody).content)['application/json']);
   const creates = method === 'POST' && path === '/v1/orders';
   let example = Object.keys(content).length > 0 ? mediaExample(content, components) : undefined;
+  if (example !== undefined && options.body) example = options.body(method, path, example);
   // Create order: a merchant_reference of its own each run (a second run would be a 409), and
   // the order it makes is the one the folder's later requests act on (issue 6), not the order
   // the Happy path already cancelled.
