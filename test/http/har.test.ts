@@ -103,6 +103,29 @@ describe('GET /sandbox/requests.har (CONTRACT §19)', () => {
     expect(text).not.toContain('admin-secret-123');
   });
 
+  it('masks a partner key sent in a query, a path or a body, as it masks the Bearer key', async () => {
+    // CONTRACT §11: key material never appears. A key under `secret_key`, `encryption_key` or any
+    // name, or as a path segment (echoed by the 404), was kept whole in the inspector and its HAR.
+    const { secret_key: sk, encryption_key: enc } = s.demo.keys.test;
+    await s.signed('GET', `/v1/institutions?fiat=NGN&secret_key=${sk}&encryption_key=${enc}&x=${enc}`);
+    await s.signed('GET', `/v1/orders/${sk}`);
+    await s.signed('POST', '/v1/orders/quote', {
+      from: { currency: 'NGN', amount: 50_000 },
+      to: { currency: 'USDT', network: 'base-sepolia' },
+      note: sk,
+    });
+    const { text } = await har();
+    expect(text).not.toContain(sk);
+    expect(text).not.toContain(enc);
+    expect(text).not.toContain(sk.slice(8, -4));
+    expect(text).toContain(`secret_key=%5Bredacted%5D`);
+    expect(text).toContain(`x=enc_test_****${enc.slice(-4)}`);
+    expect(text).toContain(`/v1/orders/sk_test_****${sk.slice(-4)}`);
+    const listed = JSON.stringify((await s.control('GET', '/sandbox/requests?limit=10')).body.data);
+    expect(listed).not.toContain(sk);
+    expect(listed).not.toContain(enc);
+  });
+
   it('says when a body is the first 4,096 characters of a longer one', async () => {
     const body = JSON.stringify({ from: { currency: 'NGN', amount: 5000 }, to: legs.onramp.to, pad: 'x'.repeat(6000) });
     await s.signed('POST', '/v1/orders/quote', body);

@@ -2,7 +2,24 @@
  * Query parameters whose values never reach a log line (CONTRACT §9: the admin token above all),
  * array forms (`token[]=`, `token[0]=`) included.
  */
-const SECRET_PARAMS = /^(token|access_token|admin_token|api_key|key|secret|signature|svc-signature)(\[[^\]]*\])*$/i;
+const SECRET_PARAMS =
+  /^(token|access_token|admin_token|api_key|apikey|key|secret|secret_key|encryption_key|client_secret|password|signature|svc-signature)(\[[^\]]*\])*$/i;
+
+/** A partner's secret or encryption key (`sk_test_…`, `enc_live_…`), wherever it shows. */
+const KEY_MATERIAL = /\b(sk|enc)_(test|live)_([A-Za-z0-9]+)/g;
+
+/**
+ * `text` with every secret and encryption key masked as the inspector masks a Bearer key (its
+ * prefix and last four): a partner that put one in a query, a path or a body saw it whole in the
+ * inspector, its HAR and the 404 that echoed the path (CONTRACT §11: key material never appears).
+ */
+export function maskKeys(text: string): string {
+  if (!text.includes('_test_') && !text.includes('_live_')) return text;
+  return text.replace(
+    KEY_MATERIAL,
+    (_, kind: string, env: string, rest: string) => `${kind}_${env}_****${rest.length > 8 ? rest.slice(-4) : ''}`,
+  );
+}
 
 const REDACTED = '[redacted]';
 
@@ -21,7 +38,7 @@ export function redactUrl(url: string, secret?: string): string {
       .split('/')
       .map((segment) => (holds(segment, secret, false) ? REDACTED : segment))
       .join('/');
-  if (q < 0) return secret ? redactText(path, secret) : path;
+  if (q < 0) return maskKeys(secret ? redactText(path, secret) : path);
   const query = url
     .slice(q + 1)
     .split('&')
@@ -42,7 +59,7 @@ export function redactUrl(url: string, secret?: string): string {
     })
     .join('&');
   const redacted = `${path}?${query}`;
-  return secret ? redactText(redacted, secret) : redacted;
+  return maskKeys(secret ? redactText(redacted, secret) : redacted);
 }
 
 /**

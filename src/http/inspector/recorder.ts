@@ -5,7 +5,7 @@ import type { Bus } from '../../shared/bus';
 import type { RequestLog } from './request-log';
 import { maskedHeaders, ownCopy, ownExcerpt, shownResponseHeaders, type RawRecord } from './request-log.record';
 import { BODY_EXCERPT, FIELD_EXCERPT } from './request-log.schemas';
-import { redactText, redactUrl } from '../edge/redact';
+import { maskKeys, redactText, redactUrl } from '../edge/redact';
 import { cutText } from '../../shared/excerpt';
 import type { Outcome } from '../edge/errors';
 import { rawBodyOf } from '../edge/body';
@@ -94,22 +94,23 @@ export function recordRequests(
     if (body) raw.requestBody = ownExcerpt(body, BODY_EXCERPT);
     const answer: unknown = ctx.body;
     if (!dropped && typeof answer === 'string' && answer) raw.responseBody = ownExcerpt(answer, BODY_EXCERPT);
-    if (secret) scrub(raw, secret);
+    scrub(raw, secret);
     const id = log.recordRaw(raw);
     if (bus?.has('request.recorded')) bus.emit('request.recorded', { id, raw });
   }
 }
 
-/** The record's free text with the admin token scrubbed (the path was redacted as a URL). */
-function scrub(raw: RawRecord, secret: string): void {
+/** The record's free text with the admin token scrubbed and keys masked (the path was redacted as a URL). */
+function scrub(raw: RawRecord, secret: string | undefined): void {
+  const clean = (text: string) => maskKeys(redactText(text, secret));
   for (const headers of [raw.headers, raw.responseHeaders]) {
-    if (headers) for (const [name, value] of Object.entries(headers)) headers[name] = redactText(value, secret);
+    if (headers) for (const [name, value] of Object.entries(headers)) headers[name] = clean(value);
   }
-  if (raw.clientId !== undefined) raw.clientId = redactText(raw.clientId, secret);
-  if (raw.message !== undefined) raw.message = redactText(raw.message, secret);
-  if (raw.hint !== undefined) raw.hint = redactText(raw.hint, secret);
-  if (raw.requestBody !== undefined) raw.requestBody = redactText(raw.requestBody, secret);
-  if (raw.responseBody !== undefined) raw.responseBody = redactText(raw.responseBody, secret);
+  if (raw.clientId !== undefined) raw.clientId = clean(raw.clientId);
+  if (raw.message !== undefined) raw.message = clean(raw.message);
+  if (raw.hint !== undefined) raw.hint = clean(raw.hint);
+  if (raw.requestBody !== undefined) raw.requestBody = clean(raw.requestBody);
+  if (raw.responseBody !== undefined) raw.responseBody = clean(raw.responseBody);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
