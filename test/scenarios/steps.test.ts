@@ -61,6 +61,32 @@ describe('scenario files are checked before anything runs', () => {
     });
   }
 
+  // A misspelled field was dropped: its check silently passed (`feilds` on expect checked nothing).
+  const typos: Array<[string, string]> = [
+    ['  - expect: { order: o, feilds: { from.amount: 1 } }\n', 'steps.1.expect'],
+    ['  - expect: { order: o, delivery: { event: order.created, min_attempt: 2 } }\n', 'steps.1.expect.delivery'],
+    ['  - expect: { order: o, webhooks: { events: [order.created], inorder: true } }\n', 'steps.1.expect.webhooks'],
+    ['  - payin: { order: o, amout: "10%" }\n', 'steps.1.payin'],
+    ['  - deliver: { order: o, kind: duplicate, expect_stats: 500 }\n', 'steps.1.deliver'],
+    ['  - quote: { from: { currency: NGN, amount: 5 }, to: { currency: USDT, network: base-sepolia }, partnerfee: 1 }\n', 'steps.1.quote'],
+    ['  - fulfil: { order: o, txhash: "0x1" }\n', 'steps.1.fulfil'],
+    ['  - payout: { order: o, outcome: fail, percent: 5 }\n', 'steps.1.payout'],
+    ['  - cancel: { order: o, reasons: x }\n', 'steps.1.cancel'],
+    ['  - expire: { order: o, now: true }\n', 'steps.1.expire'],
+    ['  - simulate: { order: o, status: completed, reson: x }\n', 'steps.1.simulate'],
+    ['  - partner: { events: [order.created], kyb: approved }\n', 'steps.1.partner'],
+  ];
+  it.each(typos)('rejects a misspelled field: %s', (step, field) => {
+    const e = rejection(`${head}${order}${step}`);
+    expect(e.field).toBe(field);
+    expect(e.reason).toMatch(/^Unrecognized key/);
+  });
+
+  it("rejects a misspelled field of the scenario's partner block and head", () => {
+    expect(rejection(`name: t\npartner: { evnts: [order.created] }\nsteps:\n${order}`)).toMatchObject({ field: 'partner' });
+    expect(rejection(`name: t\ndescripton: x\nsteps:\n${order}`).reason).toMatch(/^Unrecognized key: "descripton"/);
+  });
+
   it('rejects a reference to a name no earlier step defined', () => {
     const e = rejection(`${head}  - payin: { order: o }\n${order}`);
     expect(e).toMatchObject({ step: 1, field: 'steps.0.payin.order' });

@@ -95,18 +95,22 @@ const WebhookChaosStepSchema = pickedBy(
 /** The answer a target must give: an exact status, or a class such as `4xx`. */
 const StatusExpectation = z.union([z.number().int().min(100).max(599), z.enum(['2xx', '4xx', '5xx'])]);
 
+/**
+ * Every step's fields, strict: a misspelled one (`feilds`, `amout`, `expect_stats`) was dropped,
+ * and its check silently passed; it is refused with the file, step and field before anything runs.
+ */
 export const STEP_SCHEMAS = {
-  quote: z.object({ from: Body, to: Body, partner_fee: z.union([z.number(), Ref]).optional() }),
+  quote: z.strictObject({ from: Body, to: Body, partner_fee: z.union([z.number(), Ref]).optional() }),
   order: Body,
   expect: z
-    .object({
+    .strictObject({
       order: OrderRef.optional(),
       status: Status.optional(),
       statuses: z.array(Status).min(1).optional(),
       fields: z.record(z.string(), z.unknown()).optional(),
-      webhooks: z.object({ events: z.array(Event), in_order: z.boolean().default(true) }).optional(),
+      webhooks: z.strictObject({ events: z.array(Event), in_order: z.boolean().default(true) }).optional(),
       delivery: z
-        .object({ event: Event, status: DeliveryStatusSchema.optional(), min_attempts: z.number().int().positive().optional() })
+        .strictObject({ event: Event, status: DeliveryStatusSchema.optional(), min_attempts: z.number().int().positive().optional() })
         .optional(),
     })
     .refine(
@@ -117,7 +121,7 @@ export const STEP_SCHEMAS = {
       message: 'required for status, statuses, webhooks and delivery checks',
       path: ['order'],
     }),
-  payin: z.object({
+  payin: z.strictObject({
     order: OrderRef,
     amount: z
       .union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?%$/, 'must be a number or a percentage of what is due, e.g. 50%'), Ref])
@@ -126,24 +130,24 @@ export const STEP_SCHEMAS = {
     tx_hash: z.string().optional(),
     tx_reference: z.string().optional(),
   }),
-  fulfil: z.object({
+  fulfil: z.strictObject({
     order: OrderRef,
     tx_hash: z.string().optional(),
     reference: z.string().optional(),
     institution: z.string().optional(),
   }),
-  payout: z.object({ order: OrderRef, outcome: z.enum(PAYOUT_OUTCOMES), percentage: z.number().gt(0).lt(100).optional() }),
-  cancel: z.object({ order: OrderRef, reason: z.string().optional() }),
+  payout: z.strictObject({ order: OrderRef, outcome: z.enum(PAYOUT_OUTCOMES), percentage: z.number().gt(0).lt(100).optional() }),
+  cancel: z.strictObject({ order: OrderRef, reason: z.string().optional() }),
   advance: z.union(
     [
-      z.object({ duration: Duration }).strict(),
-      z.object({ until: z.object({ order: OrderRef, status: Status }), within: Duration }).strict(),
+      z.strictObject({ duration: Duration }).strict(),
+      z.strictObject({ until: z.strictObject({ order: OrderRef, status: Status }), within: Duration }).strict(),
     ],
     { error: 'give duration, or until {order, status} with within' },
   ),
-  expire: z.object({ order: OrderRef }),
-  simulate: z.object({ order: OrderRef, status: Status, reason: z.string().optional() }),
-  deliver: z.object({
+  expire: z.strictObject({ order: OrderRef }),
+  simulate: z.strictObject({ order: OrderRef, status: Status, reason: z.string().optional() }),
+  deliver: z.strictObject({
     order: OrderRef,
     kind: z.enum(ADVERSARIAL_KINDS),
     event: Event.optional(),
@@ -153,7 +157,7 @@ export const STEP_SCHEMAS = {
   rates: RatesStepSchema,
   webhook_chaos: WebhookChaosStepSchema,
   find: z
-    .object({
+    .strictObject({
       merchant_reference: z.string().min(1).optional(),
       customer_reference: z.string().min(1).optional(),
       status: Status.optional(),
@@ -165,7 +169,7 @@ export const STEP_SCHEMAS = {
       'give merchant_reference, customer_reference or status',
     ),
   partner: z
-    .object({
+    .strictObject({
       webhook_url: z.union([z.enum(['target', 'down']), z.url(), z.null()]).optional(),
       events: z.array(Event).optional(),
       kyb_status: KybStatusSchema.optional(),
@@ -217,12 +221,12 @@ export type Step = {
   };
 }[StepKind];
 
-const ScenarioHeadSchema = z.object({
+const ScenarioHeadSchema = z.strictObject({
   name: z.string().min(1).max(200, 'must be at most 200 characters'),
   description: z.string().optional(),
   environment: z.enum(ENVIRONMENTS).default('test'),
   partner: z
-    .object({
+    .strictObject({
       events: z.array(Event).optional(),
       kyb_status: KybStatusSchema.optional(),
       /** Point the partner's webhook_url at the target (default true). */
