@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { signedHeaders } from '../support/sign';
+import { verifyWebhook } from '../../src';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /**
  * CONTRACT §14: the package as a user gets it. `npm pack` (prepack builds dist/), then
@@ -312,42 +315,34 @@ describe('the packed tarball installed in an empty directory (CONTRACT §14)', (
 });
 
 describe('action.yml, the GitHub Action (CONTRACT §18), its steps run as written against the tarball', () => {
-  it(
-    'starts the sandbox, exports the demo keys to GITHUB_ENV and GITHUB_OUTPUT, runs the scenarios with a JUnit report',
-    async () => {
-      const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
-        runs: { using: string; steps: Array<{ id?: string; if?: string; shell: string; env?: Record<string, string>; run: string }> };
-        inputs: Record<string, { default?: string }>;
-      };
-      expect(action.runs.using).toBe('composite');
-      const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
-      const junit = join(work, 'action-junit.xml');
-      const readiness = join(work, 'action-readiness.json');
-      const given: Record<string, string> = {
-        version: tarball,
-        port: '0',
-        seed: '7',
-        scenarios: 'cancel onramp-happy-path',
-        junit,
-        readiness,
-      };
-      const inputs = Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, given[name] ?? spec.default ?? '']));
-      const runner = mkdtempSync(join(work, 'runner-'));
-      const files = { GITHUB_ENV: join(runner, 'env'), GITHUB_OUTPUT: join(runner, 'output') };
-      for (const file of Object.values(files)) writeFileSync(file, '');
-      // GitHub's own evaluation of what the action uses: ${{ inputs.x }} in env, and if: inputs.x != ''.
-      const expression = (text: string) =>
-        text.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
-          if (!(name in inputs)) throw new Error(`action.yml uses an input it does not declare: ${name}`);
-          return inputs[name]!;
-        });
-      const condition = (text: string): boolean =>
-        text.split(' && ').every((part) => {
-          const m = /^inputs\.([\w-]+) (!=|==) ''$/.exec(part.trim());
-          if (!m) throw new Error(`an if: this test does not evaluate: ${text}`);
-          return (inputs[m[1]!] !== '') === (m[2] === '!=');
-        });
-      let jobEnv: Record<string, string> = {};
+  /** The action's steps run as GitHub runs them, with these inputs; what they exported, and the checks `check` makes. */
+  async function runAction(
+    given: Record<string, string>,
+    check: (exported: Record<string, string>, outputs: Record<string, string>) => Promise<void> | void,
+    files: { GITHUB_ENV: string; GITHUB_OUTPUT: string },
+    runner: string,
+  ): Promise<void> {
+    const action = parseYaml(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+      runs: { using: string; steps: Array<{ id?: string; if?: string; shell: string; env?: Record<string, string>; run: string }> };
+      inputs: Record<string, { default?: string }>;
+    };
+    expect(action.runs.using).toBe('composite');
+    const inputs = Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [name, given[name] ?? spec.default ?? '']));
+    for (const file of Object.values(files)) writeFileSync(file, '');
+    // GitHub's own evaluation of what the action uses: ${{ inputs.x }} in env, and if: inputs.x != ''.
+    const expression = (text: string) =>
+      text.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
+        if (!(name in inputs)) throw new Error(`action.yml uses an input it does not declare: ${name}`);
+        return inputs[name]!;
+      });
+    const condition = (text: string): boolean =>
+      text.split(' && ').every((part) => {
+        const m = /^inputs\.([\w-]+) (!=|==) ''$/.exec(part.trim());
+        if (!m) throw new Error(`an if: this test does not evaluate: ${text}`);
+        return (inputs[m[1]!] !== '') === (m[2] === '!=');
+      });
+    let jobEnv: Record<string, string> = {};
+    try {
       for (const step of action.runs.steps) {
         if (step.if !== undefined && !condition(step.if)) continue;
         expect(step.shell).toBe('bash');
@@ -376,44 +371,113 @@ describe('action.yml, the GitHub Action (CONTRACT §18), its steps run as writte
         ).toBe(0);
         jobEnv = { ...jobEnv, ...pairs(readFileSync(files.GITHUB_ENV, 'utf8')) };
       }
+      await check(pairs(readFileSync(files.GITHUB_ENV, 'utf8')), pairs(readFileSync(files.GITHUB_OUTPUT, 'utf8')));
+    } finally {
+      // A composite action has no post step: the job's end stops the sandbox; here the test does.
       const exported = pairs(readFileSync(files.GITHUB_ENV, 'utf8'));
-      const outputs = pairs(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
+      const pid = Number(exported.RAMP_SANDBOX_PID);
+      if (pid > 0) process.kill(pid, 'SIGTERM');
+      if (exported.RAMP_SANDBOX_URL) await expect(waitUntilRefused(`${exported.RAMP_SANDBOX_URL}/health`)).resolves.toBe(true);
+    }
+  }
+
+  const runnerFiles = () => {
+    const runner = mkdtempSync(join(work, 'runner-'));
+    return { runner, files: { GITHUB_ENV: join(runner, 'env'), GITHUB_OUTPUT: join(runner, 'output') } };
+  };
+  const tarball = () => join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
+
+  it(
+    'starts the sandbox, exports the demo keys to GITHUB_ENV and GITHUB_OUTPUT, runs the scenarios with a JUnit report',
+    async () => {
+      const junit = join(work, 'action-junit.xml');
+      const readiness = join(work, 'action-readiness.json');
+      const { runner, files } = runnerFiles();
+      const given = { version: tarball(), port: '0', seed: '7', scenarios: 'cancel onramp-happy-path', junit, readiness };
+      await runAction(
+        given,
+        async (exported, outputs) => {
+          for (const name of ['URL', 'CLIENT_ID', 'SECRET_KEY', 'ENCRYPTION_KEY', 'PUBLIC_KEY'])
+            expect(exported[`RAMP_SANDBOX_${name}`], name).toBeTruthy();
+          expect(outputs).toMatchObject({
+            url: exported.RAMP_SANDBOX_URL,
+            'client-id': exported.RAMP_SANDBOX_CLIENT_ID,
+            'secret-key': exported.RAMP_SANDBOX_SECRET_KEY,
+          });
+          expect(exported.RAMP_SANDBOX_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+          expect(exported.RAMP_SANDBOX_SECRET_KEY).toMatch(/^sk_test_/);
+          // The exported variables are enough for a signed call.
+          const keys = {
+            public_key: exported.RAMP_SANDBOX_PUBLIC_KEY!,
+            secret_key: exported.RAMP_SANDBOX_SECRET_KEY!,
+            encryption_key: exported.RAMP_SANDBOX_ENCRYPTION_KEY!,
+          };
+          const res = await fetch(`${exported.RAMP_SANDBOX_URL}/v1/networks`, {
+            headers: signedHeaders({ clientId: exported.RAMP_SANDBOX_CLIENT_ID!, keys, method: 'GET', path: '/v1/networks' }),
+          });
+          expect(res.status).toBe(200);
+          const health = await (await fetch(`${exported.RAMP_SANDBOX_URL}/health`)).json();
+          expect(health).toMatchObject({ status: true, data: { version: VERSION } });
+          const report = readFileSync(junit, 'utf8');
+          expect(report).toMatch(/<testsuite [^>]*tests="2"[^>]*failures="0"/);
+          expect(report).toContain('name="cancel');
+          // CONTRACT §21: the readiness input, with scenarios, writes a receiver-only report of the demo partner.
+          expect(JSON.parse(readFileSync(readiness, 'utf8'))).toMatchObject({
+            client_id: exported.RAMP_SANDBOX_CLIENT_ID,
+            scope: 'receiver',
+            verdict: expect.stringMatching(/^(?:incomplete|not_ready)$/),
+          });
+        },
+        files,
+        runner,
+      );
+    },
+    SLOW,
+  );
+
+  it(
+    'lets your receiver verify every scenario delivery with the keys it exported (target given, no readiness)',
+    async () => {
+      // Without readiness, each scenario made a partner of its own, with keys no receiver held:
+      // a correct receiver refused every delivery, and the documented usage could not pass.
+      const { runner, files } = runnerFiles();
+      const verdicts: string[] = [];
+      const receiver = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const exported = pairs(readFileSync(files.GITHUB_ENV, 'utf8'));
+          try {
+            verifyWebhook(Buffer.concat(chunks), req.headers, {
+              clientId: exported.RAMP_SANDBOX_CLIENT_ID!,
+              encryptionKey: exported.RAMP_SANDBOX_ENCRYPTION_KEY!,
+              path: req.url!,
+            });
+            verdicts.push('ok');
+            res.writeHead(200).end();
+          } catch (error) {
+            verdicts.push(String((error as { reason?: string }).reason ?? error));
+            res.writeHead(401).end();
+          }
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const junit = join(work, 'action-target-junit.xml');
       try {
-        for (const name of ['URL', 'CLIENT_ID', 'SECRET_KEY', 'ENCRYPTION_KEY', 'PUBLIC_KEY'])
-          expect(exported[`RAMP_SANDBOX_${name}`], name).toBeTruthy();
-        expect(outputs).toMatchObject({
-          url: exported.RAMP_SANDBOX_URL,
-          'client-id': exported.RAMP_SANDBOX_CLIENT_ID,
-          'secret-key': exported.RAMP_SANDBOX_SECRET_KEY,
-        });
-        expect(exported.RAMP_SANDBOX_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-        expect(exported.RAMP_SANDBOX_SECRET_KEY).toMatch(/^sk_test_/);
-        // The exported variables are enough for a signed call.
-        const keys = {
-          public_key: exported.RAMP_SANDBOX_PUBLIC_KEY!,
-          secret_key: exported.RAMP_SANDBOX_SECRET_KEY!,
-          encryption_key: exported.RAMP_SANDBOX_ENCRYPTION_KEY!,
-        };
-        const res = await fetch(`${exported.RAMP_SANDBOX_URL}/v1/networks`, {
-          headers: signedHeaders({ clientId: exported.RAMP_SANDBOX_CLIENT_ID!, keys, method: 'GET', path: '/v1/networks' }),
-        });
-        expect(res.status).toBe(200);
-        const health = await (await fetch(`${exported.RAMP_SANDBOX_URL}/health`)).json();
-        expect(health).toMatchObject({ status: true, data: { version: VERSION } });
-        const report = readFileSync(junit, 'utf8');
-        expect(report).toMatch(/<testsuite [^>]*tests="2"[^>]*failures="0"/);
-        expect(report).toContain('name="cancel');
-        // CONTRACT §21: the readiness input, with scenarios, writes a receiver-only report of the demo partner.
-        expect(JSON.parse(readFileSync(readiness, 'utf8'))).toMatchObject({
-          client_id: exported.RAMP_SANDBOX_CLIENT_ID,
-          scope: 'receiver',
-          verdict: expect.stringMatching(/^(?:incomplete|not_ready)$/),
-        });
+        await runAction(
+          { version: tarball(), port: '0', seed: '7', scenarios: 'onramp-happy-path', target, junit },
+          () => {
+            expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite [^>]*tests="1"[^>]*failures="0"/);
+            expect(verdicts.length).toBeGreaterThan(0);
+            expect(verdicts.filter((v) => v !== 'ok')).toEqual([]);
+          },
+          files,
+          runner,
+        );
       } finally {
-        // A composite action has no post step: the job's end stops the sandbox; here the test does.
-        const pid = Number(exported.RAMP_SANDBOX_PID);
-        if (pid > 0) process.kill(pid, 'SIGTERM');
-        if (exported.RAMP_SANDBOX_URL) await expect(waitUntilRefused(`${exported.RAMP_SANDBOX_URL}/health`)).resolves.toBe(true);
+        receiver.closeAllConnections();
+        await new Promise((resolve) => receiver.close(resolve));
       }
     },
     SLOW,
